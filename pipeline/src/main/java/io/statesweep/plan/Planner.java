@@ -1,0 +1,200 @@
+package io.statesweep.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.layout.Classification;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.layout.Keys;
+import io.statesweep.layout.RecordShape;
+import io.statesweep.state.StateDocument;
+import java.io.Serializable;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Decides exactly one {@link Action} per record from its state file, the listing of its keys, the
+ * time and the grace period: spec sections 2 and 3. Pure: no I/O, no clock.
+ *
+ * <p>Safe by default: a bad document, a key the state file may not list, or any file newer than the
+ * state file keeps the whole record. A key that does not exist is never planned for deletion.
+ */
+public final class Planner implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final KeyClassifier classifier;
+  private final Duration grace;
+
+  public Planner(KeyClassifier classifier, Duration grace) {
+    this.classifier = requireNonNull(classifier, "classifier is null");
+    this.grace = requireNonNull(grace, "grace is null");
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("grace must not be negative: " + grace);
+    }
+  }
+
+  public RecordPlan plan(RecordInput record, Instant now) {
+    requireNonNull(record, "record is null");
+    requireNonNull(now, "now is null");
+    String stateKey = record.stateFileKey();
+    if (!record.parsed().isValid()) {
+      return keepWhole(record, Action.BAD_STATE, record.parsed().error(), null);
+    }
+    StateDocument document = record.parsed().document();
+    Set<String> files = distinct(document.files(), stateKey);
+    Set<String> removedFiles = distinct(document.deleteFiles(), stateKey);
+
+    Set<String> everyKey = new LinkedHashSet<>(files);
+    everyKey.addAll(removedFiles);
+    for (String key : everyKey) {
+      String rule = refusal(record, key);
+      if (rule != null) {
+        return keepWhole(record, Action.KEPT_REFUSED, "refused to delete " + key + ": " + rule, null);
+      }
+    }
+
+    Instant dueAt = dueAt(document, record.stateObject());
+    boolean leaving = document.delete()
+        || document.expiresAt() != null && !now.isBefore(document.expiresAt());
+    boolean due = dueAt != null && !now.isBefore(dueAt);
+
+    if (due) {
+      StoredObject newer = newestNewerFile(record, everyKey);
+      if (newer != null) {
+        return keepWhole(record, Action.KEPT_NEWER_FILES, "the record is coming back: " + newer.key()
+            + " (" + newer.lastModified() + ") is newer than its state file ("
+            + record.stateObject().lastModified() + ")", dueAt);
+      }
+      List<PlannedDelete> deletes = new ArrayList<>();
+      int missing = 0;
+      for (String key : everyKey) {
+        ListedKey listed = record.listed(key);
+        if (!listed.exists()) {
+          missing++;
+          continue;
+        }
+        DeleteRole role = files.contains(key) ? DeleteRole.FILE : DeleteRole.REMOVED_FILE;
+        deletes.add(new PlannedDelete(listed.object(), role));
+      }
+      deletes.add(new PlannedDelete(record.stateObject(), DeleteRole.STATE_FILE));
+      return new RecordPlan(stateKey, Action.DELETE_RECORD, dueReason(document, now), dueAt, deletes, missing, 0);
+    }
+
+    // Live or not yet due: only removed files go, and only those that still exist (no delete marker on
+    // a versioned bucket every run), are not also in files, and were not written again after the state file.
+    List<PlannedDelete> deletes = new ArrayList<>();
+    int missing = 0;
+    int keptRemoved = 0;
+    int newerRemoved = 0;
+    for (String key : removedFiles) {
+      ListedKey listed = record.listed(key);
+      if (files.contains(key)) {
+        keptRemoved++;
+      } else if (!listed.exists()) {
+        missing++;
+      } else if (listed.object().isNewerThan(record.stateObject())) {
+        newerRemoved++;
+      } else {
+        deletes.add(new PlannedDelete(listed.object(), DeleteRole.REMOVED_FILE));
+      }
+    }
+    int existingFiles = (int) files.stream().filter(key -> record.listed(key).exists()).count();
+    int kept = existingFiles + newerRemoved;
+    String standing = leaving
+        ? "not yet due: grace of " + grace.toDays() + " days ends at " + dueAt
+        : "live record";
+    String notes = (keptRemoved > 0 ? "; " + keptRemoved + " removed files also in files are kept" : "")
+        + (newerRemoved > 0 ? "; " + newerRemoved + " removed files newer than the state file are kept" : "");
+    if (!deletes.isEmpty()) {
+      return new RecordPlan(stateKey, Action.DELETE_REMOVED_FILES,
+          standing + ": " + deletes.size() + " removed files still exist" + notes, dueAt, deletes, missing, kept);
+    }
+    return new RecordPlan(stateKey, leaving ? Action.NOT_YET_DUE : Action.KEEP, standing + notes,
+        dueAt, List.of(), missing, kept);
+  }
+
+  /**
+   * When the record is or becomes due: the earlier of (marked + grace) for {@code delete: true} and
+   * (expires_at + grace); null for a live record. The mark is the document's marked-at timestamp when
+   * it has one, else the state file's LastModified.
+   */
+  Instant dueAt(StateDocument document, StoredObject stateObject) {
+    Instant dueAt = null;
+    if (document.delete()) {
+      Instant markedAt = document.markedAt() != null ? document.markedAt() : stateObject.lastModified();
+      dueAt = markedAt.plus(grace);
+    }
+    if (document.expiresAt() != null) {
+      Instant expiryDue = document.expiresAt().plus(grace);
+      dueAt = dueAt == null || expiryDue.isBefore(dueAt) ? expiryDue : dueAt;
+    }
+    return dueAt;
+  }
+
+  private String dueReason(StateDocument document, Instant now) {
+    String why = document.delete() ? "delete: true" : "expired at " + document.expiresAt();
+    if (document.delete() && document.expiresAt() != null && !now.isBefore(document.expiresAt())) {
+      why = "delete: true, expired at " + document.expiresAt();
+    }
+    return grace.isZero() ? why : why + "; grace of " + grace.toDays() + " days passed";
+  }
+
+  /** Why the record's state file may not list {@code key}, or null when it may (spec section 3). */
+  String refusal(RecordInput record, String key) {
+    Classification.StateFile stateFile = record.stateFile();
+    String shape = Keys.shapeProblem(key);
+    if (shape != null) {
+      return shape;
+    }
+    if (!classifier.prefix().contains(key)) {
+      return "it is outside the export prefix " + classifier.prefix();
+    }
+    if (classifier.isInExporterFolder(key)) {
+      return "it is inside the exporter's own folder " + classifier.exporterFolderKey();
+    }
+    if (classifier.isRecordBoundary(key)) {
+      return "it is the state file of another record";
+    }
+    if (stateFile.shape() == RecordShape.SINGLE_FILE && !key.equals(stateFile.scope())) {
+      return "a " + Keys.name(stateFile.key()) + " may list only its sibling " + stateFile.scope();
+    }
+    if (stateFile.shape() == RecordShape.FOLDER && !key.startsWith(stateFile.scope())) {
+      return "it is outside the record's folder " + stateFile.scope();
+    }
+    String owner = record.listed(key).owner();
+    if (owner != null && !owner.equals(stateFile.key())) {
+      return "it belongs to another record, whose state file is " + owner;
+    }
+    return null;
+  }
+
+  private static StoredObject newestNewerFile(RecordInput record, Set<String> keys) {
+    StoredObject newest = null;
+    for (String key : keys) {
+      StoredObject object = record.listed(key).object();
+      if (object != null && (newest == null || object.isNewerThan(newest))) {
+        newest = object;
+      }
+    }
+    StoredObject owned = record.newestOwnedFile();
+    if (owned != null && (newest == null || owned.isNewerThan(newest))) {
+      newest = owned;
+    }
+    return newest != null && newest.isNewerThan(record.stateObject()) ? newest : null;
+  }
+
+  private static RecordPlan keepWhole(RecordInput record, Action action, String reason, Instant dueAt) {
+    int existing = (int) record.listedKeys().values().stream().filter(ListedKey::exists).count();
+    return new RecordPlan(record.stateFileKey(), action, reason, dueAt, List.of(), 0, existing);
+  }
+
+  /** The keys in document order without duplicates; the record's own state file goes last anyway. */
+  private static Set<String> distinct(List<String> keys, String stateFileKey) {
+    Set<String> distinct = new LinkedHashSet<>(keys);
+    distinct.remove(stateFileKey);
+    return distinct;
+  }
+}

@@ -1,0 +1,177 @@
+package io.statesweep.state;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.Serializable;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Parses state files tolerantly: unknown fields are fine, but a document that is not a JSON object,
+ * or whose used fields have the wrong type, is a bad state file with a message that names the key and
+ * the field (for example {@code Invalid state file p/state.json: field expires_at is not an ISO-8601
+ * timestamp with a zone: "soon"}). It never throws on bad input.
+ *
+ * <p>Used fields: {@code delete} (boolean; absent or null means false), {@code expires_at} (ISO-8601
+ * timestamp with a zone offset, or null), {@code files} and {@code delete_files} (arrays of strings;
+ * absent or null means empty) and the layout's marked-at fields (timestamps, or null).
+ */
+public final class StateParser implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Documents larger than this are bad state files rather than memory pressure. */
+  public static final int DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+  private static final int MAX_NESTING_DEPTH = 200;
+
+  private final List<String> markedAtFields;
+  private transient ObjectMapper mapper;
+
+  public StateParser(List<String> markedAtFields) {
+    this.markedAtFields = List.copyOf(requireNonNull(markedAtFields, "markedAtFields is null"));
+  }
+
+  private ObjectMapper mapper() {
+    if (mapper == null) {
+      JsonFactory factory = JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
+          .build();
+      mapper = new ObjectMapper(factory)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    }
+    return mapper;
+  }
+
+  public ParsedState parse(String key, byte[] content) {
+    requireNonNull(key, "key is null");
+    String prefix = "Invalid state file " + key + ": ";
+    if (content == null || content.length == 0) {
+      return ParsedState.bad(prefix + "the document is empty");
+    }
+    JsonNode root;
+    try {
+      root = mapper().readTree(content);
+    } catch (JsonProcessingException e) {
+      return ParsedState.bad(prefix + "not JSON: " + firstLine(e.getOriginalMessage()));
+    } catch (IOException e) {
+      return ParsedState.bad(prefix + "cannot be read: " + firstLine(e.getMessage()));
+    }
+    if (root == null || root.isMissingNode()) {
+      return ParsedState.bad(prefix + "the document is empty");
+    }
+    if (!root.isObject()) {
+      return ParsedState.bad(prefix + "the document is not a JSON object but " + describe(root));
+    }
+    try {
+      boolean delete = readDelete(root);
+      Instant expiresAt = readTimestamp(root, "expires_at");
+      Instant markedAt = null;
+      for (String field : markedAtFields) {
+        Instant value = readTimestamp(root, field);
+        if (markedAt == null) {
+          markedAt = value;
+        }
+      }
+      List<String> files = readKeys(root, "files");
+      List<String> deleteFiles = readKeys(root, "delete_files");
+      return ParsedState.ok(new StateDocument(delete, expiresAt, markedAt, files, deleteFiles));
+    } catch (FieldException e) {
+      return ParsedState.bad(prefix + e.getMessage());
+    }
+  }
+
+  private static boolean readDelete(JsonNode root) throws FieldException {
+    JsonNode value = root.get("delete");
+    if (value == null || value.isNull()) {
+      return false;
+    }
+    if (!value.isBoolean()) {
+      throw new FieldException("field delete is not a boolean but " + describe(value));
+    }
+    return value.booleanValue();
+  }
+
+  private static Instant readTimestamp(JsonNode root, String field) throws FieldException {
+    JsonNode value = root.get(field);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (!value.isTextual()) {
+      throw new FieldException("field " + field + " is not a timestamp string but " + describe(value));
+    }
+    try {
+      return OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+    } catch (DateTimeParseException e) {
+      throw new FieldException("field " + field + " is not an ISO-8601 timestamp with a zone: " + quote(value.textValue()));
+    }
+  }
+
+  private static List<String> readKeys(JsonNode root, String field) throws FieldException {
+    JsonNode value = root.get(field);
+    if (value == null || value.isNull()) {
+      return List.of();
+    }
+    if (!value.isArray()) {
+      throw new FieldException("field " + field + " is not an array but " + describe(value));
+    }
+    List<String> keys = new ArrayList<>(value.size());
+    for (int i = 0; i < value.size(); i++) {
+      JsonNode entry = value.get(i);
+      if (!entry.isTextual()) {
+        throw new FieldException("field " + field + "[" + i + "] is not a string but " + describe(entry));
+      }
+      keys.add(entry.textValue());
+    }
+    return keys;
+  }
+
+  private static String describe(JsonNode node) {
+    String type = switch (node.getNodeType()) {
+      case ARRAY -> "an array";
+      case OBJECT -> "an object";
+      case BOOLEAN -> "a boolean";
+      case NUMBER -> "a number";
+      case STRING -> "a string";
+      case NULL -> "null";
+      default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    };
+    if (node.isValueNode()) {
+      String text = node.toString();
+      return type + " (" + (text.length() > 60 ? text.substring(0, 60) + "..." : text) + ")";
+    }
+    return type;
+  }
+
+  private static String quote(String text) {
+    return "\"" + (text.length() > 60 ? text.substring(0, 60) + "..." : text) + "\"";
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unknown error";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static final class FieldException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    FieldException(String message) {
+      super(message, null, false, false);
+    }
+  }
+}
