@@ -1,0 +1,13 @@
+package io.statesweep.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.StoredObject;
+
+/** An object's bytes with the version that was read. */
+public record ObjectContent(StoredObject object, byte[] bytes, boolean truncated) {
+  public ObjectContent {
+    requireNonNull(object, "object is null");
+    requireNonNull(bytes, "bytes is null");
+  }
+}

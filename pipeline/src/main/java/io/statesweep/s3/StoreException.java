@@ -1,0 +1,18 @@
+package io.statesweep.s3;
+
+/** A request to the object store failed; the message names the operation, the key and the store's error code. */
+public final class StoreException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final String errorCode;
+
+  public StoreException(String message, String errorCode, Throwable cause) {
+    super(message, cause);
+    this.errorCode = errorCode;
+  }
+
+  /** The store's error code, such as {@code AccessDenied}, or the exception's class for network errors. */
+  public String errorCode() {
+    return errorCode;
+  }
+}
