@@ -78,6 +78,39 @@ public final class ObjectStore {
   }
 
   /**
+   * Iterates over every object under {@code prefix} (with {@code delimiter} '/', only the objects
+   * directly in it), fetching one page at a time as the iterator advances: memory stays one page.
+   * A failed request surfaces as a {@link StoreException} from {@code hasNext()}/{@code next()}.
+   */
+  public java.util.Iterator<StoredObject> iterate(String prefix, ListingDepth depth) {
+    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder()
+        .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
+    if (depth == ListingDepth.DIRECT) {
+      request.delimiter("/");
+    }
+    java.util.Iterator<S3Object> pages = client.listObjectsV2Paginator(request.build()).contents().iterator();
+    return new java.util.Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        try {
+          return pages.hasNext();
+        } catch (SdkException e) {
+          throw translate("list", prefix, e);
+        }
+      }
+
+      @Override
+      public StoredObject next() {
+        try {
+          return toStoredObject(pages.next());
+        } catch (SdkException e) {
+          throw translate("list", prefix, e);
+        }
+      }
+    };
+  }
+
+  /**
    * Reads an object, at most {@code maxBytes} of it ({@code truncated} says when there was more).
    * Returns null when the key does not exist.
    */

@@ -1,0 +1,46 @@
+package io.statesweep.jobs;
+
+import io.statesweep.config.PlanOptions;
+import java.net.URI;
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The job's Spark session. On a cluster (spark-submit, EMR, Databricks) the platform's settings
+ * win; a {@code java -cp} launch with no master gets a local session. Delta's extension and catalog
+ * are set when the platform has not set them.
+ */
+final class SparkSessions {
+  private SparkSessions() {}
+
+  static SparkSession forPlan(String appName, PlanOptions options) {
+    SparkConf conf = new SparkConf();
+    SparkSession.Builder builder = SparkSession.builder().appName(appName);
+    if (!conf.contains("spark.master")) {
+      builder.master("local[*]")
+          .config("spark.driver.host", "127.0.0.1")
+          .config("spark.driver.bindAddress", "127.0.0.1")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "8");
+    }
+    if (!conf.contains("spark.sql.extensions")) {
+      builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension");
+    }
+    if (!conf.contains("spark.sql.catalog.spark_catalog")) {
+      builder.config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
+    }
+    builder.config("spark.sql.session.timeZone", "UTC");
+    // An s3a:// warehouse on the same non-AWS store as the bucket: point S3A at it unless told otherwise.
+    if (options.warehouse().startsWith("s3a://") && options.s3().endpoint() != null
+        && !conf.contains("spark.hadoop.fs.s3a.endpoint")) {
+      URI endpoint = URI.create(options.s3().endpoint());
+      builder.config("spark.hadoop.fs.s3a.endpoint", options.s3().endpoint())
+          .config("spark.hadoop.fs.s3a.path.style.access", Boolean.toString(options.s3().pathStyle()))
+          .config("spark.hadoop.fs.s3a.connection.ssl.enabled", Boolean.toString("https".equals(endpoint.getScheme())));
+      if (options.s3().region() != null) {
+        builder.config("spark.hadoop.fs.s3a.endpoint.region", options.s3().region());
+      }
+    }
+    return builder.getOrCreate();
+  }
+}

@@ -1,0 +1,102 @@
+package io.statesweep.config;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.layout.ExportPrefix;
+import io.statesweep.layout.Layout;
+import io.statesweep.s3.S3Settings;
+import java.io.Serializable;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The validated options of a planning run. Built by {@link #from(Settings)}, which checks every
+ * value before any request is sent.
+ *
+ * @param logLines how many per-key log lines of each sort to print; -1 for all
+ */
+public record PlanOptions(
+    String bucket,
+    ExportPrefix prefix,
+    boolean dryRun,
+    int graceDays,
+    S3Settings s3,
+    int workers,
+    String warehouse,
+    Layout layout,
+    int logLines,
+    int maxStateBytes,
+    Map<String, String> settings) implements Serializable {
+
+  public static final int ALL_LINES = -1;
+
+  public PlanOptions {
+    requireNonNull(bucket, "bucket is null");
+    requireNonNull(prefix, "prefix is null");
+    requireNonNull(s3, "s3 is null");
+    requireNonNull(warehouse, "warehouse is null");
+    requireNonNull(layout, "layout is null");
+    settings = Map.copyOf(settings);
+    if (graceDays < 0) {
+      throw new IllegalArgumentException("graceDays must not be negative: " + graceDays);
+    }
+  }
+
+  public Duration grace() {
+    return Duration.ofDays(graceDays);
+  }
+
+  public static PlanOptions from(Settings settings) {
+    String bucket = settings.required(Settings.BUCKET);
+    if (bucket.contains("/") || bucket.startsWith("s3:")) {
+      throw new IllegalArgumentException("Invalid sweep.bucket '" + bucket + "' (from "
+          + settings.value(Settings.BUCKET).source() + "): give the bucket's name only, the prefix goes in --prefix");
+    }
+    String rawPrefix = settings.string(Settings.PREFIX).trim();
+    ExportPrefix prefix;
+    try {
+      prefix = ExportPrefix.of(rawPrefix);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage() + " (from " + settings.value(Settings.PREFIX).source() + ")", e);
+    }
+    if (prefix.isBucketRoot() && !settings.bool(Settings.ALLOW_BUCKET_ROOT)) {
+      throw new IllegalArgumentException("Refusing the bucket root as the export prefix: give --prefix (such as"
+          + " cogram/), or --allow-bucket-root if the export really fills the whole bucket");
+    }
+    boolean dryRun = settings.bool(Settings.DRY_RUN);
+    int graceDays = settings.integer(Settings.GRACE_DAYS, 0, 36_500);
+    int workers = settings.integer(Settings.WORKERS, 1, 1024);
+    String endpoint = settings.string(Settings.ENDPOINT);
+    if (endpoint != null) {
+      try {
+        URI uri = URI.create(endpoint);
+        if (uri.getScheme() == null || uri.getHost() == null) {
+          throw new IllegalArgumentException("no scheme or host");
+        }
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("Invalid sweep.endpoint '" + endpoint + "' (from "
+            + settings.value(Settings.ENDPOINT).source() + "): not a URI such as http://127.0.0.1:9000", e);
+      }
+    }
+    boolean pathStyle = settings.value(Settings.PATH_STYLE) == null
+        ? endpoint != null
+        : settings.bool(Settings.PATH_STYLE);
+    S3Settings s3 = S3Settings.defaults()
+        .withEndpoint(endpoint, pathStyle)
+        .withRegion(settings.string(Settings.REGION))
+        .withMaxConnections(Math.max(64, workers * 2));
+    Layout layout;
+    try {
+      layout = Layout.load(settings.string(Settings.LAYOUT));
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(e.getMessage() + " (sweep.layout from "
+          + settings.value(Settings.LAYOUT).source() + ")", e);
+    }
+    String lines = settings.string(Settings.LOG_LINES).trim();
+    int logLines = lines.equalsIgnoreCase("all") ? ALL_LINES : settings.integer(Settings.LOG_LINES, 0, 1_000_000);
+    int maxStateBytes = settings.integer(Settings.MAX_STATE_BYTES, 1024, 512 * 1024 * 1024);
+    return new PlanOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
+        layout, logLines, maxStateBytes, settings.asMap());
+  }
+}

@@ -1,0 +1,179 @@
+package io.statesweep.config;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Resolves settings from, in this order of precedence: command-line flags, environment variables
+ * ({@code COGRAM_CLEANUP_*} as in the reference script, {@code STATESWEEP_*} for the rest), a conf
+ * file ({@code --conf}, Java properties with dotted keys such as {@code sweep.grace-days}), and the
+ * defaults. Each resolved value remembers where it came from, so a bad value's message names it.
+ */
+public final class Settings {
+
+  public static final Setting BUCKET = new Setting("sweep.bucket", "--bucket", "COGRAM_CLEANUP_BUCKET", null,
+      "the bucket of the export (required)", List.of("bucket"));
+  public static final Setting PREFIX = new Setting("sweep.prefix", "--prefix", "COGRAM_CLEANUP_PREFIX", "",
+      "the export's prefix, such as cogram/; empty is the bucket root and needs --allow-bucket-root",
+      List.of("prefix"));
+  public static final Setting DRY_RUN = new Setting("sweep.dry-run", "--dry-run", "COGRAM_CLEANUP_DRY_RUN", "true",
+      "true, false, 1 or 0; --execute is --dry-run false", List.of("dry_run"));
+  public static final Setting GRACE_DAYS = new Setting("sweep.grace-days", "--grace-days",
+      "COGRAM_CLEANUP_GRACE_DAYS", "0", "days to wait after a record is marked or expires", List.of("grace_days"));
+  public static final Setting REGION = new Setting("sweep.region", "--region", "COGRAM_CLEANUP_REGION", null,
+      "the bucket's region (default: the AWS SDK's default region)", List.of("region"));
+  public static final Setting WORKERS = new Setting("sweep.workers", "--workers", "COGRAM_CLEANUP_WORKERS", "16",
+      "state files read at a time in each Spark task (1-1024)", List.of("workers"));
+  public static final Setting ENDPOINT = new Setting("sweep.endpoint", "--endpoint", "STATESWEEP_ENDPOINT", null,
+      "an S3-compatible endpoint URI instead of AWS", List.of());
+  public static final Setting PATH_STYLE = new Setting("sweep.path-style", "--path-style", "STATESWEEP_PATH_STYLE",
+      null, "path-style addressing (default: true with --endpoint, false on AWS)", List.of());
+  public static final Setting WAREHOUSE = new Setting("sweep.warehouse", "--warehouse", "STATESWEEP_WAREHOUSE",
+      "statesweep-warehouse", "where the Delta tables go: a local path or s3a://bucket/path", List.of());
+  public static final Setting LAYOUT = new Setting("sweep.layout", "--layout", "STATESWEEP_LAYOUT", "cogram",
+      "a layout file (conf/layouts/*.json) or the name of a built-in layout", List.of());
+  public static final Setting ALLOW_BUCKET_ROOT = new Setting("sweep.allow-bucket-root", "--allow-bucket-root",
+      "STATESWEEP_ALLOW_BUCKET_ROOT", "false", "allow an empty prefix: the whole bucket is the export", List.of());
+  public static final Setting LOG_LINES = new Setting("sweep.log.lines", "--log-lines", "STATESWEEP_LOG_LINES", "100",
+      "how many 'would delete' (and refused, coming back, skipped) lines to print; 'all' for every one",
+      List.of());
+  public static final Setting MAX_STATE_BYTES = new Setting("sweep.state.max-bytes", "--max-state-bytes",
+      "STATESWEEP_MAX_STATE_BYTES", "16777216", "a larger state file is a bad state file", List.of());
+
+  public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, REGION, WORKERS, ENDPOINT,
+      PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES);
+
+  /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
+  public record Value(String value, String source) {}
+
+  private final Map<Setting, Value> values;
+
+  private Settings(Map<Setting, Value> values) {
+    this.values = values;
+  }
+
+  /**
+   * Resolves every setting.
+   *
+   * @param flags flag values by flag name ({@code --bucket}), already parsed from the command line
+   * @param environment the process environment
+   * @param confFile a conf file, or null
+   */
+  public static Settings resolve(Map<String, String> flags, Map<String, String> environment, Path confFile) {
+    requireNonNull(flags, "flags is null");
+    requireNonNull(environment, "environment is null");
+    Map<String, String> conf = confFile == null ? Map.of() : readConf(confFile);
+    Map<Setting, Value> values = new LinkedHashMap<>();
+    for (Setting setting : ALL) {
+      Value value = null;
+      if (flags.containsKey(setting.flag())) {
+        value = new Value(flags.get(setting.flag()), setting.flag());
+      } else if (setting.environment() != null && environment.get(setting.environment()) != null) {
+        value = new Value(environment.get(setting.environment()), setting.environment());
+      } else if (conf.containsKey(setting.key())) {
+        value = new Value(conf.get(setting.key()), confFile + ": " + setting.key());
+      } else {
+        for (String alias : setting.confAliases()) {
+          if (conf.containsKey(alias)) {
+            value = new Value(conf.get(alias), confFile + ": " + alias);
+          }
+        }
+      }
+      if (value == null && setting.defaultValue() != null) {
+        value = new Value(setting.defaultValue(), "default");
+      }
+      if (value != null) {
+        values.put(setting, value);
+      }
+    }
+    return new Settings(values);
+  }
+
+  private static Map<String, String> readConf(Path confFile) {
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(confFile)) {
+      properties.load(reader);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("Cannot read conf file " + confFile + ": " + e.getMessage(), e);
+    }
+    Map<String, String> conf = new LinkedHashMap<>();
+    List<String> unknown = new ArrayList<>();
+    for (String name : properties.stringPropertyNames()) {
+      boolean known = ALL.stream().anyMatch(s -> s.key().equals(name) || s.confAliases().contains(name));
+      if (!known) {
+        unknown.add(name);
+      }
+      conf.put(name, properties.getProperty(name).trim());
+    }
+    if (!unknown.isEmpty()) {
+      unknown.sort(null);
+      throw new IllegalArgumentException("Unknown key " + String.join(", ", unknown) + " in conf file " + confFile
+          + "; known keys: " + String.join(", ", ALL.stream().map(Setting::key).toList()));
+    }
+    return conf;
+  }
+
+  public Value value(Setting setting) {
+    return values.get(setting);
+  }
+
+  public String string(Setting setting) {
+    Value value = values.get(setting);
+    return value == null ? null : value.value();
+  }
+
+  /** The required setting's value, or an error that says every way to give it. */
+  public String required(Setting setting) {
+    String value = string(setting);
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("Missing " + setting.key().substring("sweep.".length()) + ": give "
+          + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in a conf file");
+    }
+    return value.trim();
+  }
+
+  /** true/false/1/0 only, as the reference script accepts for dry_run; anything else names its source. */
+  public boolean bool(Setting setting) {
+    Value value = values.get(setting);
+    String text = value.value().trim().toLowerCase(Locale.ROOT);
+    return switch (text) {
+      case "true", "1" -> true;
+      case "false", "0" -> false;
+      default -> throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+          + value.source() + "): use true, false, 1 or 0");
+    };
+  }
+
+  public int integer(Setting setting, int min, int max) {
+    Value value = values.get(setting);
+    int parsed;
+    try {
+      parsed = Integer.parseInt(value.value().trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+          + value.source() + "): not a whole number", e);
+    }
+    if (parsed < min || parsed > max) {
+      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+          + value.source() + "): must be from " + min + " to " + max);
+    }
+    return parsed;
+  }
+
+  /** Every resolved value by conf key, for the run's record. */
+  public Map<String, String> asMap() {
+    Map<String, String> map = new LinkedHashMap<>();
+    values.forEach((setting, value) -> map.put(setting.key(), value.value()));
+    return map;
+  }
+}

@@ -1,0 +1,63 @@
+package io.statesweep.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The counts of a run, and the one summary line that every run ends with (spec section 4). Users
+ * build log metric filters on the line: its first ten pairs never change shape; extra pairs follow.
+ *
+ * @param stateFilesScanned state files found at the layout's places
+ * @param recordsDeleted records whose files and state file go (in a dry run: would go)
+ * @param childKeysDeleted keys other than state files that go: files of deleted records and removed files
+ * @param recordsKept every other scanned record
+ * @param skipped keys named like state files that are not read as state files
+ * @param errors requests that failed (a run with errors exits non-zero)
+ * @param extra further {@code name=value} pairs, in order
+ */
+public record RunSummary(
+    boolean dryRun,
+    boolean complete,
+    long stateFilesScanned,
+    long recordsDeleted,
+    long childKeysDeleted,
+    long recordsKept,
+    long keptNewerFiles,
+    long keptRefused,
+    long skipped,
+    long errors,
+    Map<String, String> extra) {
+
+  public RunSummary {
+    requireNonNull(extra, "extra is null");
+    extra = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(extra));
+    for (String name : extra.keySet()) {
+      if (!name.matches("[a-z][a-z0-9_]*")) {
+        throw new IllegalArgumentException("extra summary name must be lower_snake_case: " + name);
+      }
+    }
+  }
+
+  public String line() {
+    StringBuilder line = new StringBuilder("summary:")
+        .append(" dry_run=").append(dryRun)
+        .append(" complete=").append(complete)
+        .append(" state_files_scanned=").append(stateFilesScanned)
+        .append(" records_deleted=").append(recordsDeleted)
+        .append(" child_keys_deleted=").append(childKeysDeleted)
+        .append(" records_kept=").append(recordsKept)
+        .append(" kept_newer_files=").append(keptNewerFiles)
+        .append(" kept_refused=").append(keptRefused)
+        .append(" skipped=").append(skipped)
+        .append(" errors=").append(errors);
+    extra.forEach((name, value) -> line.append(' ').append(name).append('=').append(value));
+    return line.toString();
+  }
+
+  /** A scheduled job must show as failed when the run had errors or did not complete. */
+  public int exitCode() {
+    return errors > 0 || !complete ? 1 : 0;
+  }
+}

@@ -1,0 +1,226 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.layout.Classification;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.layout.Keys;
+import io.statesweep.layout.OwnerCandidate;
+import io.statesweep.plan.ListedKey;
+import io.statesweep.plan.Planner;
+import io.statesweep.plan.RecordInput;
+import io.statesweep.plan.RecordPlan;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ListingDepth;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3Settings;
+import io.statesweep.scan.StateFileRead;
+import io.statesweep.scan.StateFileReader;
+import io.statesweep.spark.rows.ListedKeyRow;
+import io.statesweep.spark.rows.ListingTaskRow;
+import io.statesweep.spark.rows.ObjectRow;
+import io.statesweep.spark.rows.PlanRow;
+import io.statesweep.spark.rows.RecordRow;
+import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.state.ParsedState;
+import io.statesweep.state.StateParser;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.FilterFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import scala.Tuple3;
+
+/**
+ * The Spark functions of planning: each a static class with final serializable fields that calls the
+ * plain-Java core. S3 clients are shared per executor JVM ({@link S3Clients#shared}).
+ */
+final class PlanFunctions {
+  private PlanFunctions() {}
+
+  /** Lists one task's prefix, a page at a time. */
+  static final class ListObjects implements FlatMapFunction<ListingTaskRow, ObjectRow> {
+    private static final long serialVersionUID = 1L;
+    private final S3Settings s3;
+    private final String bucket;
+
+    ListObjects(S3Settings s3, String bucket) {
+      this.s3 = requireNonNull(s3, "s3 is null");
+      this.bucket = requireNonNull(bucket, "bucket is null");
+    }
+
+    @Override
+    public Iterator<ObjectRow> call(ListingTaskRow task) {
+      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      Iterator<StoredObject> objects = store.iterate(task.getPrefix(), ListingDepth.valueOf(task.getDepth()));
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return objects.hasNext();
+        }
+
+        @Override
+        public ObjectRow next() {
+          return Rows.objectRow(objects.next());
+        }
+      };
+    }
+  }
+
+  static final class IsStateFileName implements FilterFunction<ObjectRow> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public boolean call(ObjectRow row) {
+      return Keys.isStateFileName(row.getKey());
+    }
+  }
+
+  /**
+   * Keeps (or excludes) keys at a state-file place, known kind or not: no other record may own them
+   * or reach into their folder.
+   */
+  static final class IsRecordBoundary implements FilterFunction<ObjectRow> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+    private final Boundaries boundaries;
+
+    IsRecordBoundary(KeyClassifier classifier, Boundaries boundaries) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.boundaries = requireNonNull(boundaries, "boundaries is null");
+    }
+
+    @Override
+    public boolean call(ObjectRow row) {
+      boolean boundary = Keys.isStateFileName(row.getKey()) && classifier.isRecordBoundary(row.getKey());
+      return boundaries == Boundaries.KEEP ? boundary : !boundary;
+    }
+  }
+
+  static final class ClassifyStateNamed implements MapFunction<ObjectRow, StateFileRow> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+    private final RunContext run;
+
+    ClassifyStateNamed(KeyClassifier classifier, RunContext run) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.run = requireNonNull(run, "run is null");
+    }
+
+    @Override
+    public StateFileRow call(ObjectRow row) {
+      return Rows.stateNamedRow(classifier.classify(row.getKey()), row, run);
+    }
+  }
+
+  /** GETs and parses the listed state files of a partition, {@code workers} at a time; skipped rows pass through. */
+  static final class ReadStateFiles implements MapPartitionsFunction<StateFileRow, StateFileRow> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+    private final S3Settings s3;
+    private final String bucket;
+    private final int maxStateBytes;
+    private final int workers;
+
+    ReadStateFiles(KeyClassifier classifier, S3Settings s3, String bucket, int maxStateBytes, int workers) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.s3 = requireNonNull(s3, "s3 is null");
+      this.bucket = requireNonNull(bucket, "bucket is null");
+      this.maxStateBytes = maxStateBytes;
+      this.workers = workers;
+    }
+
+    @Override
+    public Iterator<StateFileRow> call(Iterator<StateFileRow> rows) {
+      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      StateParser parser = new StateParser(classifier.layout().markedAtFields());
+      StateFileReader reader = new StateFileReader(store, parser, maxStateBytes, workers);
+      TaskContext task = TaskContext.get();
+      if (task != null) {
+        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> reader.close());
+      }
+      Iterator<StateFileRow> read = reader.readAll(rows,
+          row -> Rows.LISTED.equals(row.getStatus()) ? (Classification.StateFile) classifier.classify(row.getKey()) : null,
+          Rows::withRead);
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          boolean more = read.hasNext();
+          if (!more) {
+            reader.close();
+          }
+          return more;
+        }
+
+        @Override
+        public StateFileRow next() {
+          return read.next();
+        }
+      };
+    }
+  }
+
+  /** (key, candidate owner state file, depth) for every key. */
+  static final class OwnerCandidates implements FlatMapFunction<String, Tuple3<String, String, Integer>> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+
+    OwnerCandidates(KeyClassifier classifier) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+    }
+
+    @Override
+    public Iterator<Tuple3<String, String, Integer>> call(String key) {
+      List<Tuple3<String, String, Integer>> out = new ArrayList<>();
+      for (OwnerCandidate candidate : classifier.ownerCandidates(key)) {
+        out.add(new Tuple3<>(key, candidate.stateFileKey(), candidate.depth()));
+      }
+      return out.iterator();
+    }
+  }
+
+  /** Runs the planner on one record. */
+  static final class PlanRecord implements MapFunction<RecordRow, PlanRow> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+    private final Planner planner;
+    private final RunContext run;
+
+    PlanRecord(KeyClassifier classifier, Planner planner, RunContext run) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.planner = requireNonNull(planner, "planner is null");
+      this.run = requireNonNull(run, "run is null");
+    }
+
+    @Override
+    public PlanRow call(RecordRow record) {
+      StateFileRow state = record.getState();
+      Classification.StateFile stateFile = (Classification.StateFile) classifier.classify(state.getKey());
+      StoredObject stateObject = Rows.storedObject(state.getKey(), state.getEtag(), state.getLastModified(),
+          state.getSize());
+      ParsedState parsed = Rows.BAD_STATE.equals(state.getStatus())
+          ? new ParsedState(null, state.getMessage())
+          : new ParsedState(new io.statesweep.state.StateDocument(Boolean.TRUE.equals(state.getDelete()),
+              Rows.instant(state.getExpiresAt()), Rows.instant(state.getMarkedAt()),
+              state.getFiles() == null ? List.of() : state.getFiles(),
+              state.getDeleteFiles() == null ? List.of() : state.getDeleteFiles()), null);
+      Map<String, ListedKey> listed = new HashMap<>();
+      if (record.getListed() != null) {
+        for (ListedKeyRow key : record.getListed()) {
+          listed.put(key.getKey(), new ListedKey(key.getKey(),
+              Rows.storedObject(key.getKey(), key.getEtag(), key.getLastModified(), key.getSize()), key.getOwner()));
+        }
+      }
+      StoredObject newest = record.getNewest() == null ? null : Rows.storedObject(record.getNewest().getKey(),
+          record.getNewest().getEtag(), record.getNewest().getLastModified(), record.getNewest().getSize());
+      RecordPlan plan = planner.plan(new RecordInput(stateFile, stateObject, parsed, listed, newest), run.now());
+      return Rows.planRow(state, plan, run);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.RunSummary;
+import java.util.List;
+
+/**
+ * What a planning run produced: its summary, where its tables are, and the first per-key log lines.
+ *
+ * @param logLines {@code would delete <key>} lines, then refused, coming-back and skipped lines
+ * @param failure why the run did not complete, or null
+ */
+public record PlanResult(String runId, RunSummary summary, Tables tables, List<String> logLines, String failure) {
+  public PlanResult {
+    requireNonNull(runId, "runId is null");
+    requireNonNull(summary, "summary is null");
+    requireNonNull(tables, "tables is null");
+    logLines = List.copyOf(logLines);
+  }
+}

@@ -1,0 +1,326 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_list;
+import static org.apache.spark.sql.functions.explode;
+import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.max_by;
+import static org.apache.spark.sql.functions.struct;
+
+import io.statesweep.config.PlanOptions;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.Planner;
+import io.statesweep.plan.RunSummary;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.scan.ListingFanOut;
+import io.statesweep.scan.ListingTask;
+import io.statesweep.spark.rows.ListingTaskRow;
+import io.statesweep.spark.rows.ObjectRow;
+import io.statesweep.spark.rows.PlanRow;
+import io.statesweep.spark.rows.RecordRow;
+import io.statesweep.spark.rows.StateFileRow;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans a cleanup: lists the export prefix in parallel tasks, reads and parses every state file in
+ * executors, joins each record's listed keys with the listing, decides one action per record with
+ * the {@link Planner}, and appends the dry-run report to the Delta tables {@code state_files},
+ * {@code deletion_plan} and {@code runs}. It deletes nothing.
+ *
+ * <p>The driver holds only the listing tasks (folder names) and the summary, never the keys. Its
+ * counts are read back from the table it wrote, so the summary is exactly what analysts see.
+ */
+public final class SparkPlanAction {
+  private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);
+  private static final String JOB_GROUP = "statesweep-plan";
+
+  private final SparkSession spark;
+  private final PlanOptions options;
+  private Clock clock = Clock.systemUTC();
+
+  public SparkPlanAction(SparkSession spark, PlanOptions options) {
+    this.spark = requireNonNull(spark, "spark is null");
+    this.options = requireNonNull(options, "options is null");
+  }
+
+  /** The clock that fixes the run's "now" (tests plan at a chosen time). */
+  public SparkPlanAction clock(Clock newClock) {
+    this.clock = requireNonNull(newClock, "clock is null");
+    return this;
+  }
+
+  public PlanResult execute() {
+    RunContext run = RunContext.start(clock.instant(), options.graceDays());
+    Tables tables = new Tables(options.warehouse());
+    Instant startedAt = Instant.now();
+    LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), options.bucket(),
+        options.prefix(), options.layout().name(), options.graceDays(), tables.warehouse());
+    try {
+      Counts counts = plan(run, tables);
+      RunSummary summary = summary(run, counts, true, 0);
+      List<String> lines = logLines(run, tables);
+      writeRun(run, tables, startedAt, summary, counts, null);
+      return new PlanResult(run.runId(), summary, tables, lines, null);
+    } catch (RuntimeException e) {
+      LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
+      RunSummary summary = summary(run, Counts.NONE, false, 1);
+      try {
+        writeRun(run, tables, startedAt, summary, Counts.NONE, rootMessage(e));
+      } catch (RuntimeException writeFailure) {
+        LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), tables.runs(), rootMessage(writeFailure));
+      }
+      return new PlanResult(run.runId(), summary, tables, List.of(), rootMessage(e));
+    } finally {
+      spark.sparkContext().clearJobGroup();
+    }
+  }
+
+  private Counts plan(RunContext run, Tables tables) {
+    KeyClassifier classifier = options.layout().classifier(options.prefix());
+    Planner planner = new Planner(classifier, options.grace());
+
+    phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
+    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
+    List<ListingTaskRow> taskRows = new ArrayList<>(tasks.size());
+    for (ListingTask task : tasks) {
+      ListingTaskRow row = new ListingTaskRow();
+      row.setPrefix(task.prefix());
+      row.setDepth(task.depth().name());
+      taskRows.add(row);
+    }
+    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
+    int listingPartitions = Math.max(1, Math.min(tasks.size(), parallelism * 4));
+    Dataset<ObjectRow> listingDS = spark.createDataset(taskRows, ListingTaskRow.ENCODER)
+        .repartition(listingPartitions)
+        .flatMap(new PlanFunctions.ListObjects(options.s3(), options.bucket()), ObjectRow.ENCODER)
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    try {
+      long keysListed = listingDS.count();
+      LOG.info("Run {}: listed {} keys in {} tasks", run.runId(), keysListed, tasks.size());
+
+      phase("read-state-files", "Reading state files");
+      Dataset<StateFileRow> stateFilesDS = listingDS
+          .filter(new PlanFunctions.IsStateFileName())
+          .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER)
+          .repartition(parallelism * 2)
+          .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
+              options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
+          .persist(StorageLevel.MEMORY_AND_DISK());
+      try {
+        append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
+
+        phase("plan", "Planning records");
+        Dataset<PlanRow> planDS = records(stateFilesDS, listingDS, classifier)
+            .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
+        append(planTable(planDS), tables.deletionPlan());
+      } finally {
+        stateFilesDS.unpersist();
+      }
+      return counts(run, tables, keysListed, tasks.size());
+    } finally {
+      listingDS.unpersist();
+    }
+  }
+
+  /**
+   * Joins each readable record with the listing of the keys it names (existence, version, closest
+   * owning state file) and with the newest file it owns.
+   */
+  private Dataset<RecordRow> records(Dataset<StateFileRow> stateFilesDS, Dataset<ObjectRow> listingDS,
+      KeyClassifier classifier) {
+    Dataset<Row> readDS = stateFilesDS.toDF()
+        .filter(col("status").isin(Rows.READ, Rows.BAD_STATE));
+    Dataset<Row> refsDS = readDS.filter(col("status").equalTo(Rows.READ))
+        .select(col("key").as("state_key"),
+            explode(expr("array_distinct(concat(coalesce(files, array()), coalesce(deleteFiles, array())))"))
+                .as("key"));
+
+    // The closest existing record boundary above each key: its owner.
+    Dataset<String> keysDS = listingDS.select(col("key")).as(Encoders.STRING())
+        .union(refsDS.select(col("key")).as(Encoders.STRING()));
+    Dataset<Row> candidatesDS = keysDS
+        .flatMap(new PlanFunctions.OwnerCandidates(classifier),
+            Encoders.tuple(Encoders.STRING(), Encoders.STRING(), Encoders.INT()))
+        .toDF("key", "candidate", "depth");
+    Dataset<Row> boundariesDS = listingDS.filter(new PlanFunctions.IsRecordBoundary(classifier, Boundaries.KEEP))
+        .select(col("key").as("candidate"));
+    Dataset<Row> ownersDS = candidatesDS.join(boundariesDS, "candidate")
+        .groupBy("key")
+        .agg(max_by(col("candidate"), col("depth")).as("owner"));
+
+    Dataset<Row> listingRows = listingDS.toDF().withColumnRenamed("key", "listed_key");
+    Dataset<Row> ownerRows = ownersDS.withColumnRenamed("key", "owned_key");
+    Dataset<Row> listedDS = refsDS
+        .join(listingRows, refsDS.col("key").equalTo(listingRows.col("listed_key")), "left")
+        .join(ownerRows, refsDS.col("key").equalTo(ownerRows.col("owned_key")), "left")
+        .groupBy("state_key")
+        .agg(collect_list(struct(col("key"), col("etag"), col("lastModified"), col("size"), col("owner")))
+            .as("listed"));
+
+    Dataset<Row> ownedDS = listingDS.filter(new PlanFunctions.IsRecordBoundary(classifier, Boundaries.EXCLUDE))
+        .toDF()
+        .join(ownersDS, "key")
+        .groupBy("owner")
+        .agg(max_by(struct(col("key"), col("etag"), col("lastModified"), col("size")), col("lastModified"))
+            .as("newest"));
+
+    Column[] stateColumns = java.util.Arrays.stream(readDS.columns()).map(c -> col(c)).toArray(Column[]::new);
+    return readDS.select(struct(stateColumns).as("state"), col("key").as("record_key"))
+        .join(listedDS, col("record_key").equalTo(listedDS.col("state_key")), "left")
+        .join(ownedDS, col("record_key").equalTo(ownedDS.col("owner")), "left")
+        .select(col("state"), col("listed"), col("newest"))
+        .as(RecordRow.ENCODER);
+  }
+
+  private Counts counts(RunContext run, Tables tables, long keysListed, int listingTasks) {
+    phase("summary", "Counting the plan");
+    Row stateCounts = spark.read().format("delta").load(tables.stateFiles())
+        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
+        .agg(expr("count_if(status <> 'skipped')"), expr("count_if(status = 'skipped')"),
+            expr("count_if(status = 'read_error')"), expr("count_if(status = 'gone')"))
+        .first();
+    Row planCounts = spark.read().format("delta").load(tables.deletionPlan())
+        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
+        .agg(expr("count(*)"),
+            expr("count_if(action = 'delete_record')"),
+            expr("coalesce(sum(child_keys_to_delete), 0)"),
+            expr("coalesce(sum(bytes_to_delete), 0)"),
+            expr("count_if(action = 'kept_newer_files')"),
+            expr("count_if(action = 'kept_refused')"),
+            expr("count_if(action = 'bad_state')"),
+            expr("count_if(action = 'not_yet_due')"),
+            expr("count_if(action = 'delete_removed_files')"))
+        .first();
+    return new Counts(stateCounts.getLong(0), stateCounts.getLong(1), stateCounts.getLong(2), stateCounts.getLong(3),
+        planCounts.getLong(0), planCounts.getLong(1), planCounts.getLong(2), planCounts.getLong(3),
+        planCounts.getLong(4), planCounts.getLong(5), planCounts.getLong(6), planCounts.getLong(7),
+        planCounts.getLong(8), keysListed, listingTasks);
+  }
+
+  private RunSummary summary(RunContext run, Counts counts, boolean complete, long extraErrors) {
+    Map<String, String> extra = new LinkedHashMap<>();
+    extra.put("bad_state", Long.toString(counts.badState()));
+    extra.put("not_yet_due", Long.toString(counts.notYetDue()));
+    extra.put("records_with_removed_files", Long.toString(counts.removedFilesRecords()));
+    extra.put("gone", Long.toString(counts.gone()));
+    extra.put("bytes_deleted", Long.toString(counts.bytes()));
+    extra.put("keys_listed", Long.toString(counts.keysListed()));
+    extra.put("run_id", run.runId());
+    long recordsKept = counts.planned() - counts.recordsDeleted() + counts.readErrors();
+    return new RunSummary(true, complete, counts.stateFiles(), counts.recordsDeleted(), counts.childKeys(),
+        recordsKept, counts.keptNewer(), counts.keptRefused(), counts.skipped(), counts.readErrors() + extraErrors,
+        extra);
+  }
+
+  /** The first N per-key lines of each sort that users alert on (spec section 4). */
+  private List<String> logLines(RunContext run, Tables tables) {
+    phase("log-lines", "Collecting log lines");
+    int limit = options.logLines() == PlanOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
+    List<String> lines = new ArrayList<>();
+    if (limit == 0) {
+      return lines;
+    }
+    Dataset<Row> planDS = spark.read().format("delta").load(tables.deletionPlan())
+        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())));
+    Dataset<Row> deletesDS = planDS
+        .filter(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label()))
+        .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
+        .orderBy(col("state_file_key"), col("position"))
+        .select(col("delete.key"));
+    collect(deletesDS, limit).forEach(row -> lines.add("would delete " + row.getString(0)));
+    Dataset<Row> keptDS = planDS
+        .filter(col("action").isin(Action.KEPT_REFUSED.label(), Action.KEPT_NEWER_FILES.label(),
+            Action.BAD_STATE.label()))
+        .orderBy(col("state_file_key"))
+        .select(col("state_file_key"), col("reason"));
+    collect(keptDS, limit).forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    Dataset<Row> stateDS = spark.read().format("delta").load(tables.stateFiles())
+        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
+        .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
+        .orderBy(col("key"))
+        .select(col("status"), col("key"), col("message"));
+    collect(stateDS, limit).forEach(row -> lines.add(
+        (Rows.SKIPPED.equals(row.getString(0)) ? "skipped " : "kept ") + row.getString(1) + ": " + row.getString(2)));
+    return lines;
+  }
+
+  private static List<Row> collect(Dataset<Row> rows, int limit) {
+    if (limit == Integer.MAX_VALUE) {
+      List<Row> all = new ArrayList<>();
+      rows.toLocalIterator().forEachRemaining(all::add);
+      return all;
+    }
+    return rows.limit(limit).collectAsList();
+  }
+
+  private void writeRun(RunContext run, Tables tables, Instant startedAt, RunSummary summary, Counts counts,
+      String failure) {
+    phase("record-run", "Recording the run");
+    Dataset<Row> runDS = RunsTable.row(spark, run, options, startedAt, Instant.now(), summary, counts, failure);
+    append(runDS, tables.runs());
+    LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
+  }
+
+  private void phase(String name, String description) {
+    spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep plan: " + description, false);
+    LOG.info("Phase {}: {}", name, description);
+  }
+
+  static void append(Dataset<Row> rows, String path) {
+    rows.write().format("delta").mode("append").partitionBy("run_date").save(path);
+  }
+
+  /** Selects bean columns under their snake_case table names, in the table's order. */
+  static Dataset<Row> toTable(Dataset<Row> beans, List<String> columns) {
+    Map<String, String> byColumn = new LinkedHashMap<>();
+    for (String property : beans.columns()) {
+      byColumn.put(Tables.column(property), property);
+    }
+    Column[] selected = columns.stream().map(column -> {
+      String property = byColumn.get(column);
+      if (property == null) {
+        throw new IllegalStateException("no bean property for column " + column);
+      }
+      return col(property).as(column);
+    }).toArray(Column[]::new);
+    return beans.select(selected);
+  }
+
+  private static Dataset<Row> planTable(Dataset<PlanRow> planDS) {
+    Dataset<Row> rows = planDS.toDF().withColumn("deletes", expr("transform(deletes, d -> named_struct("
+        + "'key', d.key, 'etag', d.etag, 'last_modified', d.lastModified, 'size', d.size, 'role', d.role))"));
+    return toTable(rows, Tables.DELETION_PLAN_COLUMNS);
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
+  }
+
+  /** Counts of one run, read back from its tables. */
+  record Counts(long stateFiles, long skipped, long readErrors, long gone, long planned, long recordsDeleted,
+      long childKeys, long bytes, long keptNewer, long keptRefused, long badState, long notYetDue,
+      long removedFilesRecords, long keysListed, long listingTasks) {
+    static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+}

@@ -1,0 +1,58 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * Where a warehouse keeps statesweep's Delta tables, and their column order. Schemas are documented
+ * in README.md ("Tables").
+ *
+ * <ul>
+ *   <li>{@code state_files}: one row per state-named key per run, partitioned by {@code run_date}.
+ *   <li>{@code deletion_plan}: one row per record per run, partitioned by {@code run_date}; its
+ *       {@code deletes} array is what execution deletes, in order, state file last.
+ *   <li>{@code runs}: one row per run.
+ * </ul>
+ */
+public record Tables(String warehouse) implements Serializable {
+  public static final String STATE_FILES = "state_files";
+  public static final String DELETION_PLAN = "deletion_plan";
+  public static final String RUNS = "runs";
+
+  static final List<String> STATE_FILES_COLUMNS = List.of("run_id", "run_date", "key", "status", "message",
+      "record_type", "kind", "ids", "shape", "scope", "etag", "last_modified", "size", "delete", "expires_at",
+      "marked_at", "files", "delete_files", "raw_json");
+  static final List<String> DELETION_PLAN_COLUMNS = List.of("run_id", "run_date", "state_file_key", "record_type",
+      "kind", "ids", "action", "reason", "due_at", "grace_days", "state_etag", "state_last_modified", "keys_to_delete",
+      "child_keys_to_delete", "bytes_to_delete", "missing_keys", "kept_keys", "deletes", "planned_at");
+
+  public Tables {
+    requireNonNull(warehouse, "warehouse is null");
+    while (warehouse.endsWith("/") && warehouse.length() > 1) {
+      warehouse = warehouse.substring(0, warehouse.length() - 1);
+    }
+  }
+
+  public String path(String table) {
+    return warehouse + "/" + table;
+  }
+
+  public String stateFiles() {
+    return path(STATE_FILES);
+  }
+
+  public String deletionPlan() {
+    return path(DELETION_PLAN);
+  }
+
+  public String runs() {
+    return path(RUNS);
+  }
+
+  /** camelCase bean property to the table's snake_case column. */
+  static String column(String property) {
+    return property.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+  }
+}

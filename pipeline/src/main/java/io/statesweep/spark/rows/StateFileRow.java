@@ -1,0 +1,208 @@
+package io.statesweep.spark.rows;
+
+import java.io.Serializable;
+import java.util.Objects;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.Encoders;
+
+/** One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row ({@link #ENCODER}). */
+public final class StateFileRow implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public static final Encoder<StateFileRow> ENCODER = Encoders.bean(StateFileRow.class);
+
+  private String runId;
+  private String runDate;
+  private String key;
+  private String status;
+  private String message;
+  private String recordType;
+  private String kind;
+  private java.util.Map<String, String> ids;
+  private String shape;
+  private String scope;
+  private String etag;
+  private java.sql.Timestamp lastModified;
+  private Long size;
+  private Boolean delete;
+  private java.sql.Timestamp expiresAt;
+  private java.sql.Timestamp markedAt;
+  private java.util.List<String> files;
+  private java.util.List<String> deleteFiles;
+  private String rawJson;
+
+  public StateFileRow() {}
+
+  public String getRunId() {
+    return runId;
+  }
+
+  public void setRunId(String runId) {
+    this.runId = runId;
+  }
+
+  public String getRunDate() {
+    return runDate;
+  }
+
+  public void setRunDate(String runDate) {
+    this.runDate = runDate;
+  }
+
+  public String getKey() {
+    return key;
+  }
+
+  public void setKey(String key) {
+    this.key = key;
+  }
+
+  public String getStatus() {
+    return status;
+  }
+
+  public void setStatus(String status) {
+    this.status = status;
+  }
+
+  public String getMessage() {
+    return message;
+  }
+
+  public void setMessage(String message) {
+    this.message = message;
+  }
+
+  public String getRecordType() {
+    return recordType;
+  }
+
+  public void setRecordType(String recordType) {
+    this.recordType = recordType;
+  }
+
+  public String getKind() {
+    return kind;
+  }
+
+  public void setKind(String kind) {
+    this.kind = kind;
+  }
+
+  public java.util.Map<String, String> getIds() {
+    return ids;
+  }
+
+  public void setIds(java.util.Map<String, String> ids) {
+    this.ids = ids;
+  }
+
+  public String getShape() {
+    return shape;
+  }
+
+  public void setShape(String shape) {
+    this.shape = shape;
+  }
+
+  public String getScope() {
+    return scope;
+  }
+
+  public void setScope(String scope) {
+    this.scope = scope;
+  }
+
+  public String getEtag() {
+    return etag;
+  }
+
+  public void setEtag(String etag) {
+    this.etag = etag;
+  }
+
+  public java.sql.Timestamp getLastModified() {
+    return lastModified;
+  }
+
+  public void setLastModified(java.sql.Timestamp lastModified) {
+    this.lastModified = lastModified;
+  }
+
+  public Long getSize() {
+    return size;
+  }
+
+  public void setSize(Long size) {
+    this.size = size;
+  }
+
+  public Boolean getDelete() {
+    return delete;
+  }
+
+  public void setDelete(Boolean delete) {
+    this.delete = delete;
+  }
+
+  public java.sql.Timestamp getExpiresAt() {
+    return expiresAt;
+  }
+
+  public void setExpiresAt(java.sql.Timestamp expiresAt) {
+    this.expiresAt = expiresAt;
+  }
+
+  public java.sql.Timestamp getMarkedAt() {
+    return markedAt;
+  }
+
+  public void setMarkedAt(java.sql.Timestamp markedAt) {
+    this.markedAt = markedAt;
+  }
+
+  public java.util.List<String> getFiles() {
+    return files;
+  }
+
+  public void setFiles(java.util.List<String> files) {
+    this.files = files;
+  }
+
+  public java.util.List<String> getDeleteFiles() {
+    return deleteFiles;
+  }
+
+  public void setDeleteFiles(java.util.List<String> deleteFiles) {
+    this.deleteFiles = deleteFiles;
+  }
+
+  public String getRawJson() {
+    return rawJson;
+  }
+
+  public void setRawJson(String rawJson) {
+    this.rawJson = rawJson;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof StateFileRow that)) {
+      return false;
+    }
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(key, that.key) && Objects.equals(status, that.status) && Objects.equals(message, that.message) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(shape, that.shape) && Objects.equals(scope, that.scope) && Objects.equals(etag, that.etag) && Objects.equals(lastModified, that.lastModified) && Objects.equals(size, that.size) && Objects.equals(delete, that.delete) && Objects.equals(expiresAt, that.expiresAt) && Objects.equals(markedAt, that.markedAt) && Objects.equals(files, that.files) && Objects.equals(deleteFiles, that.deleteFiles) && Objects.equals(rawJson, that.rawJson);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(runId, runDate, key, status, message, recordType, kind, ids, shape, scope, etag, lastModified, size, delete, expiresAt, markedAt, files, deleteFiles, rawJson);
+  }
+
+  @Override
+  public String toString() {
+    return "StateFileRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "key=" + key + ", " + "status=" + status + ", " + "message=" + message + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "shape=" + shape + ", " + "scope=" + scope + ", " + "etag=" + etag + ", " + "lastModified=" + lastModified + ", " + "size=" + size + ", " + "delete=" + delete + ", " + "expiresAt=" + expiresAt + ", " + "markedAt=" + markedAt + ", " + "files=" + files + ", " + "deleteFiles=" + deleteFiles + ", " + "rawJson=" + rawJson + "}";
+  }
+}
