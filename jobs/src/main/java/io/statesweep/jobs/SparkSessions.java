@@ -29,7 +29,8 @@ final class SparkSessions {
     if (!conf.contains("spark.sql.catalog.spark_catalog")) {
       builder.config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
     }
-    builder.config("spark.sql.session.timeZone", "UTC");
+    builder.config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.debug.maxToStringFields", "200");
     // An s3a:// warehouse on the same non-AWS store as the bucket: point S3A at it unless told otherwise.
     if (options.warehouse().startsWith("s3a://") && options.s3().endpoint() != null
         && !conf.contains("spark.hadoop.fs.s3a.endpoint")) {

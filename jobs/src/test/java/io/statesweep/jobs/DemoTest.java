@@ -1,0 +1,36 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** README command one, in process: the embedded default runs plan on a generated archive and exits 0. */
+class DemoTest {
+
+  @Test
+  void demoRunsPlanOnAGeneratedArchiveAndPrintsTheSummary(@TempDir Path warehouse) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(new String[] {"demo", "--records", "300", "--warehouse", warehouse.toString()},
+        Map.of("COGRAM_CLEANUP_BUCKET", "a-real-bucket-the-demo-must-ignore"),
+        new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(printed).isZero();
+    assertThat(printed)
+        .contains("sample archive: 300 records")
+        .contains("would delete cogram/")
+        .contains("tables: state_files=" + warehouse + "/state_files");
+    String[] lines = printed.split("\n");
+    String summary = java.util.Arrays.stream(lines).filter(line -> line.startsWith("summary: ")).findFirst()
+        .orElseThrow();
+    assertThat(summary).matches("summary: dry_run=true complete=true state_files_scanned=300 records_deleted=[1-9]\\d*"
+        + " child_keys_deleted=[1-9]\\d* records_kept=\\d+ kept_newer_files=[1-9]\\d* kept_refused=[1-9]\\d*"
+        + " skipped=[1-9]\\d* errors=0 .*");
+  }
+}
