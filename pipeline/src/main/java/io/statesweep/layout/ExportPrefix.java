@@ -2,11 +2,13 @@ package io.statesweep.layout;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.Serializable;
+
 /**
  * The export's prefix in the bucket: empty (the bucket root) or a folder ending with a slash, such as
  * {@code cogram/}. {@link #of(String)} adds the missing trailing slash.
  */
-public record ExportPrefix(String value) {
+public record ExportPrefix(String value) implements Serializable {
 
   public ExportPrefix {
     requireNonNull(value, "value is null");
@@ -14,7 +16,8 @@ public record ExportPrefix(String value) {
       if (!value.endsWith("/")) {
         throw new IllegalArgumentException("prefix must end with '/': " + value);
       }
-      String problem = Keys.shapeProblem(value.substring(0, value.length() - 1));
+      String problem = value.endsWith("//") ? "the key has an empty segment"
+          : Keys.shapeProblem(value.substring(0, value.length() - 1));
       if (problem != null) {
         throw new IllegalArgumentException("Invalid prefix '" + value + "': " + problem.replace("the key", "it"));
       }

@@ -86,7 +86,7 @@ public final class Planner implements Serializable {
     // Live or not yet due: only removed files go, and only those that still exist (no delete marker on
     // a versioned bucket every run), are not also in files, and were not written again after the state file.
     List<PlannedDelete> deletes = new ArrayList<>();
-    int missing = 0;
+    int missing = (int) everyKey.stream().filter(key -> !record.listed(key).exists()).count();
     int keptRemoved = 0;
     int newerRemoved = 0;
     for (String key : removedFiles) {
@@ -94,7 +94,7 @@ public final class Planner implements Serializable {
       if (files.contains(key)) {
         keptRemoved++;
       } else if (!listed.exists()) {
-        missing++;
+        continue;
       } else if (listed.object().isNewerThan(record.stateObject())) {
         newerRemoved++;
       } else {
@@ -159,7 +159,7 @@ public final class Planner implements Serializable {
       return "it is the state file of another record";
     }
     if (stateFile.shape() == RecordShape.SINGLE_FILE && !key.equals(stateFile.scope())) {
-      return "a " + Keys.name(stateFile.key()) + " may list only its sibling " + stateFile.scope();
+      return Keys.name(stateFile.key()) + " may list only its sibling " + stateFile.scope();
     }
     if (stateFile.shape() == RecordShape.FOLDER && !key.startsWith(stateFile.scope())) {
       return "it is outside the record's folder " + stateFile.scope();
@@ -188,7 +188,13 @@ public final class Planner implements Serializable {
 
   private static RecordPlan keepWhole(RecordInput record, Action action, String reason, Instant dueAt) {
     int existing = (int) record.listedKeys().values().stream().filter(ListedKey::exists).count();
-    return new RecordPlan(record.stateFileKey(), action, reason, dueAt, List.of(), 0, existing);
+    int missing = 0;
+    if (record.parsed().isValid()) {
+      Set<String> everyKey = distinct(record.parsed().document().files(), record.stateFileKey());
+      everyKey.addAll(distinct(record.parsed().document().deleteFiles(), record.stateFileKey()));
+      missing = (int) everyKey.stream().filter(key -> !record.listed(key).exists()).count();
+    }
+    return new RecordPlan(record.stateFileKey(), action, reason, dueAt, List.of(), missing, existing);
   }
 
   /** The keys in document order without duplicates; the record's own state file goes last anyway. */

@@ -148,6 +148,9 @@ public final class StateParser implements Serializable {
       case NULL -> "null";
       default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
     };
+    if (node.isNull()) {
+      return "null";
+    }
     if (node.isValueNode()) {
       String text = node.toString();
       return type + " (" + (text.length() > 60 ? text.substring(0, 60) + "..." : text) + ")";

@@ -1,0 +1,281 @@
+package io.statesweep.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StateParserTest {
+
+  private static final String KEY = "cogram/projects/p1/meetings/m1/state.json";
+  private static final String BAD = "Invalid state file " + KEY + ": ";
+
+  private final StateParser parser = new StateParser(List.of("deleted_at"));
+
+  private ParsedState parse(String json) {
+    return parser.parse(KEY, json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private StateDocument document(String json) {
+    ParsedState parsed = parse(json);
+    assertThat(parsed.error()).isNull();
+    assertThat(parsed.isValid()).isTrue();
+    return parsed.document();
+  }
+
+  private String error(String json) {
+    ParsedState parsed = parse(json);
+    assertThat(parsed.isValid()).isFalse();
+    assertThat(parsed.document()).isNull();
+    return parsed.error();
+  }
+
+  @Test
+  void readsTheUsedFieldsAndToleratesUnknownOnes() {
+    StateDocument document = document("""
+        {"status": "deleted", "delete": true, "expires_at": "2025-03-01T10:00:00Z",
+         "deleted_at": "2025-02-01T08:30:00Z", "updated": {"by": ["x", 1, null]}, "version": 3,
+         "files": ["cogram/projects/p1/meetings/m1/meeting.json", "cogram/projects/p1/meetings/m1/audio.m4a"],
+         "delete_files": ["cogram/projects/p1/meetings/m1/old.pdf"]}""");
+
+    assertThat(document).isEqualTo(new StateDocument(true, Instant.parse("2025-03-01T10:00:00Z"),
+        Instant.parse("2025-02-01T08:30:00Z"),
+        List.of("cogram/projects/p1/meetings/m1/meeting.json", "cogram/projects/p1/meetings/m1/audio.m4a"),
+        List.of("cogram/projects/p1/meetings/m1/old.pdf")));
+  }
+
+  @Test
+  void absentFieldsMeanALiveRecordThatListsNothing() {
+    assertThat(document("{}")).isEqualTo(new StateDocument(false, null, null, List.of(), List.of()));
+  }
+
+  @Test
+  void nullFieldsAreReadAsAbsent() {
+    assertThat(document("{\"delete\": null, \"expires_at\": null, \"deleted_at\": null, \"files\": null,"
+        + " \"delete_files\": null}")).isEqualTo(new StateDocument(false, null, null, List.of(), List.of()));
+  }
+
+  @Test
+  void listsKeepTheDocumentsOrderAndDuplicates() {
+    assertThat(document("{\"files\": [\"b\", \"a\", \"b\"]}").files()).containsExactly("b", "a", "b");
+  }
+
+  @Test
+  void expiresAtWithAnOffsetIsReadAsTheSameInstant() {
+    assertThat(document("{\"expires_at\": \"2025-03-01T12:00:00+02:00\"}").expiresAt())
+        .isEqualTo(Instant.parse("2025-03-01T10:00:00Z"));
+  }
+
+  @Test
+  void expiresAtWithFractionalSecondsIsRead() {
+    assertThat(document("{\"expires_at\": \"2025-03-01T10:00:00.123456+00:00\"}").expiresAt())
+        .isEqualTo(Instant.parse("2025-03-01T10:00:00.123456Z"));
+  }
+
+  @Test
+  void firstMarkedAtFieldOfTheLayoutThatHasAValueWins() {
+    StateParser twoFields = new StateParser(List.of("deleted_at", "removed_at"));
+    byte[] onlySecond = "{\"deleted_at\": null, \"removed_at\": \"2025-01-02T00:00:00Z\"}".getBytes(StandardCharsets.UTF_8);
+    byte[] both = "{\"deleted_at\": \"2025-01-01T00:00:00Z\", \"removed_at\": \"2025-01-02T00:00:00Z\"}"
+        .getBytes(StandardCharsets.UTF_8);
+
+    assertThat(twoFields.parse(KEY, onlySecond).document().markedAt()).isEqualTo(Instant.parse("2025-01-02T00:00:00Z"));
+    assertThat(twoFields.parse(KEY, both).document().markedAt()).isEqualTo(Instant.parse("2025-01-01T00:00:00Z"));
+  }
+
+  @Test
+  void markedAtFieldThatTheLayoutDoesNotNameIsAnUnknownField() {
+    ParsedState parsed = new StateParser(List.of()).parse(KEY, "{\"deleted_at\": 5}".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(parsed.isValid()).isTrue();
+    assertThat(parsed.document().markedAt()).isNull();
+  }
+
+  // Bad documents: a message that names the key and the field, never an exception.
+
+  @Test
+  void notJsonIsABadStateFile() {
+    assertThat(error("hello")).isEqualTo(BAD + "not JSON: Unrecognized token 'hello': was expecting"
+        + " (JSON String, Number, Array, Object or token 'null', 'true' or 'false')");
+  }
+
+  @Test
+  void truncatedJsonIsABadStateFile() {
+    assertThat(error("{\"delete\": true,")).startsWith(BAD + "not JSON: ");
+  }
+
+  @Test
+  void invalidUtf8IsABadStateFile() {
+    ParsedState parsed = parser.parse(KEY, new byte[] {'{', '"', (byte) 0xff, '"', ':', '1', '}'});
+
+    assertThat(parsed.error()).startsWith(BAD + "not JSON: ");
+  }
+
+  @Test
+  void emptyDocumentIsABadStateFile() {
+    assertThat(parser.parse(KEY, new byte[0]).error()).isEqualTo(BAD + "the document is empty");
+    assertThat(parser.parse(KEY, null).error()).isEqualTo(BAD + "the document is empty");
+  }
+
+  @Test
+  void whitespaceOnlyDocumentIsEmpty() {
+    assertThat(error(" \n\t ")).isEqualTo(BAD + "the document is empty");
+  }
+
+  @Test
+  void topLevelArrayIsNotAStateFile() {
+    assertThat(error("[{\"delete\": true}]")).isEqualTo(BAD + "the document is not a JSON object but an array");
+  }
+
+  @Test
+  void topLevelStringIsNotAStateFile() {
+    assertThat(error("\"active\"")).isEqualTo(BAD + "the document is not a JSON object but a string (\"active\")");
+  }
+
+  @Test
+  void deleteAsAStringIsABadStateFile() {
+    assertThat(error("{\"delete\": \"true\"}")).isEqualTo(BAD + "field delete is not a boolean but a string (\"true\")");
+  }
+
+  @Test
+  void deleteAsANumberIsABadStateFile() {
+    assertThat(error("{\"delete\": 1}")).isEqualTo(BAD + "field delete is not a boolean but a number (1)");
+  }
+
+  @Test
+  void expiresAtAsANumberIsABadStateFile() {
+    assertThat(error("{\"expires_at\": 1735689600}"))
+        .isEqualTo(BAD + "field expires_at is not a timestamp string but a number (1735689600)");
+  }
+
+  @Test
+  void unparseableExpiresAtIsABadStateFile() {
+    assertThat(error("{\"expires_at\": \"soon\"}"))
+        .isEqualTo(BAD + "field expires_at is not an ISO-8601 timestamp with a zone: \"soon\"");
+  }
+
+  @Test
+  void expiresAtWithoutAZoneIsABadStateFile() {
+    assertThat(error("{\"expires_at\": \"2025-03-01T10:00:00\"}"))
+        .isEqualTo(BAD + "field expires_at is not an ISO-8601 timestamp with a zone: \"2025-03-01T10:00:00\"");
+  }
+
+  @Test
+  void expiresAtAsADateOnlyIsABadStateFile() {
+    assertThat(error("{\"expires_at\": \"2025-03-01\"}"))
+        .isEqualTo(BAD + "field expires_at is not an ISO-8601 timestamp with a zone: \"2025-03-01\"");
+  }
+
+  @Test
+  void longBadValuesAreShortenedInTheMessage() {
+    String longText = "x".repeat(100);
+
+    assertThat(error("{\"expires_at\": \"" + longText + "\"}")).isEqualTo(
+        BAD + "field expires_at is not an ISO-8601 timestamp with a zone: \"" + "x".repeat(60) + "...\"");
+  }
+
+  @Test
+  void unparseableMarkedAtFieldIsABadStateFile() {
+    assertThat(error("{\"delete\": true, \"deleted_at\": \"yesterday\"}"))
+        .isEqualTo(BAD + "field deleted_at is not an ISO-8601 timestamp with a zone: \"yesterday\"");
+  }
+
+  @Test
+  void filesThatAreNotAnArrayAreABadStateFile() {
+    assertThat(error("{\"files\": \"cogram/a.pdf\"}"))
+        .isEqualTo(BAD + "field files is not an array but a string (\"cogram/a.pdf\")");
+    assertThat(error("{\"files\": {\"a\": 1}}")).isEqualTo(BAD + "field files is not an array but an object");
+  }
+
+  @Test
+  void aFilesEntryThatIsNotAStringIsNamedByItsIndex() {
+    assertThat(error("{\"files\": [\"a\", \"b\", \"c\", 42]}"))
+        .isEqualTo(BAD + "field files[3] is not a string but a number (42)");
+  }
+
+  @Test
+  void aDeleteFilesEntryThatIsAnObjectIsNamedByItsIndex() {
+    assertThat(error("{\"delete_files\": [{\"key\": \"a\"}]}"))
+        .isEqualTo(BAD + "field delete_files[0] is not a string but an object");
+  }
+
+  @Test
+  void aNullEntryInFilesIsABadStateFile() {
+    assertThat(error("{\"files\": [\"a\", null]}")).startsWith(BAD + "field files[1] is not a string but null");
+  }
+
+  @Test
+  void duplicatedFieldNamesAreABadStateFile() {
+    assertThat(error("{\"delete\": false, \"files\": [], \"delete\": true}"))
+        .isEqualTo(BAD + "not JSON: Duplicate field 'delete'");
+  }
+
+  @Test
+  void nestingDeeperThan200LevelsIsABadStateFile() {
+    String deep = "{\"extra\": " + "[".repeat(200) + "]".repeat(200) + "}";
+
+    assertThat(error(deep))
+        .isEqualTo(BAD + "not JSON: Depth (201) exceeds the maximum allowed nesting depth (200)");
+  }
+
+  @Test
+  void nestingOf200LevelsIsFine() {
+    String deep = "{\"extra\": " + "[".repeat(199) + "]".repeat(199) + ", \"delete\": true}";
+
+    assertThat(document(deep).delete()).isTrue();
+  }
+
+  @Test
+  void trailingDocumentAfterTheObjectIsABadStateFile() {
+    assertThat(error("{\"delete\": false} {\"delete\": true}")).startsWith(BAD + "not JSON: Trailing token");
+  }
+
+  @Test
+  void trailingGarbageAfterTheObjectIsABadStateFile() {
+    assertThat(error("{\"delete\": false} garbage")).startsWith(BAD + "not JSON: ");
+  }
+
+  @Test
+  void messagesNameTheKeyTheyWereGiven() {
+    ParsedState parsed = parser.parse("cogram/workflows/w1/runs/r1.state.json", "{\"delete\": 0}".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(parsed.error())
+        .isEqualTo("Invalid state file cogram/workflows/w1/runs/r1.state.json: field delete is not a boolean but a number (0)");
+  }
+
+  @Test
+  void parserSurvivesJavaSerialization() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    parser.parse(KEY, "{}".getBytes(StandardCharsets.UTF_8));
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(parser);
+    }
+    StateParser copy;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      copy = (StateParser) in.readObject();
+    }
+
+    ParsedState parsed = copy.parse(KEY, "{\"delete\": true, \"deleted_at\": \"2025-01-01T00:00:00Z\"}"
+        .getBytes(StandardCharsets.UTF_8));
+
+    assertThat(parsed.document().markedAt()).isEqualTo(Instant.parse("2025-01-01T00:00:00Z"));
+  }
+
+  @Test
+  void parsedStateHoldsExactlyOneOfDocumentAndError() {
+    StateDocument document = new StateDocument(false, null, null, List.of(), List.of());
+
+    assertThatThrownBy(() -> new ParsedState(document, "bad"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("exactly one of document and error must be set");
+    assertThatThrownBy(() -> new ParsedState(null, null))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
