@@ -380,6 +380,15 @@ class PlannerTest {
   }
 
   @Test
+  void deleteTrueIsDueAtOnceWithNoGraceEvenWhenTheStoresClockIsAhead() {
+    Record record = meeting().deleteTrue().files(MINUTES).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), record.input().stateObject().lastModified().minusSeconds(30));
+
+    assertThat(plan.action()).isEqualTo(Action.DELETE_RECORD);
+  }
+
+  @Test
   void missingKeysCountEveryListedKeyThatDoesNotExistForALiveRecordToo() {
     Record record = meeting().files(MINUTES, AUDIO).removedFiles(OLD_SLIDES).stored(MINUTES);
 

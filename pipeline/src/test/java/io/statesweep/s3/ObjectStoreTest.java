@@ -1,0 +1,150 @@
+package io.statesweep.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.testing.S3ServerExtension;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/** {@link ObjectStore} against a real S3-protocol server, through the product's own client factory. */
+@ExtendWith(S3ServerExtension.class)
+class ObjectStoreTest {
+  private static final String BUCKET = "object-store-test";
+
+  private static S3Client client;
+  private static ObjectStore store;
+
+  @BeforeAll
+  static void startStore(LocalS3Server server) {
+    server.createBucket(BUCKET);
+    client = S3Clients.build(server.s3Settings());
+    store = new ObjectStore(client, BUCKET);
+  }
+
+  @AfterAll
+  static void closeClient() {
+    client.close();
+  }
+
+  @Test
+  void listsTheSubFoldersAndTheDirectObjectsOfAFolder() {
+    write("folder/a/1.txt", "1");
+    write("folder/a/2.txt", "2");
+    write("folder/b/deep/3.txt", "3");
+    write("folder/top.json", "{}");
+    write("folder-sibling/x.txt", "x");
+
+    FolderListing listing = store.listFolder("folder/");
+
+    assertThat(listing.folders()).containsExactly("folder/a/", "folder/b/");
+    assertThat(listing.objects()).extracting(StoredObject::key).containsExactly("folder/top.json");
+    assertThat(listing.objects().get(0).size()).isEqualTo(2);
+  }
+
+  @Test
+  void listsNothingUnderAFolderThatDoesNotExist() {
+    FolderListing listing = store.listFolder("no-such-folder/");
+
+    assertThat(listing.folders()).isEmpty();
+    assertThat(listing.objects()).isEmpty();
+  }
+
+  @Test
+  void listsEveryObjectAcrossPagesInKeyOrder() throws Exception {
+    List<String> keys = IntStream.range(0, 1_200).mapToObj(i -> String.format("many/%04d.txt", i)).toList();
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    try {
+      List<Future<String>> writes = new ArrayList<>();
+      for (String key : keys) {
+        writes.add(pool.submit(() -> store.write(key, key.getBytes(StandardCharsets.UTF_8))));
+      }
+      for (Future<String> write : writes) {
+        write.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    List<StoredObject> listed = new ArrayList<>();
+    store.listAll("many/", listed::add);
+
+    assertThat(listed).extracting(StoredObject::key).containsExactlyElementsOf(keys);
+    assertThat(listed).allSatisfy(object -> {
+      assertThat(object.etag()).isNotEmpty().doesNotContain("\"");
+      assertThat(object.size()).isEqualTo(13);
+    });
+  }
+
+  @Test
+  void readsAnObjectWithTheVersionItRead() {
+    String etag = write("read/doc.json", "{\"delete\":false}");
+
+    ObjectContent content = store.read("read/doc.json", 1024);
+
+    assertThat(new String(content.bytes(), StandardCharsets.UTF_8)).isEqualTo("{\"delete\":false}");
+    assertThat(content.truncated()).isFalse();
+    assertThat(content.object().key()).isEqualTo("read/doc.json");
+    assertThat(content.object().etag()).isEqualTo(etag).doesNotContain("\"");
+    assertThat(content.object().size()).isEqualTo(16);
+    List<StoredObject> listed = new ArrayList<>();
+    store.listAll("read/doc.json", listed::add);
+    assertThat(listed).containsExactly(content.object());
+  }
+
+  @Test
+  void readsAMissingKeyAsNull() {
+    assertThat(store.read("read/missing.json", 1024)).isNull();
+  }
+
+  @Test
+  void flagsAReadAsTruncatedOnlyWhenTheObjectHasMoreBytes() {
+    write("read/ten.txt", "0123456789");
+
+    ObjectContent shorter = store.read("read/ten.txt", 4);
+    ObjectContent exact = store.read("read/ten.txt", 10);
+    ObjectContent longer = store.read("read/ten.txt", 11);
+
+    assertThat(new String(shorter.bytes(), StandardCharsets.UTF_8)).isEqualTo("0123");
+    assertThat(shorter.truncated()).isTrue();
+    assertThat(shorter.object().size()).isEqualTo(10);
+    assertThat(exact.bytes()).hasSize(10);
+    assertThat(exact.truncated()).isFalse();
+    assertThat(longer.bytes()).hasSize(10);
+    assertThat(longer.truncated()).isFalse();
+  }
+
+  @Test
+  void namesTheOperationTheKeyAndTheCodeWhenTheBucketIsMissing() {
+    ObjectStore missing = new ObjectStore(client, "no-such-bucket");
+
+    assertThatThrownBy(() -> missing.read("a/state.json", 100))
+        .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
+        .hasMessageStartingWith("Cannot read s3://no-such-bucket/a/state.json: NoSuchBucket (404): ");
+    assertThatThrownBy(() -> missing.listAll("a/", object -> { }))
+        .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
+        .hasMessageStartingWith("Cannot list s3://no-such-bucket/a/: NoSuchBucket (404): ");
+    assertThatThrownBy(() -> missing.listFolder("a/"))
+        .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
+        .hasMessageStartingWith("Cannot list s3://no-such-bucket/a/: NoSuchBucket (404): ");
+    assertThatThrownBy(() -> missing.write("a/b.txt", new byte[] {1}))
+        .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
+        .hasMessageStartingWith("Cannot write s3://no-such-bucket/a/b.txt: NoSuchBucket (404): ");
+  }
+
+  private static String write(String key, String content) {
+    return store.write(key, content.getBytes(StandardCharsets.UTF_8));
+  }
+}

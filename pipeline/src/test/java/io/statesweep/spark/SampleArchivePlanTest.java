@@ -1,0 +1,66 @@
+package io.statesweep.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.config.PlanOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.SharedSpark;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The generated archive is an independent oracle: it knows, from how it built each record, what a
+ * cleanup must decide. The plan of every record, and the set of keys, must match it.
+ */
+@ExtendWith(S3ServerExtension.class)
+class SampleArchivePlanTest {
+
+  @Test
+  void planMatchesWhatTheGeneratedArchiveExpectsRecordByRecord(LocalS3Server server, @TempDir Path warehouse) {
+    server.createBucket("sample");
+    Instant now = Instant.now();
+    SampleArchive.Manifest manifest = SampleArchive.generate(
+        new ObjectStore(S3Clients.shared(server.s3Settings()), "sample"), "cogram/", 400, 7L, now);
+
+    Map<String, String> flags = new HashMap<>();
+    flags.put("--bucket", "sample");
+    flags.put("--prefix", "cogram/");
+    flags.put("--endpoint", server.endpoint());
+    flags.put("--warehouse", warehouse.toString());
+    flags.put("--log-lines", "all");
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), PlanOptions.from(Settings.resolve(flags, Map.of(),
+        null))).clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
+
+    assertThat(result.failure()).isNull();
+    List<Row> rows = SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+        .filter("run_id = '" + result.runId() + "'").select("state_file_key", "action").collectAsList();
+    Map<String, String> actions = new TreeMap<>();
+    rows.forEach(row -> actions.put(row.getString(0), row.getString(1)));
+    assertThat(actions).isEqualTo(manifest.expectedActions(Duration.ZERO));
+
+    TreeSet<String> wouldDelete = new TreeSet<>();
+    result.logLines().stream().filter(line -> line.startsWith("would delete "))
+        .forEach(line -> wouldDelete.add(line.substring("would delete ".length())));
+    assertThat(wouldDelete).isEqualTo(manifest.expectedDeletes(Duration.ZERO));
+    assertThat(result.summary().stateFilesScanned()).isEqualTo(manifest.recordCount());
+    assertThat(result.summary().skipped()).isEqualTo(manifest.skippedCount());
+    assertThat(result.summary().errors()).isZero();
+  }
+}
