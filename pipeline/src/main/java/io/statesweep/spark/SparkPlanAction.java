@@ -2,11 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.collect_list;
-import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
-import static org.apache.spark.sql.functions.max_by;
-import static org.apache.spark.sql.functions.struct;
 
 import io.statesweep.config.PlanOptions;
 import io.statesweep.layout.KeyClassifier;
@@ -20,7 +16,6 @@ import io.statesweep.scan.ListingTask;
 import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
-import io.statesweep.spark.rows.RecordRow;
 import io.statesweep.spark.rows.StateFileRow;
 import java.time.Clock;
 import java.time.Instant;
@@ -30,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
@@ -127,7 +121,7 @@ public final class SparkPlanAction {
         append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
 
         phase("plan", "Planning records");
-        Dataset<PlanRow> planDS = records(stateFilesDS, listingDS, classifier)
+        Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
             .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
         append(planTable(planDS), tables.deletionPlan());
       } finally {
@@ -137,56 +131,6 @@ public final class SparkPlanAction {
     } finally {
       listingDS.unpersist();
     }
-  }
-
-  /**
-   * Joins each readable record with the listing of the keys it names (existence, version, closest
-   * owning state file) and with the newest file it owns.
-   */
-  private Dataset<RecordRow> records(Dataset<StateFileRow> stateFilesDS, Dataset<ObjectRow> listingDS,
-      KeyClassifier classifier) {
-    Dataset<Row> readDS = stateFilesDS.toDF()
-        .filter(col("status").isin(Rows.READ, Rows.BAD_STATE));
-    Dataset<Row> refsDS = readDS.filter(col("status").equalTo(Rows.READ))
-        .select(col("key").as("state_key"),
-            explode(expr("array_distinct(concat(coalesce(files, array()), coalesce(deleteFiles, array())))"))
-                .as("key"));
-
-    // The closest existing record boundary above each key: its owner.
-    Dataset<String> keysDS = listingDS.select(col("key")).as(Encoders.STRING())
-        .union(refsDS.select(col("key")).as(Encoders.STRING()));
-    Dataset<Row> candidatesDS = keysDS
-        .flatMap(new PlanFunctions.OwnerCandidates(classifier),
-            Encoders.tuple(Encoders.STRING(), Encoders.STRING(), Encoders.INT()))
-        .toDF("key", "candidate", "depth");
-    Dataset<Row> boundariesDS = listingDS.filter(new PlanFunctions.IsRecordBoundary(classifier, Boundaries.KEEP))
-        .select(col("key").as("candidate"));
-    Dataset<Row> ownersDS = candidatesDS.join(boundariesDS, "candidate")
-        .groupBy("key")
-        .agg(max_by(col("candidate"), col("depth")).as("owner"));
-
-    Dataset<Row> listingRows = listingDS.toDF().withColumnRenamed("key", "listed_key");
-    Dataset<Row> ownerRows = ownersDS.withColumnRenamed("key", "owned_key");
-    Dataset<Row> listedDS = refsDS
-        .join(listingRows, refsDS.col("key").equalTo(listingRows.col("listed_key")), "left")
-        .join(ownerRows, refsDS.col("key").equalTo(ownerRows.col("owned_key")), "left")
-        .groupBy("state_key")
-        .agg(collect_list(struct(col("key"), col("etag"), col("lastModified"), col("size"), col("owner")))
-            .as("listed"));
-
-    Dataset<Row> ownedDS = listingDS.filter(new PlanFunctions.IsRecordBoundary(classifier, Boundaries.EXCLUDE))
-        .toDF()
-        .join(ownersDS, "key")
-        .groupBy("owner")
-        .agg(max_by(struct(col("key"), col("etag"), col("lastModified"), col("size")), col("lastModified"))
-            .as("newest"));
-
-    Column[] stateColumns = java.util.Arrays.stream(readDS.columns()).map(c -> col(c)).toArray(Column[]::new);
-    return readDS.select(struct(stateColumns).as("state"), col("key").as("record_key"))
-        .join(listedDS, col("record_key").equalTo(listedDS.col("state_key")), "left")
-        .join(ownedDS, col("record_key").equalTo(ownedDS.col("owner")), "left")
-        .select(col("state"), col("listed"), col("newest"))
-        .as(RecordRow.ENCODER);
   }
 
   private Counts counts(RunContext run, Tables tables, long keysListed, int listingTasks) {
