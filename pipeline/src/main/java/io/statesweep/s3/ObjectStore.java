@@ -13,6 +13,11 @@ import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -135,6 +140,94 @@ public final class ObjectStore {
     }
   }
 
+  /**
+   * Reads the object only if it still has {@code etag} (GET with If-Match), so that nothing is done on
+   * an old plan: a 412 answer is {@link StateCheck#CHANGED}, a 404 {@link StateCheck#GONE}.
+   */
+  public StateCheck checkUnchanged(String key, String etag) {
+    try (ResponseInputStream<GetObjectResponse> in =
+        client.getObject(b -> b.bucket(bucket).key(key).ifMatch(quote(etag)))) {
+      in.readAllBytes();
+      return StateCheck.UNCHANGED;
+    } catch (NoSuchKeyException e) {
+      return StateCheck.GONE;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 412) {
+        return StateCheck.CHANGED;
+      }
+      if (e.statusCode() == 404) {
+        return StateCheck.GONE;
+      }
+      throw translate("read", key, e);
+    } catch (SdkException e) {
+      throw translate("read", key, e);
+    } catch (IOException e) {
+      throw new StoreException("Cannot read s3://" + bucket + "/" + key + ": " + e.getMessage(),
+          e.getClass().getSimpleName(), e);
+    }
+  }
+
+  /** The object's current version (HEAD), or null when it does not exist. */
+  public StoredObject head(String key) {
+    try {
+      HeadObjectResponse response = client.headObject(b -> b.bucket(bucket).key(key));
+      return new StoredObject(key, unquote(response.eTag()), response.lastModified(),
+          response.contentLength() == null ? 0L : response.contentLength());
+    } catch (NoSuchKeyException e) {
+      return null;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        return null;
+      }
+      throw translate("head", key, e);
+    } catch (SdkException e) {
+      throw translate("head", key, e);
+    }
+  }
+
+  /**
+   * Deletes up to 1,000 keys in one DeleteObjects request (quiet mode), each conditional on its ETag
+   * where one is given. Per-key errors are returned, never thrown; a key the store reports missing
+   * counts as deleted (it is gone either way). A failure of the whole request throws.
+   */
+  public DeleteResult delete(List<DeleteTarget> targets) {
+    if (targets.isEmpty()) {
+      return new DeleteResult(java.util.Set.of(), java.util.Map.of());
+    }
+    if (targets.size() > 1000) {
+      throw new IllegalArgumentException("DeleteObjects takes at most 1000 keys, not " + targets.size());
+    }
+    List<ObjectIdentifier> identifiers = new ArrayList<>(targets.size());
+    for (DeleteTarget target : targets) {
+      ObjectIdentifier.Builder identifier = ObjectIdentifier.builder().key(target.key());
+      if (target.etag() != null) {
+        identifier.eTag(quote(target.etag()));
+      }
+      identifiers.add(identifier.build());
+    }
+    DeleteObjectsResponse response;
+    try {
+      response = client.deleteObjects(b -> b.bucket(bucket)
+          .delete(Delete.builder().objects(identifiers).quiet(true).build()));
+    } catch (SdkException e) {
+      throw translate("delete", targets.get(0).key() + " and " + (targets.size() - 1) + " more keys", e);
+    }
+    java.util.Map<String, DeleteResult.KeyError> errors = new java.util.LinkedHashMap<>();
+    for (S3Error error : response.errors()) {
+      if ("NoSuchKey".equals(error.code())) {
+        continue;
+      }
+      errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
+    }
+    java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
+    for (DeleteTarget target : targets) {
+      if (!errors.containsKey(target.key())) {
+        deleted.add(target.key());
+      }
+    }
+    return new DeleteResult(deleted, errors);
+  }
+
   /** Writes an object; returns its ETag. */
   public String write(String key, byte[] content) {
     try {
@@ -152,6 +245,10 @@ public final class ObjectStore {
   static StoredObject toStoredObject(S3Object object) {
     return new StoredObject(object.key(), unquote(object.eTag()), object.lastModified(),
         object.size() == null ? 0L : object.size());
+  }
+
+  static String quote(String etag) {
+    return etag.startsWith("\"") ? etag : "\"" + etag + "\"";
   }
 
   /** ETags without their quotes, as the plan stores them. */

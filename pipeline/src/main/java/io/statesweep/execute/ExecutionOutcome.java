@@ -1,0 +1,41 @@
+package io.statesweep.execute;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.Action;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The result of executing one record: its outcome, what was deleted, and every per-key failure.
+ *
+ * @param childKeysDeleted keys other than the state file that this attempt deleted
+ * @param stateFileDeleted whether this attempt deleted the state file
+ * @param keysAlreadyGone planned keys that no longer existed (an earlier attempt, or someone else)
+ */
+public record ExecutionOutcome(
+    String stateFileKey,
+    Action action,
+    Outcome outcome,
+    String message,
+    long childKeysDeleted,
+    boolean stateFileDeleted,
+    int keysAlreadyGone,
+    List<KeyFailure> failures,
+    Instant startedAt,
+    Instant endedAt) {
+  public ExecutionOutcome {
+    requireNonNull(stateFileKey, "stateFileKey is null");
+    requireNonNull(action, "action is null");
+    requireNonNull(outcome, "outcome is null");
+    requireNonNull(message, "message is null");
+    failures = List.copyOf(failures);
+    if (stateFileDeleted && outcome != Outcome.DELETED) {
+      throw new IllegalArgumentException("a state file is deleted only with its record: " + stateFileKey);
+    }
+  }
+
+  public long keysDeleted() {
+    return childKeysDeleted + (stateFileDeleted ? 1 : 0);
+  }
+}

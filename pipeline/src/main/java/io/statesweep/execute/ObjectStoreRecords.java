@@ -1,0 +1,41 @@
+package io.statesweep.execute;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.ListingDepth;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.StateCheck;
+import java.util.Iterator;
+import java.util.List;
+
+/** {@link RecordStore} on S3. */
+public final class ObjectStoreRecords implements RecordStore {
+  private final ObjectStore store;
+
+  public ObjectStoreRecords(ObjectStore store) {
+    this.store = requireNonNull(store, "store is null");
+  }
+
+  @Override
+  public StateCheck checkUnchanged(String key, String etag) {
+    return store.checkUnchanged(key, etag);
+  }
+
+  @Override
+  public Iterator<StoredObject> list(String folder) {
+    return store.iterate(folder, ListingDepth.RECURSIVE);
+  }
+
+  @Override
+  public StoredObject head(String key) {
+    return store.head(key);
+  }
+
+  @Override
+  public DeleteResult delete(List<DeleteTarget> targets) {
+    return store.delete(targets);
+  }
+}

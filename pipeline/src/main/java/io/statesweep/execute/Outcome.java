@@ -1,0 +1,25 @@
+package io.statesweep.execute;
+
+import java.util.Locale;
+
+/** What executing one record's plan did. */
+public enum Outcome {
+  /** Every file of a due record is gone, and then its state file. */
+  DELETED,
+  /** The removed files of a live record that still existed are gone. */
+  REMOVED_FILES_DELETED,
+  /** The state file was rewritten since the plan: nothing was done on the old plan. */
+  STATE_CHANGED,
+  /** The state file is gone already (an earlier attempt finished the record): nothing to do. */
+  ALREADY_DELETED,
+  /** A file is newer than the state file: the record is coming back. Nothing was deleted. */
+  KEPT_NEWER_FILES,
+  /** A key changed between verification and its conditional delete; it stays, and so does the state file. */
+  CHANGED_DURING_DELETE,
+  /** A request failed; the state file stays and the next run retries. */
+  FAILED;
+
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

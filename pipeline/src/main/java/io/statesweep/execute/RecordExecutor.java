@@ -1,0 +1,287 @@
+package io.statesweep.execute;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.layout.Classification;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.layout.Keys;
+import io.statesweep.layout.OwnerCandidate;
+import io.statesweep.layout.RecordShape;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.PlannedDelete;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.StateCheck;
+import io.statesweep.s3.StoreException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Executes written plans, a window of records at a time, so that no live file can go (spec sections
+ * 2 to 4):
+ *
+ * <ol>
+ *   <li>re-reads each state file with If-Match on the planned ETag: changed or gone, nothing is done
+ *       on the old plan;
+ *   <li>re-lists the record's keys (its folder, less nested records; or its {@code <id>.json}): a file
+ *       newer than the state file keeps the whole record ({@code the record is coming back});
+ *   <li>deletes the files of all verified records of the window in DeleteObjects batches, each key
+ *       conditional on the ETag just seen (when conditional deletes are on);
+ *   <li>only then, and only for records whose every file is gone, deletes the state files, each
+ *       conditional on its planned ETag.
+ * </ol>
+ *
+ * Any failure leaves the state file in place, so the next run retries; a key that is already gone
+ * is never sent (no delete marker on a versioned bucket).
+ */
+public final class RecordExecutor {
+  private static final AtomicLong BATCHES = new AtomicLong();
+
+  private final RecordStore store;
+  private final KeyClassifier classifier;
+  private final int batchSize;
+  private final ConditionalDeletes conditional;
+  private final DeleteThrottle throttle;
+  private final ExecutionHook hook;
+  private final Clock clock;
+
+  public RecordExecutor(RecordStore store, KeyClassifier classifier, int batchSize, ConditionalDeletes conditional,
+      DeleteThrottle throttle, ExecutionHook hook, Clock clock) {
+    this.store = requireNonNull(store, "store is null");
+    this.classifier = requireNonNull(classifier, "classifier is null");
+    if (batchSize < 1 || batchSize > 1000) {
+      throw new IllegalArgumentException("batchSize must be from 1 to 1000: " + batchSize);
+    }
+    this.batchSize = batchSize;
+    this.conditional = requireNonNull(conditional, "conditional is null");
+    this.throttle = requireNonNull(throttle, "throttle is null");
+    this.hook = requireNonNull(hook, "hook is null");
+    this.clock = requireNonNull(clock, "clock is null");
+  }
+
+  /** Executes a window of records; returns one outcome per record, in order. */
+  public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
+    Instant started = clock.instant();
+    Map<String, ExecutionOutcome> outcomes = new HashMap<>();
+    List<Verified> verified = new ArrayList<>();
+    for (PlannedRecord record : window) {
+      try {
+        Verification verification = verify(record);
+        if (verification.outcome != null) {
+          outcomes.put(record.stateFileKey(), finish(record, verification.outcome, verification.message, 0, false,
+              0, List.of(), started));
+        } else {
+          verified.add(verification.verified);
+        }
+      } catch (StoreException e) {
+        outcomes.put(record.stateFileKey(), finish(record, Outcome.FAILED, e.getMessage(), 0, false, 0,
+            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started));
+      }
+    }
+
+    List<DeleteTarget> fileTargets = new ArrayList<>();
+    verified.forEach(record -> fileTargets.addAll(record.targets));
+    hook.beforeDelete(fileTargets.stream().map(DeleteTarget::key).toList());
+    Map<String, DeleteResult.KeyError> errors = new HashMap<>();
+    Set<String> deleted = new HashSet<>();
+    deleteInBatches(fileTargets, deleted, errors);
+
+    List<DeleteTarget> stateTargets = new ArrayList<>();
+    for (Verified record : verified) {
+      boolean allFilesGone = record.targets.stream().allMatch(target -> deleted.contains(target.key()));
+      if (record.plan.action() == Action.DELETE_RECORD && allFilesGone) {
+        stateTargets.add(new DeleteTarget(record.plan.stateFileKey(), etag(record.plan.stateFile().etag())));
+      }
+    }
+    deleteInBatches(stateTargets, deleted, errors);
+
+    for (Verified record : verified) {
+      outcomes.put(record.plan.stateFileKey(), outcomeOf(record, deleted, errors, started));
+    }
+    List<ExecutionOutcome> ordered = new ArrayList<>(window.size());
+    for (PlannedRecord record : window) {
+      ordered.add(outcomes.get(record.stateFileKey()));
+    }
+    return ordered;
+  }
+
+  private Verification verify(PlannedRecord record) {
+    StoredObject stateFile = record.stateFile();
+    StateCheck check = store.checkUnchanged(stateFile.key(), stateFile.etag());
+    if (check == StateCheck.GONE) {
+      return record.action() == Action.DELETE_RECORD
+          ? Verification.done(Outcome.ALREADY_DELETED, "the state file is gone: the record was deleted already")
+          : Verification.done(Outcome.STATE_CHANGED, "the state file is gone since it was planned");
+    }
+    if (check == StateCheck.CHANGED) {
+      return Verification.done(Outcome.STATE_CHANGED,
+          "the state file changed since it was planned: nothing is done on the old plan");
+    }
+    Map<String, StoredObject> current = currentFiles(record);
+    List<DeleteTarget> targets = new ArrayList<>();
+    int alreadyGone = 0;
+    int newerKept = 0;
+    if (record.action() == Action.DELETE_RECORD) {
+      StoredObject newest = null;
+      for (StoredObject object : current.values()) {
+        if (object.isNewerThan(stateFile) && (newest == null || object.isNewerThan(newest))) {
+          newest = object;
+        }
+      }
+      if (newest != null) {
+        return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + newest.key() + " ("
+            + newest.lastModified() + ") is newer than its state file (" + stateFile.lastModified() + ")");
+      }
+    }
+    for (PlannedDelete delete : record.files()) {
+      StoredObject now = current.get(delete.key());
+      if (now == null) {
+        alreadyGone++;
+      } else if (now.isNewerThan(stateFile)) {
+        newerKept++;
+      } else {
+        targets.add(new DeleteTarget(delete.key(), etag(now.etag())));
+      }
+    }
+    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept));
+  }
+
+  /**
+   * The record's files as they are now: for a folder record every key in its folder that no nested
+   * record owns (plus any planned key outside it), for a single-file record its {@code <id>.json}.
+   */
+  private Map<String, StoredObject> currentFiles(PlannedRecord record) {
+    Map<String, StoredObject> current = new LinkedHashMap<>();
+    Classification classification = classifier.classify(record.stateFileKey());
+    if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.FOLDER) {
+      List<StoredObject> listed = new ArrayList<>();
+      Set<String> boundaries = new HashSet<>();
+      Iterator<StoredObject> objects = store.list(stateFile.scope());
+      while (objects.hasNext()) {
+        StoredObject object = objects.next();
+        listed.add(object);
+        if (Keys.isStateFileName(object.key()) && classifier.isRecordBoundary(object.key())) {
+          boundaries.add(object.key());
+        }
+      }
+      for (StoredObject object : listed) {
+        if (!boundaries.contains(object.key()) && record.stateFileKey().equals(owner(object.key(), boundaries))) {
+          current.put(object.key(), object);
+        }
+      }
+    }
+    for (PlannedDelete delete : record.files()) {
+      if (!current.containsKey(delete.key())) {
+        StoredObject object = store.head(delete.key());
+        if (object != null) {
+          current.put(delete.key(), object);
+        }
+      }
+    }
+    return current;
+  }
+
+  private String owner(String key, Set<String> boundaries) {
+    OwnerCandidate closest = null;
+    for (OwnerCandidate candidate : classifier.ownerCandidates(key)) {
+      if (boundaries.contains(candidate.stateFileKey()) && (closest == null || candidate.depth() > closest.depth())) {
+        closest = candidate;
+      }
+    }
+    return closest == null ? null : closest.stateFileKey();
+  }
+
+  private void deleteInBatches(List<DeleteTarget> targets, Set<String> deleted,
+      Map<String, DeleteResult.KeyError> errors) {
+    for (int from = 0; from < targets.size(); from += batchSize) {
+      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + batchSize));
+      throttle.acquire(batch.size());
+      try {
+        DeleteResult result = store.delete(batch);
+        deleted.addAll(result.deleted());
+        errors.putAll(result.errors());
+      } catch (StoreException e) {
+        for (DeleteTarget target : batch) {
+          errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
+        }
+      }
+      hook.afterBatch(BATCHES.incrementAndGet());
+    }
+  }
+
+  private ExecutionOutcome outcomeOf(Verified record, Set<String> deleted, Map<String, DeleteResult.KeyError> errors,
+      Instant started) {
+    List<KeyFailure> failures = new ArrayList<>();
+    long filesDeleted = 0;
+    boolean changed = false;
+    for (DeleteTarget target : record.targets) {
+      if (deleted.contains(target.key())) {
+        filesDeleted++;
+      } else {
+        DeleteResult.KeyError error = errors.get(target.key());
+        String code = error == null ? "Unknown" : error.code();
+        changed |= error != null && error.isPreconditionFailed();
+        failures.add(new KeyFailure(target.key(), code, error == null ? "no answer for this key" : error.message()));
+      }
+    }
+    String stateKey = record.plan.stateFileKey();
+    boolean stateDeleted = record.plan.action() == Action.DELETE_RECORD && deleted.contains(stateKey);
+    DeleteResult.KeyError stateError = errors.get(stateKey);
+    if (stateError != null) {
+      changed |= stateError.isPreconditionFailed();
+      failures.add(new KeyFailure(stateKey, stateError.code(), stateError.message()));
+    }
+    String kept = record.newerKept > 0 ? "; " + record.newerKept + " removed files newer than the state file kept" : "";
+    Outcome outcome;
+    String message;
+    if (changed) {
+      outcome = Outcome.CHANGED_DURING_DELETE;
+      message = "a key changed after it was verified and stays: " + failures.get(0).key() + "; the state file stays";
+    } else if (!failures.isEmpty()) {
+      outcome = Outcome.FAILED;
+      message = "could not delete " + failures.get(0).key() + ": " + failures.get(0).message() + " ("
+          + failures.get(0).code() + ")" + (failures.size() > 1 ? " and " + (failures.size() - 1) + " more keys" : "")
+          + "; the state file stays";
+    } else if (record.plan.action() == Action.DELETE_RECORD) {
+      outcome = Outcome.DELETED;
+      message = "deleted " + filesDeleted + " files, then the state file";
+    } else {
+      outcome = Outcome.REMOVED_FILES_DELETED;
+      message = "deleted " + filesDeleted + " removed files" + kept;
+    }
+    return finish(record.plan, outcome, message, filesDeleted, stateDeleted && outcome == Outcome.DELETED,
+        record.alreadyGone, failures, started);
+  }
+
+  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, long filesDeleted,
+      boolean stateDeleted, int alreadyGone, List<KeyFailure> failures, Instant started) {
+    return new ExecutionOutcome(record.stateFileKey(), record.action(), outcome, message, filesDeleted, stateDeleted,
+        alreadyGone, failures, started, clock.instant());
+  }
+
+  private String etag(String etag) {
+    return conditional == ConditionalDeletes.ON ? etag : null;
+  }
+
+  private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept) {}
+
+  private record Verification(Verified verified, Outcome outcome, String message) {
+    static Verification ready(Verified verified) {
+      return new Verification(verified, null, null);
+    }
+
+    static Verification done(Outcome outcome, String message) {
+      return new Verification(null, outcome, message);
+    }
+  }
+}

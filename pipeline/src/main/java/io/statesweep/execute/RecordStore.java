@@ -1,0 +1,26 @@
+package io.statesweep.execute;
+
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.StateCheck;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The object operations execution needs: the seam that tests replace with a fake, and that
+ * {@link io.statesweep.s3.ObjectStore} provides against S3.
+ */
+public interface RecordStore {
+  /** GET with If-Match: is the state file still the planned version? */
+  StateCheck checkUnchanged(String key, String etag);
+
+  /** Every object under a folder, recursively. */
+  Iterator<StoredObject> list(String folder);
+
+  /** The object's current version, or null. */
+  StoredObject head(String key);
+
+  /** One DeleteObjects request of at most 1,000 keys; per-key errors are data. */
+  DeleteResult delete(List<DeleteTarget> targets);
+}

@@ -1,0 +1,10 @@
+package io.statesweep.s3;
+
+import static java.util.Objects.requireNonNull;
+
+/** A key to delete, only while it still has {@code etag} when the etag is given (a conditional delete). */
+public record DeleteTarget(String key, String etag) {
+  public DeleteTarget {
+    requireNonNull(key, "key is null");
+  }
+}
