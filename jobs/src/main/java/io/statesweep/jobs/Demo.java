@@ -1,6 +1,6 @@
 package io.statesweep.jobs;
 
-import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
@@ -63,7 +63,7 @@ final class Demo {
       flags.putIfAbsent("--warehouse", DEFAULT_WAREHOUSE);
       flags.putIfAbsent("--log-lines", "10");
       Settings settings = Settings.resolve(flags, Map.of(), null);
-      int code = StatesweepCli.plan(PlanOptions.from(settings), settings, out);
+      int code = StatesweepCli.plan(RunOptions.from(settings), settings, out);
       out.printf("demo finished in %.1f s; read the plan with Spark: spark.read.format(\"delta\").load(\"%s\")%n",
           seconds(started), settings.string(Settings.WAREHOUSE) + "/deletion_plan");
       return code;

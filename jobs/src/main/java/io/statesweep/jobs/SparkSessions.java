@@ -1,6 +1,6 @@
 package io.statesweep.jobs;
 
-import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RunOptions;
 import java.net.URI;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
@@ -13,7 +13,7 @@ import org.apache.spark.sql.SparkSession;
 final class SparkSessions {
   private SparkSessions() {}
 
-  static SparkSession forPlan(String appName, PlanOptions options) {
+  static SparkSession forPlan(String appName, RunOptions options) {
     SparkConf conf = new SparkConf();
     SparkSession.Builder builder = SparkSession.builder().appName(appName);
     if (!conf.contains("spark.master")) {

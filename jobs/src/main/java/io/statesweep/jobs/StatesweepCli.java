@@ -1,10 +1,12 @@
 package io.statesweep.jobs;
 
-import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.RunSummary;
+import io.statesweep.spark.ExecuteResult;
 import io.statesweep.spark.PlanResult;
+import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkPlanAction;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -12,7 +14,8 @@ import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The command line: {@code plan} (a dry run that writes the Delta report) and {@code demo} (the
+ * The command line: {@code plan} (a dry run that writes the Delta report), {@code run} (plan, then
+ * with {@code --execute} delete), {@code execute --run-id} (a reviewed plan) and {@code demo} (the
  * embedded default: a local S3 server with a generated archive, then {@code plan}). Exit codes: 0 a
  * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings.
  */
@@ -20,6 +23,7 @@ public final class StatesweepCli {
   static final int OK = 0;
   static final int RUN_FAILED = 1;
   static final int BAD_SETTINGS = 2;
+  private static final String RUN_ID = "--run-id";
 
   private StatesweepCli() {}
 
@@ -45,7 +49,40 @@ public final class StatesweepCli {
           }
           Settings settings = Settings.resolve(commandLine.flags(), environment,
               commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
-          return plan(PlanOptions.from(settings), settings, out);
+          return plan(RunOptions.from(settings), settings, out);
+        }
+        case "run" -> {
+          CommandLine commandLine = CommandLine.parse(args);
+          if (commandLine.help()) {
+            out.print(help("run", "The scheduled job: plan, then with --execute (or dry_run=false) delete what the"
+                + " plan says, each record verified right before its keys go. Without --execute it is plan."));
+            return OK;
+          }
+          Settings settings = Settings.resolve(commandLine.flags(), environment,
+              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          return run(RunOptions.from(settings), out);
+        }
+        case "execute" -> {
+          CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID));
+          if (commandLine.help()) {
+            out.print(help("execute", "Executes a plan written earlier (after review), exactly as planned: give"
+                + " --run-id ID and the plan's --bucket and --prefix. It never deletes a key that is not in that"
+                + " plan, and can be run again to finish an attempt that stopped."));
+            return OK;
+          }
+          Map<String, String> flags = new java.util.LinkedHashMap<>(commandLine.flags());
+          String runId = flags.remove(RUN_ID);
+          if (runId == null || runId.isBlank()) {
+            throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs)");
+          }
+          Settings settings = Settings.resolve(flags, environment,
+              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          Settings.Value dryRun = settings.value(Settings.DRY_RUN);
+          if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
+            throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
+                + dryRun.source() + "): unset it, or use plan for a dry run");
+          }
+          return execute(RunOptions.from(settings), runId, out);
         }
         case "demo" -> {
           return Demo.run(args, environment, out, err);
@@ -66,11 +103,43 @@ public final class StatesweepCli {
     }
   }
 
-  static int plan(PlanOptions options, Settings settings, PrintStream out) {
+  static int run(RunOptions options, PrintStream out) {
+    SparkSession spark = SparkSessions.forPlan("statesweep run", options);
+    PlanResult plan = new SparkPlanAction(spark, options).execute();
+    if (options.dryRun() || plan.failure() != null) {
+      print(plan, options, out);
+      return plan.summary().exitCode() == 0 ? OK : RUN_FAILED;
+    }
+    // Deleting: the plan's refused, coming-back and skipped lines stay; its would-delete lines do not.
+    plan.logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
+    ExecuteResult result = new SparkExecuteAction(spark, options, plan.runId()).execute();
+    print(result, out);
+    return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
+  }
+
+  static int execute(RunOptions options, String runId, PrintStream out) {
+    SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
+    ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
+    print(result, out);
+    return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
+  }
+
+  static void print(ExecuteResult result, PrintStream out) {
+    result.logLines().forEach(out::println);
+    if (result.failure() != null) {
+      out.println("run " + result.runId() + " attempt " + result.attemptId() + " did not complete: "
+          + result.failure() + " (execute --run-id " + result.runId() + " again finishes the rest)");
+    }
+    out.println("conditional deletes: " + result.conditionalDeletes());
+    out.println("tables: executions=" + result.tables().executions() + " runs=" + result.tables().runs());
+    out.println(result.summary().line());
+  }
+
+  static int plan(RunOptions options, Settings settings, PrintStream out) {
     if (!options.dryRun()) {
       Settings.Value value = settings.value(Settings.DRY_RUN);
       throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
-          + value.source() + "). Deleting is not part of this build yet: use --dry-run or unset it.");
+          + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
     }
     SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
     PlanResult result = new SparkPlanAction(spark, options).execute();
@@ -78,7 +147,7 @@ public final class StatesweepCli {
     return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
   }
 
-  static void print(PlanResult result, PlanOptions options, PrintStream out) {
+  static void print(PlanResult result, RunOptions options, PrintStream out) {
     result.logLines().forEach(out::println);
     RunSummary summary = result.summary();
     long wouldDelete = summary.recordsDeleted() + summary.childKeysDeleted();
@@ -100,9 +169,11 @@ public final class StatesweepCli {
         usage: statesweep <command> [options]
 
         commands:
-          plan   list the export, read every state file, plan each record, write the dry-run report
-          demo   start a local S3 server with a generated archive and run plan on it
-          help   this text
+          plan     list the export, read every state file, plan each record, write the dry-run report
+          run      the scheduled job: plan, then with --execute delete what the plan says
+          execute  execute a plan written earlier (--run-id), exactly as planned
+          demo     start a local S3 server with a generated archive and run plan on it
+          help     this text
 
         '<command> --help' lists the command's options.
         """;

@@ -50,8 +50,19 @@ public final class Settings {
   public static final Setting MAX_STATE_BYTES = new Setting("sweep.state.max-bytes", "--max-state-bytes",
       "STATESWEEP_MAX_STATE_BYTES", "16777216", "a larger state file is a bad state file", List.of());
 
+  public static final Setting BATCH_SIZE = new Setting("sweep.delete.batch-size", "--batch-size",
+      "STATESWEEP_BATCH_SIZE", "1000", "keys per DeleteObjects request (1-1000)", List.of());
+  public static final Setting CONDITIONAL_DELETES = new Setting("sweep.delete.conditional", "--conditional-deletes",
+      "STATESWEEP_CONDITIONAL_DELETES", "auto",
+      "auto, on or off: delete each key only if its ETag is still the one verified (auto probes the store once)",
+      List.of());
+  public static final Setting MAX_DELETES_PER_SECOND = new Setting("sweep.delete.max-keys-per-second",
+      "--max-deletes-per-second", "STATESWEEP_MAX_DELETES_PER_SECOND", "0",
+      "a ceiling on deleted keys per second for the whole job; 0 for none", List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, REGION, WORKERS, ENDPOINT,
-      PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES);
+      PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
+      MAX_DELETES_PER_SECOND);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

@@ -14,6 +14,11 @@ public enum Outcome {
   ALREADY_DELETED,
   /** A file is newer than the state file: the record is coming back. Nothing was deleted. */
   KEPT_NEWER_FILES,
+  /**
+   * A planned key now belongs to another record (whose state file appeared since the plan): refused,
+   * kept whole, as the planner would (spec section 3). Nothing was deleted.
+   */
+  KEPT_REFUSED,
   /** A key changed between verification and its conditional delete; it stays, and so does the state file. */
   CHANGED_DURING_DELETE,
   /** A request failed; the state file stays and the next run retries. */

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,7 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>re-reads each state file with If-Match on the planned ETag: changed or gone, nothing is done
  *       on the old plan;
  *   <li>re-lists the record's keys (its folder, less nested records; or its {@code <id>.json}): a file
- *       newer than the state file keeps the whole record ({@code the record is coming back});
+ *       newer than the state file keeps the whole record ({@code the record is coming back}), and a
+ *       planned key that now belongs to a nested record refuses it (its state file appeared since);
  *   <li>deletes the files of all verified records of the window in DeleteObjects batches, each key
  *       conditional on the ETag just seen (when conditional deletes are on);
  *   <li>only then, and only for records whose every file is gone, deletes the state files, each
@@ -127,7 +129,15 @@ public final class RecordExecutor {
       return Verification.done(Outcome.STATE_CHANGED,
           "the state file changed since it was planned: nothing is done on the old plan");
     }
-    Map<String, StoredObject> current = currentFiles(record);
+    CurrentFiles listing = currentFiles(record);
+    for (PlannedDelete delete : record.files()) {
+      String owner = listing.otherOwners.get(delete.key());
+      if (owner != null) {
+        return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key()
+            + ": it belongs to another record, whose state file is " + owner);
+      }
+    }
+    Map<String, StoredObject> current = listing.files;
     List<DeleteTarget> targets = new ArrayList<>();
     int alreadyGone = 0;
     int newerKept = 0;
@@ -158,11 +168,19 @@ public final class RecordExecutor {
 
   /**
    * The record's files as they are now: for a folder record every key in its folder that no nested
-   * record owns (plus any planned key outside it), for a single-file record its {@code <id>.json}.
+   * record owns (plus any planned key outside it), for a single-file record its {@code <id>.json}
+   * (planned or not: one uploaded since the plan means the record is coming back). Listed keys of
+   * nested records are kept apart with their owner, and never fetched again as this record's.
    */
-  private Map<String, StoredObject> currentFiles(PlannedRecord record) {
+  private CurrentFiles currentFiles(PlannedRecord record) {
     Map<String, StoredObject> current = new LinkedHashMap<>();
+    Map<String, String> otherOwners = new HashMap<>();
+    Set<String> toHead = new LinkedHashSet<>();
+    record.files().forEach(delete -> toHead.add(delete.key()));
     Classification classification = classifier.classify(record.stateFileKey());
+    if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.SINGLE_FILE) {
+      toHead.add(stateFile.scope());
+    }
     if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.FOLDER) {
       List<StoredObject> listed = new ArrayList<>();
       Set<String> boundaries = new HashSet<>();
@@ -175,20 +193,26 @@ public final class RecordExecutor {
         }
       }
       for (StoredObject object : listed) {
-        if (!boundaries.contains(object.key()) && record.stateFileKey().equals(owner(object.key(), boundaries))) {
+        if (boundaries.contains(object.key())) {
+          continue;
+        }
+        String owner = owner(object.key(), boundaries);
+        if (record.stateFileKey().equals(owner)) {
           current.put(object.key(), object);
+        } else if (owner != null) {
+          otherOwners.put(object.key(), owner);
         }
       }
     }
-    for (PlannedDelete delete : record.files()) {
-      if (!current.containsKey(delete.key())) {
-        StoredObject object = store.head(delete.key());
+    for (String key : toHead) {
+      if (!current.containsKey(key) && !otherOwners.containsKey(key)) {
+        StoredObject object = store.head(key);
         if (object != null) {
-          current.put(delete.key(), object);
+          current.put(key, object);
         }
       }
     }
-    return current;
+    return new CurrentFiles(current, otherOwners);
   }
 
   private String owner(String key, Set<String> boundaries) {
@@ -222,6 +246,8 @@ public final class RecordExecutor {
   private ExecutionOutcome outcomeOf(Verified record, Set<String> deleted, Map<String, DeleteResult.KeyError> errors,
       Instant started) {
     List<KeyFailure> failures = new ArrayList<>();
+    // A changed key is expected; any other failure needs a person, so it decides the outcome.
+    KeyFailure firstError = null;
     long filesDeleted = 0;
     boolean changed = false;
     for (DeleteTarget target : record.targets) {
@@ -230,28 +256,38 @@ public final class RecordExecutor {
       } else {
         DeleteResult.KeyError error = errors.get(target.key());
         String code = error == null ? "Unknown" : error.code();
-        changed |= error != null && error.isPreconditionFailed();
-        failures.add(new KeyFailure(target.key(), code, error == null ? "no answer for this key" : error.message()));
+        KeyFailure failure = new KeyFailure(target.key(), code, error == null ? "no answer for this key" : error.message());
+        failures.add(failure);
+        if (error != null && error.isPreconditionFailed()) {
+          changed = true;
+        } else if (firstError == null) {
+          firstError = failure;
+        }
       }
     }
     String stateKey = record.plan.stateFileKey();
     boolean stateDeleted = record.plan.action() == Action.DELETE_RECORD && deleted.contains(stateKey);
     DeleteResult.KeyError stateError = errors.get(stateKey);
     if (stateError != null) {
-      changed |= stateError.isPreconditionFailed();
-      failures.add(new KeyFailure(stateKey, stateError.code(), stateError.message()));
+      KeyFailure failure = new KeyFailure(stateKey, stateError.code(), stateError.message());
+      failures.add(failure);
+      if (stateError.isPreconditionFailed()) {
+        changed = true;
+      } else if (firstError == null) {
+        firstError = failure;
+      }
     }
     String kept = record.newerKept > 0 ? "; " + record.newerKept + " removed files newer than the state file kept" : "";
     Outcome outcome;
     String message;
-    if (changed) {
+    if (firstError != null) {
+      outcome = Outcome.FAILED;
+      message = "could not delete " + firstError.key() + ": " + firstError.message() + " ("
+          + firstError.code() + ")" + (failures.size() > 1 ? " and " + (failures.size() - 1) + " more keys" : "")
+          + "; the state file stays";
+    } else if (changed) {
       outcome = Outcome.CHANGED_DURING_DELETE;
       message = "a key changed after it was verified and stays: " + failures.get(0).key() + "; the state file stays";
-    } else if (!failures.isEmpty()) {
-      outcome = Outcome.FAILED;
-      message = "could not delete " + failures.get(0).key() + ": " + failures.get(0).message() + " ("
-          + failures.get(0).code() + ")" + (failures.size() > 1 ? " and " + (failures.size() - 1) + " more keys" : "")
-          + "; the state file stays";
     } else if (record.plan.action() == Action.DELETE_RECORD) {
       outcome = Outcome.DELETED;
       message = "deleted " + filesDeleted + " files, then the state file";
@@ -272,6 +308,8 @@ public final class RecordExecutor {
   private String etag(String etag) {
     return conditional == ConditionalDeletes.ON ? etag : null;
   }
+
+  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners) {}
 
   private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept) {}
 

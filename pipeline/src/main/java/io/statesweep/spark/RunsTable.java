@@ -1,24 +1,31 @@
 package io.statesweep.spark;
 
-import io.statesweep.config.PlanOptions;
+import static java.util.Objects.requireNonNull;
+
 import io.statesweep.plan.RunSummary;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
-/** The one row a run adds to table {@code runs}: its settings, counts and outcome. */
+/**
+ * Table {@code runs}: one row per command a run goes through (its {@code plan}, then each
+ * {@code execute} attempt), with its settings, counts and outcome.
+ */
 final class RunsTable {
   static final StructType SCHEMA = new StructType(new StructField[] {
       field("run_id", DataTypes.StringType, false),
       field("run_date", DataTypes.StringType, false),
+      field("attempt_id", DataTypes.StringType, false),
       field("command", DataTypes.StringType, false),
       field("dry_run", DataTypes.BooleanType, false),
       field("complete", DataTypes.BooleanType, false),
@@ -30,6 +37,7 @@ final class RunsTable {
       field("layout", DataTypes.StringType, false),
       field("grace_days", DataTypes.IntegerType, false),
       field("settings", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType), false),
+      field("conditional_deletes", DataTypes.StringType, true),
       field("listing_tasks", DataTypes.LongType, false),
       field("keys_listed", DataTypes.LongType, false),
       field("state_files_scanned", DataTypes.LongType, false),
@@ -43,26 +51,41 @@ final class RunsTable {
       field("not_yet_due", DataTypes.LongType, false),
       field("skipped", DataTypes.LongType, false),
       field("errors", DataTypes.LongType, false),
+      field("state_changed", DataTypes.LongType, false),
+      field("already_deleted", DataTypes.LongType, false),
+      field("changed_during_delete", DataTypes.LongType, false),
       field("summary", DataTypes.StringType, false),
       field("failure", DataTypes.StringType, true)});
 
   private RunsTable() {}
 
-  private static StructField field(String name, org.apache.spark.sql.types.DataType type, boolean nullable) {
+  /** One row of the table. {@code conditionalDeletes} is null for a plan. */
+  record RunRow(String runId, String runDate, String attemptId, String command, Instant startedAt, Instant endedAt,
+      Instant plannedAt, String bucket, String prefix, String layout, int graceDays, Map<String, String> settings,
+      String conditionalDeletes, long listingTasks, long keysListed, long bytesDeleted, long badState, long notYetDue,
+      long stateChanged, long alreadyDeleted, long changedDuringDelete, RunSummary summary, String failure) {
+    RunRow {
+      requireNonNull(runId, "runId is null");
+      requireNonNull(summary, "summary is null");
+      settings = Map.copyOf(settings);
+    }
+  }
+
+  private static StructField field(String name, DataType type, boolean nullable) {
     return DataTypes.createStructField(name, type, nullable);
   }
 
-  static Dataset<Row> row(SparkSession spark, RunContext run, PlanOptions options, Instant startedAt, Instant endedAt,
-      RunSummary summary, SparkPlanAction.Counts counts, String failure) {
+  static Dataset<Row> dataset(SparkSession spark, RunRow run) {
+    RunSummary summary = run.summary();
     Row row = RowFactory.create(
-        run.runId(), run.runDate(), "plan", summary.dryRun(), summary.complete(),
-        Timestamp.from(startedAt), Timestamp.from(endedAt), Timestamp.from(run.now()),
-        options.bucket(), options.prefix().value(), options.layout().name(), options.graceDays(),
-        new java.util.TreeMap<>(options.settings()),
-        counts.listingTasks(), counts.keysListed(), summary.stateFilesScanned(), summary.recordsDeleted(),
-        summary.childKeysDeleted(), counts.bytes(), summary.recordsKept(), summary.keptNewerFiles(),
-        summary.keptRefused(), counts.badState(), counts.notYetDue(), summary.skipped(), summary.errors(),
-        summary.line(), failure);
+        run.runId(), run.runDate(), run.attemptId(), run.command(), summary.dryRun(), summary.complete(),
+        Timestamp.from(run.startedAt()), Timestamp.from(run.endedAt()), Timestamp.from(run.plannedAt()),
+        run.bucket(), run.prefix(), run.layout(), run.graceDays(), new TreeMap<>(run.settings()),
+        run.conditionalDeletes(), run.listingTasks(), run.keysListed(), summary.stateFilesScanned(),
+        summary.recordsDeleted(), summary.childKeysDeleted(), run.bytesDeleted(), summary.recordsKept(),
+        summary.keptNewerFiles(), summary.keptRefused(), run.badState(), run.notYetDue(), summary.skipped(),
+        summary.errors(), run.stateChanged(), run.alreadyDeleted(), run.changedDuringDelete(), summary.line(),
+        run.failure());
     return spark.createDataFrame(List.of(row), SCHEMA);
   }
 }

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
-import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.Planner;
@@ -45,10 +45,10 @@ public final class SparkPlanAction {
   private static final String JOB_GROUP = "statesweep-plan";
 
   private final SparkSession spark;
-  private final PlanOptions options;
+  private final RunOptions options;
   private Clock clock = Clock.systemUTC();
 
-  public SparkPlanAction(SparkSession spark, PlanOptions options) {
+  public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
   }
@@ -71,7 +71,8 @@ public final class SparkPlanAction {
       List<String> lines = logLines(run, tables);
       writeRun(run, tables, startedAt, summary, counts, null);
       return new PlanResult(run.runId(), summary, tables, lines, null);
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
       RunSummary summary = summary(run, Counts.NONE, false, 1);
       try {
@@ -176,7 +177,7 @@ public final class SparkPlanAction {
   /** The first N per-key lines of each sort that users alert on (spec section 4). */
   private List<String> logLines(RunContext run, Tables tables) {
     phase("log-lines", "Collecting log lines");
-    int limit = options.logLines() == PlanOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
+    int limit = options.logLines() == RunOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
     List<String> lines = new ArrayList<>();
     if (limit == 0) {
       return lines;
@@ -217,8 +218,11 @@ public final class SparkPlanAction {
   private void writeRun(RunContext run, Tables tables, Instant startedAt, RunSummary summary, Counts counts,
       String failure) {
     phase("record-run", "Recording the run");
-    Dataset<Row> runDS = RunsTable.row(spark, run, options, startedAt, Instant.now(), summary, counts, failure);
-    append(runDS, tables.runs());
+    RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
+        Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
+        options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
+        counts.badState(), counts.notYetDue(), 0, 0, 0, summary, failure);
+    append(RunsTable.dataset(spark, row), tables.runs());
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
   }
 

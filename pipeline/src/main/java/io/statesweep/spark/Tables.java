@@ -13,13 +13,15 @@ import java.util.List;
  *   <li>{@code state_files}: one row per state-named key per run, partitioned by {@code run_date}.
  *   <li>{@code deletion_plan}: one row per record per run, partitioned by {@code run_date}; its
  *       {@code deletes} array is what execution deletes, in order, state file last.
- *   <li>{@code runs}: one row per run.
+ *   <li>{@code executions}: one row per record per execute attempt, partitioned by {@code run_date}.
+ *   <li>{@code runs}: one row per command of a run (its plan, each execute attempt).
  * </ul>
  */
 public record Tables(String warehouse) implements Serializable {
   public static final String STATE_FILES = "state_files";
   public static final String DELETION_PLAN = "deletion_plan";
   public static final String RUNS = "runs";
+  public static final String EXECUTIONS = "executions";
 
   static final List<String> STATE_FILES_COLUMNS = List.of("run_id", "run_date", "key", "status", "message",
       "record_type", "kind", "ids", "shape", "scope", "etag", "last_modified", "size", "delete", "expires_at",
@@ -49,6 +51,29 @@ public record Tables(String warehouse) implements Serializable {
 
   public String runs() {
     return path(RUNS);
+  }
+
+  public String executions() {
+    return path(EXECUTIONS);
+  }
+
+  static final List<String> EXECUTIONS_COLUMNS = List.of("run_id", "run_date", "attempt_id", "state_file_key",
+      "action", "outcome", "message", "child_keys_deleted", "state_file_deleted", "keys_already_gone", "failures",
+      "started_at", "ended_at");
+
+  /** snake_case column to the bean property. */
+  static String property(String column) {
+    StringBuilder property = new StringBuilder();
+    boolean upper = false;
+    for (char c : column.toCharArray()) {
+      if (c == '_') {
+        upper = true;
+      } else {
+        property.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return property.toString();
   }
 
   /** camelCase bean property to the table's snake_case column. */

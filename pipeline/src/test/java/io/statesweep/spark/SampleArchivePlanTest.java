@@ -2,7 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
@@ -45,7 +45,7 @@ class SampleArchivePlanTest {
     flags.put("--endpoint", server.endpoint());
     flags.put("--warehouse", warehouse.toString());
     flags.put("--log-lines", "all");
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), PlanOptions.from(Settings.resolve(flags, Map.of(),
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
         null))).clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
 
     assertThat(result.failure()).isNull();

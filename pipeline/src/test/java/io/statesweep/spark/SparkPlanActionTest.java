@@ -2,7 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
@@ -10,7 +10,7 @@ import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
-import java.nio.charset.StandardCharsets;
+import io.statesweep.testing.TestArchive;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,77 +38,76 @@ class SparkPlanActionTest {
   private static final String P = "it/";
 
   private LocalS3Server server;
-  private ObjectStore store;
+  private TestArchive archive;
   private Map<String, StoredObject> before;
 
   @BeforeAll
   void seedArchive(LocalS3Server server) throws InterruptedException {
     this.server = server;
-    server.createBucket(BUCKET);
-    store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
+    archive = new TestArchive(server, BUCKET, P);
 
     // A live project and its file.
-    put("projects/p1/state.json", state(false, null, List.of(P + "projects/p1/project.json"), List.of()));
+    put("projects/p1/state.json", archive.state(false, null, List.of("projects/p1/project.json"), List.of()));
     put("projects/p1/project.json", "{}");
     // A deleted meeting: its files, then its state file; one listed file never existed.
     put("projects/p1/meetings/m1/meeting.json", "{}");
     put("projects/p1/meetings/m1/transcript.txt", "words");
-    put("projects/p1/meetings/m1/state.json", state(true, null, List.of(P + "projects/p1/meetings/m1/meeting.json",
-        P + "projects/p1/meetings/m1/transcript.txt", P + "projects/p1/meetings/m1/missing.txt",
-        P + "projects/p1/meetings/m1/meeting.json"), List.of()));
+    put("projects/p1/meetings/m1/state.json", archive.state(true, null, List.of("projects/p1/meetings/m1/meeting.json",
+        "projects/p1/meetings/m1/transcript.txt", "projects/p1/meetings/m1/missing.txt",
+        "projects/p1/meetings/m1/meeting.json"), List.of()));
     // A live email with a removed attachment that exists, one already gone, one also in files,
     // and an attachment named state.json (a file of the record, not a state file).
     put("projects/p1/emails/e1/body.html", "<p>");
     put("projects/p1/emails/e1/attachments/old.pdf", "pdf");
     put("projects/p1/emails/e1/attachments/state.json", "{\"not\": \"a state file\"}");
-    put("projects/p1/emails/e1/state.json", state(false, null,
-        List.of(P + "projects/p1/emails/e1/body.html", P + "projects/p1/emails/e1/attachments/state.json"),
-        List.of(P + "projects/p1/emails/e1/attachments/old.pdf", P + "projects/p1/emails/e1/attachments/gone.pdf",
-            P + "projects/p1/emails/e1/body.html")));
+    put("projects/p1/emails/e1/state.json", archive.state(false, null,
+        List.of("projects/p1/emails/e1/body.html", "projects/p1/emails/e1/attachments/state.json"),
+        List.of("projects/p1/emails/e1/attachments/old.pdf", "projects/p1/emails/e1/attachments/gone.pdf",
+            "projects/p1/emails/e1/body.html")));
     // An expired document and one not yet expired.
     put("projects/p1/documents/d1/doc.pdf", "pdf");
-    put("projects/p1/documents/d1/state.json", state(false, "2020-01-01T00:00:00Z",
-        List.of(P + "projects/p1/documents/d1/doc.pdf"), List.of()));
+    put("projects/p1/documents/d1/state.json", archive.state(false, "2020-01-01T00:00:00Z",
+        List.of("projects/p1/documents/d1/doc.pdf"), List.of()));
     put("projects/p1/documents/d2/doc.pdf", "pdf");
-    put("projects/p1/documents/d2/state.json", state(false, "2099-01-01T00:00:00Z",
-        List.of(P + "projects/p1/documents/d2/doc.pdf"), List.of()));
+    put("projects/p1/documents/d2/state.json", archive.state(false, "2099-01-01T00:00:00Z",
+        List.of("projects/p1/documents/d2/doc.pdf"), List.of()));
     // Refused: a key outside the record's folder.
     put("projects/p1/emails/e2/mail.eml", "mail");
-    put("projects/p1/emails/e2/state.json", state(true, null,
-        List.of(P + "projects/p1/emails/e2/mail.eml", P + "projects/p1/documents/d2/doc.pdf"), List.of()));
+    put("projects/p1/emails/e2/state.json", archive.state(true, null,
+        List.of("projects/p1/emails/e2/mail.eml", "projects/p1/documents/d2/doc.pdf"), List.of()));
     // A deleted agent, and an agent that lists another agent's file (refused).
     put("organization/agents/a1.json", "{}");
-    put("organization/agents/a1.state.json", state(true, null, List.of(P + "organization/agents/a1.json"), List.of()));
+    put("organization/agents/a1.state.json", archive.state(true, null, List.of("organization/agents/a1.json"), List.of()));
     put("organization/agents/a2.json", "{}");
-    put("organization/agents/a2.state.json", state(true, null, List.of(P + "organization/agents/a1.json"), List.of()));
+    put("organization/agents/a2.state.json", archive.state(true, null, List.of("organization/agents/a1.json"), List.of()));
     // A bad state file.
     put("workflows/w1/runs/r1.json", "{}");
     put("workflows/w1/runs/r1.state.json", "{\"delete\": tru");
     // A deleted project that lists a file inside a live meeting that has its own state file (refused).
     put("projects/p2/project.json", "{}");
     put("projects/p2/meetings/m2/meeting.json", "{}");
-    put("projects/p2/meetings/m2/state.json", state(false, null, List.of(P + "projects/p2/meetings/m2/meeting.json"),
+    put("projects/p2/meetings/m2/state.json", archive.state(false, null, List.of("projects/p2/meetings/m2/meeting.json"),
         List.of()));
-    put("projects/p2/state.json", state(true, null,
-        List.of(P + "projects/p2/project.json", P + "projects/p2/meetings/m2/meeting.json"), List.of()));
+    put("projects/p2/state.json", archive.state(true, null,
+        List.of("projects/p2/project.json", "projects/p2/meetings/m2/meeting.json"), List.of()));
     // A live document whose delete_files point into the exporter's folder (refused).
     put("projects/p3/documents/d3/doc.pdf", "pdf");
-    put("projects/p3/documents/d3/state.json", state(false, null, List.of(P + "projects/p3/documents/d3/doc.pdf"),
-        List.of(P + "_cogram/manifest.json")));
+    put("projects/p3/documents/d3/state.json", archive.state(false, null, List.of("projects/p3/documents/d3/doc.pdf"),
+        List.of("_cogram/manifest.json")));
     // The exporter's own files: never read, never deleted.
     put("_cogram/manifest.json", "{}");
-    put("_cogram/runs/state.json", state(true, null, List.of(P + "_cogram/manifest.json"), List.of()));
+    put("_cogram/runs/state.json", archive.state(true, null, List.of("_cogram/manifest.json"), List.of()));
     // An unknown kind folder: skipped, and visible.
     put("projects/p1/punch_lists/x1/item.json", "{}");
-    put("projects/p1/punch_lists/x1/state.json", state(true, null,
-        List.of(P + "projects/p1/punch_lists/x1/item.json"), List.of()));
+    put("projects/p1/punch_lists/x1/state.json", archive.state(true, null,
+        List.of("projects/p1/punch_lists/x1/item.json"), List.of()));
     // A chat message with no project.
     put("unassigned_project/chat/c1/messages/m1.json", "{}");
-    put("unassigned_project/chat/c1/messages/m1.state.json", state(true, null,
-        List.of(P + "unassigned_project/chat/c1/messages/m1.json"), List.of()));
+    put("unassigned_project/chat/c1/messages/m1.state.json", archive.state(true, null,
+        List.of("unassigned_project/chat/c1/messages/m1.json"), List.of()));
     // A record coming back: delete: true, but its file was written again after its state file
     // (LastModified has whole seconds here, so wait past the next second).
-    put("projects/p1/rfis/r1/state.json", state(true, null, List.of(P + "projects/p1/rfis/r1/rfi.json"), List.of()));
+    put("projects/p1/rfis/r1/state.json", archive.state(true, null, List.of("projects/p1/rfis/r1/rfi.json"), List.of()));
     Thread.sleep(1_100);
     put("projects/p1/rfis/r1/rfi.json", "{}");
 
@@ -218,7 +217,7 @@ class SparkPlanActionTest {
     flags.put("--endpoint", server.endpoint());
     flags.put("--warehouse", warehouse);
     flags.put("--log-lines", "all");
-    PlanOptions options = PlanOptions.from(Settings.resolve(flags, Map.of(), null));
+    RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
     return new SparkPlanAction(SharedSpark.session(), options).execute();
   }
 
@@ -228,23 +227,10 @@ class SparkPlanActionTest {
   }
 
   private Map<String, StoredObject> snapshot() {
-    Map<String, StoredObject> objects = new TreeMap<>();
-    store.listAll("", object -> objects.put(object.key(), object));
-    return objects;
+    return archive.snapshot();
   }
 
   private void put(String relativeKey, String content) {
-    store.write(P + relativeKey, content.getBytes(StandardCharsets.UTF_8));
+    archive.put(relativeKey, content);
   }
-
-  private static String state(boolean delete, String expiresAt, List<String> files, List<String> deleteFiles) {
-    return "{\"status\": \"" + (delete ? "deleted" : "active") + "\", \"delete\": " + delete + ", \"expires_at\": "
-        + (expiresAt == null ? "null" : "\"" + expiresAt + "\"") + ", \"files\": " + json(files)
-        + ", \"delete_files\": " + json(deleteFiles) + ", \"updated_at\": \"2026-01-01T00:00:00Z\"}";
-  }
-
-  private static String json(List<String> keys) {
-    return keys.stream().map(key -> "\"" + key + "\"").collect(Collectors.joining(", ", "[", "]"));
-  }
-
 }

@@ -11,12 +11,12 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The validated options of a planning run. Built by {@link #from(Settings)}, which checks every
+ * The validated options of a run (planning and execution). Built by {@link #from(Settings)}, which checks every
  * value before any request is sent.
  *
  * @param logLines how many per-key log lines of each sort to print; -1 for all
  */
-public record PlanOptions(
+public record RunOptions(
     String bucket,
     ExportPrefix prefix,
     boolean dryRun,
@@ -27,16 +27,23 @@ public record PlanOptions(
     Layout layout,
     int logLines,
     int maxStateBytes,
+    int batchSize,
+    ConditionalMode conditionalDeletes,
+    int maxDeletesPerSecond,
     Map<String, String> settings) implements Serializable {
+
+  /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
+  public enum ConditionalMode { AUTO, ON, OFF }
 
   public static final int ALL_LINES = -1;
 
-  public PlanOptions {
+  public RunOptions {
     requireNonNull(bucket, "bucket is null");
     requireNonNull(prefix, "prefix is null");
     requireNonNull(s3, "s3 is null");
     requireNonNull(warehouse, "warehouse is null");
     requireNonNull(layout, "layout is null");
+    requireNonNull(conditionalDeletes, "conditionalDeletes is null");
     settings = Map.copyOf(settings);
     if (graceDays < 0) {
       throw new IllegalArgumentException("graceDays must not be negative: " + graceDays);
@@ -47,7 +54,7 @@ public record PlanOptions(
     return Duration.ofDays(graceDays);
   }
 
-  public static PlanOptions from(Settings settings) {
+  public static RunOptions from(Settings settings) {
     String bucket = settings.required(Settings.BUCKET);
     if (bucket.contains("/") || bucket.startsWith("s3:")) {
       throw new IllegalArgumentException("Invalid sweep.bucket '" + bucket + "' (from "
@@ -96,7 +103,17 @@ public record PlanOptions(
     String lines = settings.string(Settings.LOG_LINES).trim();
     int logLines = lines.equalsIgnoreCase("all") ? ALL_LINES : settings.integer(Settings.LOG_LINES, 0, 1_000_000);
     int maxStateBytes = settings.integer(Settings.MAX_STATE_BYTES, 1024, 512 * 1024 * 1024);
-    return new PlanOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
-        layout, logLines, maxStateBytes, settings.asMap());
+    int batchSize = settings.integer(Settings.BATCH_SIZE, 1, 1000);
+    Settings.Value conditional = settings.value(Settings.CONDITIONAL_DELETES);
+    ConditionalMode conditionalMode = switch (conditional.value().trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "auto" -> ConditionalMode.AUTO;
+      case "on" -> ConditionalMode.ON;
+      case "off" -> ConditionalMode.OFF;
+      default -> throw new IllegalArgumentException("Invalid sweep.delete.conditional '" + conditional.value()
+          + "' (from " + conditional.source() + "): use auto, on or off");
+    };
+    int maxDeletesPerSecond = settings.integer(Settings.MAX_DELETES_PER_SECOND, 0, 1_000_000);
+    return new RunOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
+        layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, settings.asMap());
   }
 }

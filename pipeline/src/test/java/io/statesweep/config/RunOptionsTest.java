@@ -11,15 +11,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Settings precedence (flags, then environment, then conf file, then defaults) and their validation. */
-class PlanOptionsTest {
+class RunOptionsTest {
 
-  private static PlanOptions options(Map<String, String> flags, Map<String, String> environment, Path conf) {
-    return PlanOptions.from(Settings.resolve(flags, environment, conf));
+  private static RunOptions options(Map<String, String> flags, Map<String, String> environment, Path conf) {
+    return RunOptions.from(Settings.resolve(flags, environment, conf));
   }
 
   @Test
   void defaultsFollowTheReferenceScript() {
-    PlanOptions options = options(Map.of("--bucket", "b", "--prefix", "cogram"), Map.of(), null);
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "cogram"), Map.of(), null);
 
     assertThat(options.dryRun()).isTrue();
     assertThat(options.graceDays()).isZero();
@@ -37,7 +37,7 @@ class PlanOptionsTest {
     Files.writeString(conf, "sweep.bucket=from-conf\nsweep.grace-days=3\nsweep.workers=8\nsweep.prefix=conf/\n");
     Map<String, String> environment = Map.of("COGRAM_CLEANUP_GRACE_DAYS", "5", "COGRAM_CLEANUP_WORKERS", "32");
 
-    PlanOptions options = options(Map.of("--workers", "4"), environment, conf);
+    RunOptions options = options(Map.of("--workers", "4"), environment, conf);
 
     assertThat(options.bucket()).isEqualTo("from-conf");
     assertThat(options.graceDays()).isEqualTo(5);
@@ -50,7 +50,7 @@ class PlanOptionsTest {
     Path conf = dir.resolve("legacy.properties");
     Files.writeString(conf, "bucket=legacy\nprefix=cogram/\ndry_run=1\ngrace_days=2\n");
 
-    PlanOptions options = options(Map.of(), Map.of(), conf);
+    RunOptions options = options(Map.of(), Map.of(), conf);
 
     assertThat(options.bucket()).isEqualTo("legacy");
     assertThat(options.graceDays()).isEqualTo(2);

@@ -1,0 +1,138 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.execute.ConditionalDeletes;
+import io.statesweep.execute.DeleteThrottle;
+import io.statesweep.execute.ExecutionHook;
+import io.statesweep.execute.ExecutionOutcome;
+import io.statesweep.execute.KeyFailure;
+import io.statesweep.execute.ObjectStoreRecords;
+import io.statesweep.execute.PlannedRecord;
+import io.statesweep.execute.RecordExecutor;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.DeleteRole;
+import io.statesweep.plan.PlannedDelete;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3Settings;
+import io.statesweep.spark.rows.DeleteRow;
+import io.statesweep.spark.rows.ExecutionRow;
+import io.statesweep.spark.rows.KeyFailureRow;
+import io.statesweep.spark.rows.PlanRow;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+
+/** The Spark function of execution: runs the {@link RecordExecutor} over a partition's plan rows, a window at a time. */
+final class ExecuteFunctions {
+  private ExecuteFunctions() {}
+
+  static final class ExecuteRecords implements MapPartitionsFunction<PlanRow, ExecutionRow> {
+    private static final long serialVersionUID = 1L;
+    private static final int MAX_WINDOW_RECORDS = 500;
+
+    private final KeyClassifier classifier;
+    private final S3Settings s3;
+    private final String bucket;
+    private final int batchSize;
+    private final ConditionalDeletes conditional;
+    private final double keysPerSecondPerTask;
+    private final ExecutionHook hook;
+    private final String attemptId;
+
+    ExecuteRecords(KeyClassifier classifier, S3Settings s3, String bucket, int batchSize, ConditionalDeletes conditional,
+        double keysPerSecondPerTask, ExecutionHook hook, String attemptId) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.s3 = requireNonNull(s3, "s3 is null");
+      this.bucket = requireNonNull(bucket, "bucket is null");
+      this.batchSize = batchSize;
+      this.conditional = requireNonNull(conditional, "conditional is null");
+      this.keysPerSecondPerTask = keysPerSecondPerTask;
+      this.hook = requireNonNull(hook, "hook is null");
+      this.attemptId = requireNonNull(attemptId, "attemptId is null");
+    }
+
+    @Override
+    public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
+      RecordExecutor executor = new RecordExecutor(
+          new ObjectStoreRecords(new ObjectStore(S3Clients.shared(s3), bucket)), classifier, batchSize, conditional,
+          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC());
+      return new Iterator<>() {
+        private Iterator<ExecutionRow> current = Collections.emptyIterator();
+
+        @Override
+        public boolean hasNext() {
+          while (!current.hasNext() && rows.hasNext()) {
+            List<PlanRow> window = new ArrayList<>();
+            List<PlannedRecord> records = new ArrayList<>();
+            int keys = 0;
+            while (rows.hasNext() && keys < batchSize && window.size() < MAX_WINDOW_RECORDS) {
+              PlanRow row = rows.next();
+              window.add(row);
+              records.add(plannedRecord(row));
+              keys += row.getDeletes().size();
+            }
+            List<ExecutionOutcome> outcomes = executor.execute(records);
+            List<ExecutionRow> out = new ArrayList<>(outcomes.size());
+            for (int i = 0; i < outcomes.size(); i++) {
+              out.add(executionRow(window.get(i), outcomes.get(i)));
+            }
+            current = out.iterator();
+          }
+          return current.hasNext();
+        }
+
+        @Override
+        public ExecutionRow next() {
+          if (!hasNext()) {
+            throw new java.util.NoSuchElementException();
+          }
+          return current.next();
+        }
+      };
+    }
+
+    private ExecutionRow executionRow(PlanRow plan, ExecutionOutcome outcome) {
+      ExecutionRow row = new ExecutionRow();
+      row.setRunId(plan.getRunId());
+      row.setRunDate(plan.getRunDate());
+      row.setAttemptId(attemptId);
+      row.setStateFileKey(outcome.stateFileKey());
+      row.setAction(outcome.action().label());
+      row.setOutcome(outcome.outcome().label());
+      row.setMessage(outcome.message());
+      row.setChildKeysDeleted(outcome.childKeysDeleted());
+      row.setStateFileDeleted(outcome.stateFileDeleted());
+      row.setKeysAlreadyGone(outcome.keysAlreadyGone());
+      List<KeyFailureRow> failures = new ArrayList<>();
+      for (KeyFailure failure : outcome.failures()) {
+        KeyFailureRow failureRow = new KeyFailureRow();
+        failureRow.setKey(failure.key());
+        failureRow.setCode(failure.code());
+        failureRow.setMessage(failure.message());
+        failures.add(failureRow);
+      }
+      row.setFailures(failures);
+      row.setStartedAt(Rows.timestamp(outcome.startedAt()));
+      row.setEndedAt(Rows.timestamp(outcome.endedAt()));
+      return row;
+    }
+  }
+
+  static PlannedRecord plannedRecord(PlanRow row) {
+    StoredObject stateFile = new StoredObject(row.getStateFileKey(), row.getStateEtag(),
+        row.getStateLastModified().toInstant(), 0L);
+    List<PlannedDelete> deletes = new ArrayList<>(row.getDeletes().size());
+    for (DeleteRow delete : row.getDeletes()) {
+      deletes.add(new PlannedDelete(new StoredObject(delete.getKey(), delete.getEtag(),
+          delete.getLastModified().toInstant(), delete.getSize()), DeleteRole.fromLabel(delete.getRole())));
+    }
+    return new PlannedRecord(Action.fromLabel(row.getAction()), stateFile, deletes);
+  }
+}

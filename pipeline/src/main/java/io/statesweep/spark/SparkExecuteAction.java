@@ -1,0 +1,225 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
+
+import io.statesweep.config.RunOptions;
+import io.statesweep.execute.ConditionalDeleteProbe;
+import io.statesweep.execute.ConditionalDeletes;
+import io.statesweep.execute.ExecutionHook;
+import io.statesweep.execute.Outcome;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.RunSummary;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.spark.rows.ExecutionRow;
+import io.statesweep.spark.rows.PlanRow;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Executes a written plan exactly as planned: only the keys of its {@code deletion_plan} rows, each
+ * record verified right before its keys go (see {@link io.statesweep.execute.RecordExecutor}), in
+ * parallel Spark tasks. Every attempt appends one row per record to {@code executions} and one row to
+ * {@code runs}. Running it again after a crash finishes the rest and deletes nothing twice.
+ */
+public final class SparkExecuteAction {
+  private static final Logger LOG = LoggerFactory.getLogger(SparkExecuteAction.class);
+  private static final String JOB_GROUP = "statesweep-execute";
+
+  private final SparkSession spark;
+  private final RunOptions options;
+  private final String runId;
+  private ExecutionHook hook = ExecutionHook.NONE;
+
+  public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
+    this.spark = requireNonNull(spark, "spark is null");
+    this.options = requireNonNull(options, "options is null");
+    this.runId = requireNonNull(runId, "runId is null");
+  }
+
+  /** A hook into every executor's deletes (tests: a crash after N batches, a write between verify and delete). */
+  public SparkExecuteAction hook(ExecutionHook newHook) {
+    this.hook = requireNonNull(newHook, "hook is null");
+    return this;
+  }
+
+  public ExecuteResult execute() {
+    Tables tables = new Tables(options.warehouse());
+    Instant startedAt = Instant.now();
+    Row plan = planRun(tables);
+    String runDate = plan.getAs("run_date");
+    String attemptId = RunContext.start(startedAt, options.graceDays()).runId();
+    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    ConditionalDeleteProbe.Answer conditional = conditional(store, attemptId);
+    LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
+        conditional.describe());
+    try {
+      phase("delete", "Verifying and deleting the planned keys of run " + runId);
+      Dataset<PlanRow> planDS = plannedRows(tables, runDate);
+      int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
+      int partitions = parallelism * 2;
+      double perTask = options.maxDeletesPerSecond() == 0 ? 0 : (double) options.maxDeletesPerSecond() / parallelism;
+      KeyClassifier classifier = options.layout().classifier(options.prefix());
+      Dataset<ExecutionRow> executionsDS = planDS.repartition(partitions, col("stateFileKey"))
+          .mapPartitions(new ExecuteFunctions.ExecuteRecords(classifier, options.s3(), options.bucket(),
+              options.batchSize(), conditional.mode(), perTask, hook, attemptId), ExecutionRow.ENCODER);
+      Dataset<Row> rows = SparkPlanAction.toTable(executionsDS.toDF().withColumn("failures",
+          expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code, 'message', f.message))")),
+          Tables.EXECUTIONS_COLUMNS);
+      SparkPlanAction.append(rows, tables.executions());
+
+      phase("summary", "Counting the attempt");
+      Row counts = spark.read().format("delta").load(tables.executions())
+          .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)))
+          .agg(expr("count_if(outcome = 'deleted')"), expr("coalesce(sum(child_keys_deleted), 0)"),
+              expr("count_if(outcome = 'kept_newer_files')"), expr("count_if(outcome = 'failed')"),
+              expr("count_if(outcome = 'state_changed')"), expr("count_if(outcome = 'already_deleted')"),
+              expr("count_if(outcome = 'changed_during_delete')"))
+          .first();
+      RunSummary summary = summary(plan, attemptId, conditional, true, counts.getLong(0), counts.getLong(1),
+          counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6));
+      List<String> lines = logLines(tables, runDate, attemptId);
+      writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
+          counts.getLong(6), null);
+      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), lines, null);
+    } catch (Exception e) {
+      // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
+      String failure = rootMessage(e);
+      LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
+      RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0);
+      try {
+        writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, failure);
+      } catch (RuntimeException writeFailure) {
+        LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), rootMessage(writeFailure));
+      }
+      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), List.of(), failure);
+    } finally {
+      spark.sparkContext().clearJobGroup();
+    }
+  }
+
+  /** The plan's own row in {@code runs}: it must exist, be complete, and be of this bucket and prefix. */
+  private Row planRun(Tables tables) {
+    List<Row> rows;
+    try {
+      rows = spark.read().format("delta").load(tables.runs())
+          .filter(col("run_id").equalTo(runId).and(col("command").equalTo("plan"))).collectAsList();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("No plan to execute: cannot read table " + tables.runs() + ": "
+          + rootMessage(e), e);
+    }
+    if (rows.isEmpty()) {
+      throw new IllegalArgumentException("No plan with run id " + runId + " in " + tables.runs()
+          + ": run plan first, and give its run_id");
+    }
+    Row plan = rows.get(0);
+    if (!plan.<Boolean>getAs("complete")) {
+      throw new IllegalArgumentException("The plan of run " + runId + " did not complete: plan again");
+    }
+    String bucket = plan.getAs("bucket");
+    String prefix = plan.getAs("prefix");
+    if (!bucket.equals(options.bucket()) || !prefix.equals(options.prefix().value())) {
+      throw new IllegalArgumentException("The plan of run " + runId + " is for s3://" + bucket + "/" + prefix
+          + ", not s3://" + options.bucket() + "/" + options.prefix() + ": give the same --bucket and --prefix");
+    }
+    return plan;
+  }
+
+  private ConditionalDeleteProbe.Answer conditional(ObjectStore store, String attemptId) {
+    return switch (options.conditionalDeletes()) {
+      case ON -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "set");
+      case OFF -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.OFF, "set");
+      case AUTO -> ConditionalDeleteProbe.detect(store, probeKey(attemptId));
+    };
+  }
+
+  /** statesweep's own key beside the export prefix, such as {@code cogram.statesweep/probe-<attempt>}. */
+  private String probeKey(String attemptId) {
+    String prefix = options.prefix().value();
+    String stem = prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1);
+    return stem + ".statesweep/probe-" + attemptId;
+  }
+
+  private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
+    Dataset<Row> plan = spark.read().format("delta").load(tables.deletionPlan())
+        .filter(col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId))
+            .and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
+    List<Column> columns = new ArrayList<>();
+    for (String column : Tables.DELETION_PLAN_COLUMNS) {
+      columns.add(column.equals("deletes")
+          ? expr("transform(deletes, d -> named_struct('key', d.key, 'etag', d.etag, 'lastModified', d.last_modified,"
+              + " 'size', d.size, 'role', d.role))").as("deletes")
+          : col(column).as(Tables.property(column)));
+    }
+    return plan.select(columns.toArray(Column[]::new)).as(PlanRow.ENCODER);
+  }
+
+  private RunSummary summary(Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional, boolean complete,
+      long deleted, long childKeys, long keptNewer, long failed, long stateChanged, long alreadyDeleted,
+      long changedDuringDelete) {
+    long scanned = plan.<Long>getAs("state_files_scanned");
+    Map<String, String> extra = new LinkedHashMap<>();
+    extra.put("state_changed", Long.toString(stateChanged));
+    extra.put("already_deleted", Long.toString(alreadyDeleted));
+    extra.put("changed_during_delete", Long.toString(changedDuringDelete));
+    extra.put("bad_state", Long.toString(plan.<Long>getAs("bad_state")));
+    extra.put("conditional_deletes", conditional.mode().name().toLowerCase(java.util.Locale.ROOT));
+    extra.put("run_id", runId);
+    extra.put("attempt_id", attemptId);
+    return new RunSummary(false, complete, scanned, deleted, childKeys, scanned - deleted,
+        plan.<Long>getAs("kept_newer_files") + keptNewer, plan.<Long>getAs("kept_refused"), plan.<Long>getAs("skipped"),
+        plan.<Long>getAs("errors") + failed, extra);
+  }
+
+  private List<String> logLines(Tables tables, String runDate, String attemptId) {
+    int limit = options.logLines() == RunOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
+    List<String> lines = new ArrayList<>();
+    if (limit == 0) {
+      return lines;
+    }
+    Dataset<Row> kept = spark.read().format("delta").load(tables.executions())
+        .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
+            .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.STATE_CHANGED.label(),
+                Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label())))
+        .orderBy("state_file_key").select("state_file_key", "message");
+    List<Row> rows = limit == Integer.MAX_VALUE ? kept.collectAsList() : kept.limit(limit).collectAsList();
+    rows.forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    return lines;
+  }
+
+  private void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt,
+      ConditionalDeleteProbe.Answer conditional, RunSummary summary, long stateChanged, long alreadyDeleted,
+      long changedDuringDelete, String failure) {
+    RunsTable.RunRow row = new RunsTable.RunRow(runId, plan.getAs("run_date"), attemptId, "execute", startedAt,
+        Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
+        options.prefix().value(), plan.getAs("layout"), plan.<Integer>getAs("grace_days"), options.settings(),
+        conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
+        alreadyDeleted, changedDuringDelete, summary, failure);
+    SparkPlanAction.append(RunsTable.dataset(spark, row), tables.runs());
+  }
+
+  private void phase(String name, String description) {
+    spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep execute: " + description, false);
+    LOG.info("Phase {}: {}", name, description);
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
+  }
+}

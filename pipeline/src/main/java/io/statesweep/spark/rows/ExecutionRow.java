@@ -1,0 +1,154 @@
+package io.statesweep.spark.rows;
+
+import java.io.Serializable;
+import java.util.Objects;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.Encoders;
+
+/** One row of table executions: what one attempt did with one record of a plan. A Spark bean row ({@link #ENCODER}). */
+public final class ExecutionRow implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public static final Encoder<ExecutionRow> ENCODER = Encoders.bean(ExecutionRow.class);
+
+  private String runId;
+  private String runDate;
+  private String attemptId;
+  private String stateFileKey;
+  private String action;
+  private String outcome;
+  private String message;
+  private long childKeysDeleted;
+  private boolean stateFileDeleted;
+  private int keysAlreadyGone;
+  private java.util.List<KeyFailureRow> failures;
+  private java.sql.Timestamp startedAt;
+  private java.sql.Timestamp endedAt;
+
+  public ExecutionRow() {}
+
+  public String getRunId() {
+    return runId;
+  }
+
+  public void setRunId(String runId) {
+    this.runId = runId;
+  }
+
+  public String getRunDate() {
+    return runDate;
+  }
+
+  public void setRunDate(String runDate) {
+    this.runDate = runDate;
+  }
+
+  public String getAttemptId() {
+    return attemptId;
+  }
+
+  public void setAttemptId(String attemptId) {
+    this.attemptId = attemptId;
+  }
+
+  public String getStateFileKey() {
+    return stateFileKey;
+  }
+
+  public void setStateFileKey(String stateFileKey) {
+    this.stateFileKey = stateFileKey;
+  }
+
+  public String getAction() {
+    return action;
+  }
+
+  public void setAction(String action) {
+    this.action = action;
+  }
+
+  public String getOutcome() {
+    return outcome;
+  }
+
+  public void setOutcome(String outcome) {
+    this.outcome = outcome;
+  }
+
+  public String getMessage() {
+    return message;
+  }
+
+  public void setMessage(String message) {
+    this.message = message;
+  }
+
+  public long getChildKeysDeleted() {
+    return childKeysDeleted;
+  }
+
+  public void setChildKeysDeleted(long childKeysDeleted) {
+    this.childKeysDeleted = childKeysDeleted;
+  }
+
+  public boolean isStateFileDeleted() {
+    return stateFileDeleted;
+  }
+
+  public void setStateFileDeleted(boolean stateFileDeleted) {
+    this.stateFileDeleted = stateFileDeleted;
+  }
+
+  public int getKeysAlreadyGone() {
+    return keysAlreadyGone;
+  }
+
+  public void setKeysAlreadyGone(int keysAlreadyGone) {
+    this.keysAlreadyGone = keysAlreadyGone;
+  }
+
+  public java.util.List<KeyFailureRow> getFailures() {
+    return failures;
+  }
+
+  public void setFailures(java.util.List<KeyFailureRow> failures) {
+    this.failures = failures;
+  }
+
+  public java.sql.Timestamp getStartedAt() {
+    return startedAt;
+  }
+
+  public void setStartedAt(java.sql.Timestamp startedAt) {
+    this.startedAt = startedAt;
+  }
+
+  public java.sql.Timestamp getEndedAt() {
+    return endedAt;
+  }
+
+  public void setEndedAt(java.sql.Timestamp endedAt) {
+    this.endedAt = endedAt;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof ExecutionRow that)) {
+      return false;
+    }
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(runId, runDate, attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, startedAt, endedAt);
+  }
+
+  @Override
+  public String toString() {
+    return "ExecutionRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + "}";
+  }
+}

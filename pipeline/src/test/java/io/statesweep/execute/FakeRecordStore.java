@@ -1,0 +1,206 @@
+package io.statesweep.execute;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.StateCheck;
+import io.statesweep.s3.StoreException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * An in-memory bucket that answers like S3 where execution relies on it: a GET with If-Match is
+ * unchanged, changed (412) or gone (404); DeleteObjects honours each key's ETag (PreconditionFailed),
+ * counts a missing key as deleted, and rejects an empty request or one of more than 1,000 keys.
+ * Tests read back every request and can inject per-key errors, whole-request failures, and rewrites.
+ */
+final class FakeRecordStore implements RecordStore {
+  static final String PRECONDITION_FAILED_MESSAGE = "At least one of the pre-conditions you specified did not hold";
+
+  private final NavigableMap<String, StoredObject> objects = new TreeMap<>();
+  private final List<List<DeleteTarget>> deleteRequests = new ArrayList<>();
+  private final List<String> listedFolders = new ArrayList<>();
+  private final List<String> headedKeys = new ArrayList<>();
+  private final Map<String, DeleteResult.KeyError> keyErrors = new HashMap<>();
+  private final Map<String, StoreException> failingRequests = new HashMap<>();
+  private final Map<String, StoreException> failingReads = new HashMap<>();
+  private int etags;
+
+  /** Writes an object of 10 bytes with a fresh ETag. */
+  StoredObject put(String key, Instant lastModified) {
+    requireNonNull(key, "key is null");
+    StoredObject object = new StoredObject(key, "etag-" + ++etags, lastModified, 10);
+    objects.put(key, object);
+    return object;
+  }
+
+  /** Writes an existing object again: a new ETag and the given (later) LastModified. */
+  StoredObject rewrite(String key, Instant lastModified) {
+    StoredObject old = objects.get(key);
+    if (old == null) {
+      throw new IllegalStateException("cannot rewrite " + key + ": it does not exist");
+    }
+    if (!lastModified.isAfter(old.lastModified())) {
+      throw new IllegalArgumentException("a rewrite of " + key + " must be later than " + old.lastModified());
+    }
+    return put(key, lastModified);
+  }
+
+  void remove(String key) {
+    objects.remove(key);
+  }
+
+  boolean exists(String key) {
+    return objects.containsKey(key);
+  }
+
+  StoredObject object(String key) {
+    return objects.get(key);
+  }
+
+  Set<String> keys() {
+    return new LinkedHashSet<>(objects.keySet());
+  }
+
+  /** Every DeleteObjects of {@code key} answers this error until cleared (as S3 does for AccessDenied). */
+  void failKey(String key, String code, String message) {
+    keyErrors.put(key, new DeleteResult.KeyError(code, message));
+  }
+
+  /** Any DeleteObjects request that contains {@code key} fails as a whole, with nothing deleted. */
+  void failRequestsContaining(String key, StoreException failure) {
+    failingRequests.put(key, failure);
+  }
+
+  /** Conditional reads of {@code key} fail. */
+  void failReadsOf(String key, StoreException failure) {
+    failingReads.put(key, failure);
+  }
+
+  void clearFailures() {
+    keyErrors.clear();
+    failingRequests.clear();
+    failingReads.clear();
+  }
+
+  /** Every DeleteObjects request received, in order, failed ones included. */
+  List<List<DeleteTarget>> deleteRequests() {
+    return List.copyOf(deleteRequests);
+  }
+
+  /** The keys of each DeleteObjects request, in order. */
+  List<List<String>> deleteRequestKeys() {
+    return deleteRequests.stream().map(request -> request.stream().map(DeleteTarget::key).toList()).toList();
+  }
+
+  /** Every key sent for deletion, in the order sent. */
+  List<String> sentKeys() {
+    return deleteRequests.stream().flatMap(List::stream).map(DeleteTarget::key).toList();
+  }
+
+  /** The index of the request that carried {@code key}; fails when no request or several did. */
+  int requestIndexOf(String key) {
+    int found = -1;
+    for (int i = 0; i < deleteRequests.size(); i++) {
+      for (DeleteTarget target : deleteRequests.get(i)) {
+        if (target.key().equals(key)) {
+          if (found >= 0) {
+            throw new AssertionError(key + " was sent in requests " + found + " and " + i);
+          }
+          found = i;
+        }
+      }
+    }
+    if (found < 0) {
+      throw new AssertionError(key + " was never sent for deletion");
+    }
+    return found;
+  }
+
+  List<String> listedFolders() {
+    return List.copyOf(listedFolders);
+  }
+
+  List<String> headedKeys() {
+    return List.copyOf(headedKeys);
+  }
+
+  @Override
+  public StateCheck checkUnchanged(String key, String etag) {
+    requireNonNull(etag, "etag is null");
+    StoreException failure = failingReads.get(key);
+    if (failure != null) {
+      throw failure;
+    }
+    StoredObject object = objects.get(key);
+    if (object == null) {
+      return StateCheck.GONE;
+    }
+    return object.etag().equals(etag) ? StateCheck.UNCHANGED : StateCheck.CHANGED;
+  }
+
+  /** A snapshot in key order, so that a test may change the bucket while the caller iterates. */
+  @Override
+  public Iterator<StoredObject> list(String folder) {
+    listedFolders.add(folder);
+    List<StoredObject> listed = new ArrayList<>();
+    for (StoredObject object : objects.tailMap(folder, true).values()) {
+      if (!object.key().startsWith(folder)) {
+        break;
+      }
+      listed.add(object);
+    }
+    return listed.iterator();
+  }
+
+  @Override
+  public StoredObject head(String key) {
+    headedKeys.add(key);
+    return objects.get(key);
+  }
+
+  @Override
+  public DeleteResult delete(List<DeleteTarget> targets) {
+    if (targets.isEmpty()) {
+      throw new IllegalArgumentException("DeleteObjects needs at least one key");
+    }
+    if (targets.size() > 1000) {
+      throw new IllegalArgumentException("DeleteObjects takes at most 1000 keys, not " + targets.size());
+    }
+    deleteRequests.add(List.copyOf(targets));
+    for (DeleteTarget target : targets) {
+      StoreException failure = failingRequests.get(target.key());
+      if (failure != null) {
+        throw failure;
+      }
+    }
+    Set<String> deleted = new LinkedHashSet<>();
+    Map<String, DeleteResult.KeyError> errors = new LinkedHashMap<>();
+    for (DeleteTarget target : targets) {
+      DeleteResult.KeyError injected = keyErrors.get(target.key());
+      StoredObject object = objects.get(target.key());
+      if (injected != null) {
+        errors.put(target.key(), injected);
+      } else if (object == null) {
+        deleted.add(target.key());
+      } else if (target.etag() != null && !target.etag().equals(object.etag())) {
+        errors.put(target.key(), new DeleteResult.KeyError("PreconditionFailed", PRECONDITION_FAILED_MESSAGE));
+      } else {
+        objects.remove(target.key());
+        deleted.add(target.key());
+      }
+    }
+    return new DeleteResult(deleted, errors);
+  }
+}

@@ -1,0 +1,793 @@
+package io.statesweep.execute;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.statesweep.layout.ExportPrefix;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.layout.Layout;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.DeleteRole;
+import io.statesweep.plan.PlannedDelete;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.StoreException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Execution of written plans against an in-memory bucket: spec sections 2 (state file last) and 3
+ * (re-read before deleting, a record coming back is kept, nested records are other records).
+ */
+class RecordExecutorTest {
+
+  private static final KeyClassifier CLASSIFIER = Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/"));
+
+  /** When the state files were written; files are older unless a test says otherwise. */
+  private static final Instant STATE_WRITTEN = Instant.parse("2025-01-10T03:00:00Z");
+  private static final Instant BEFORE_STATE = STATE_WRITTEN.minus(Duration.ofHours(1));
+  /** After the plan was written: an exporter run between planning and execution. */
+  private static final Instant LATER = Instant.parse("2025-03-01T03:00:00Z");
+  private static final Instant NOW = Instant.parse("2025-03-01T06:00:00Z");
+
+  private static final String PROJECT = "cogram/projects/p1/";
+  private static final String PROJECT_STATE = PROJECT + "state.json";
+  private static final String BRIEF = PROJECT + "brief.pdf";
+  private static final String MEETING = PROJECT + "meetings/m1/";
+  private static final String MEETING_STATE = MEETING + "state.json";
+  private static final String MINUTES = MEETING + "minutes.pdf";
+  private static final String AUDIO = MEETING + "audio.m4a";
+  private static final String AGENT_STATE = "cogram/organization/agents/a1.state.json";
+  private static final String AGENT_JSON = "cogram/organization/agents/a1.json";
+
+  private static final String SLOW_DOWN = "Cannot delete s3://archive/x and 1 more keys: SlowDown (503): Reduce your request rate.";
+
+  private final FakeRecordStore store = new FakeRecordStore();
+
+  // Building plans and executors.
+
+  private RecordExecutor executor() {
+    return executor(1000, ConditionalDeletes.ON, DeleteThrottle.none(), ExecutionHook.NONE);
+  }
+
+  private RecordExecutor executor(int batchSize) {
+    return executor(batchSize, ConditionalDeletes.ON, DeleteThrottle.none(), ExecutionHook.NONE);
+  }
+
+  private RecordExecutor executor(ExecutionHook hook) {
+    return executor(1000, ConditionalDeletes.ON, DeleteThrottle.none(), hook);
+  }
+
+  private RecordExecutor executor(int batchSize, ConditionalDeletes conditional, DeleteThrottle throttle,
+      ExecutionHook hook) {
+    return new RecordExecutor(store, CLASSIFIER, batchSize, conditional, throttle, hook,
+        Clock.fixed(NOW, ZoneOffset.UTC));
+  }
+
+  /** A due record's plan: its files in order, then its state file. */
+  private static PlannedRecord dueRecord(StoredObject stateFile, StoredObject... files) {
+    return dueRecord(stateFile, List.of(files));
+  }
+
+  private static PlannedRecord dueRecord(StoredObject stateFile, List<StoredObject> files) {
+    List<PlannedDelete> deletes = new ArrayList<>();
+    files.forEach(file -> deletes.add(new PlannedDelete(file, DeleteRole.FILE)));
+    deletes.add(new PlannedDelete(stateFile, DeleteRole.STATE_FILE));
+    return new PlannedRecord(Action.DELETE_RECORD, stateFile, deletes);
+  }
+
+  /** A live record's plan: only its removed files. */
+  private static PlannedRecord removedFiles(StoredObject stateFile, StoredObject... removed) {
+    return new PlannedRecord(Action.DELETE_REMOVED_FILES, stateFile,
+        Stream.of(removed).map(file -> new PlannedDelete(file, DeleteRole.REMOVED_FILE)).toList());
+  }
+
+  private ExecutionOutcome executeOne(RecordExecutor executor, PlannedRecord record) {
+    List<ExecutionOutcome> outcomes = executor.execute(List.of(record));
+    assertThat(outcomes).hasSize(1);
+    return outcomes.get(0);
+  }
+
+  /** The meeting record: state file, minutes and audio, all as the plan saw them. */
+  private PlannedRecord plannedMeeting() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    StoredObject minutes = store.put(MINUTES, BEFORE_STATE);
+    StoredObject audio = store.put(AUDIO, BEFORE_STATE);
+    return dueRecord(state, minutes, audio);
+  }
+
+  private static String documentFolder(int record) {
+    return "cogram/unassigned_project/documents/d" + String.format("%04d", record) + "/";
+  }
+
+  // Order: files first, the state file last.
+
+  @Test
+  void deletesFilesThenTheStateFileLast() {
+    PlannedRecord meeting = plannedMeeting();
+    String unlisted = MEETING + "notes.txt";
+    store.put(unlisted, BEFORE_STATE);
+    String minutesEtag = store.object(MINUTES).etag();
+    String audioEtag = store.object(AUDIO).etag();
+    String stateEtag = store.object(MEETING_STATE).etag();
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(outcome.message()).isEqualTo("deleted 2 files, then the state file");
+    assertThat(outcome.childKeysDeleted()).isEqualTo(2);
+    assertThat(outcome.stateFileDeleted()).isTrue();
+    assertThat(outcome.keysDeleted()).isEqualTo(3);
+    assertThat(outcome.keysAlreadyGone()).isZero();
+    assertThat(outcome.failures()).isEmpty();
+    assertThat(store.deleteRequests()).containsExactly(
+        List.of(new DeleteTarget(MINUTES, minutesEtag), new DeleteTarget(AUDIO, audioEtag)),
+        List.of(new DeleteTarget(MEETING_STATE, stateEtag)));
+    // Delete only what state files list: an unlisted file of the folder stays.
+    assertThat(store.keys()).containsExactly(unlisted);
+  }
+
+  @Test
+  void recordWith2500FilesSpansBatchesAndItsStateFileGoesLast() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    List<StoredObject> files = new ArrayList<>();
+    for (int i = 0; i < 2500; i++) {
+      files.add(store.put(MEETING + String.format("frames/%04d.jpg", i), BEFORE_STATE));
+    }
+
+    ExecutionOutcome outcome = executeOne(executor(1000), dueRecord(state, files));
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(outcome.childKeysDeleted()).isEqualTo(2500);
+    assertThat(store.deleteRequests()).extracting(List::size).containsExactly(1000, 1000, 500, 1);
+    assertThat(store.deleteRequestKeys().get(3)).containsExactly(MEETING_STATE);
+    assertThat(store.sentKeys()).doesNotHaveDuplicates().hasSize(2501);
+    assertThat(store.keys()).isEmpty();
+  }
+
+  @Test
+  void batchesSmallRecordsTogether() {
+    List<PlannedRecord> window = new ArrayList<>();
+    for (int record = 0; record < 400; record++) {
+      String folder = documentFolder(record);
+      StoredObject state = store.put(folder + "state.json", STATE_WRITTEN);
+      window.add(dueRecord(state, store.put(folder + "a.pdf", BEFORE_STATE),
+          store.put(folder + "b.pdf", BEFORE_STATE), store.put(folder + "c.pdf", BEFORE_STATE)));
+    }
+
+    List<ExecutionOutcome> outcomes = executor(1000).execute(window);
+
+    assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsOnly(Outcome.DELETED);
+    // 1,200 files and 400 state files share 3 requests, not 400 or 800.
+    assertThat(store.deleteRequests()).extracting(List::size).containsExactly(1000, 200, 400);
+    for (int record = 0; record < 400; record++) {
+      String folder = documentFolder(record);
+      int stateRequest = store.requestIndexOf(folder + "state.json");
+      for (String file : List.of("a.pdf", "b.pdf", "c.pdf")) {
+        assertThat(stateRequest).as("state file of " + folder).isGreaterThan(store.requestIndexOf(folder + file));
+      }
+    }
+    assertThat(store.keys()).isEmpty();
+  }
+
+  // Re-read the state file before deleting (spec section 3).
+
+  @Test
+  void stateFileRewrittenAfterPlanningIsNotActedOn() {
+    PlannedRecord meeting = plannedMeeting();
+    store.rewrite(MEETING_STATE, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.STATE_CHANGED);
+    assertThat(outcome.message()).isEqualTo("the state file changed since it was planned: nothing is done on the old plan");
+    assertThat(outcome.keysDeleted()).isZero();
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
+  }
+
+  @Test
+  void removedFilesPlanWhoseStateFileIsGoneDoesNothing() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    StoredObject removed = store.put(MEETING + "old-slides.pdf", BEFORE_STATE);
+    store.remove(MEETING_STATE);
+
+    ExecutionOutcome outcome = executeOne(executor(), removedFiles(state, removed));
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.STATE_CHANGED);
+    assertThat(outcome.message()).isEqualTo("the state file is gone since it was planned");
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.exists(removed.key())).isTrue();
+  }
+
+  @Test
+  void stateFileAlreadyGoneMeansAlreadyDeleted() {
+    PlannedRecord meeting = plannedMeeting();
+    assertThat(executeOne(executor(), meeting).outcome()).isEqualTo(Outcome.DELETED);
+    int requestsOfTheFirstRun = store.deleteRequests().size();
+
+    ExecutionOutcome rerun = executeOne(executor(), meeting);
+
+    assertThat(rerun.outcome()).isEqualTo(Outcome.ALREADY_DELETED);
+    assertThat(rerun.message()).isEqualTo("the state file is gone: the record was deleted already");
+    assertThat(rerun.keysDeleted()).isZero();
+    assertThat(rerun.failures()).isEmpty();
+    assertThat(store.deleteRequests()).hasSize(requestsOfTheFirstRun);
+  }
+
+  @Test
+  void stateFileDeletedBySomeoneElseLeavesTheFilesAlone() {
+    PlannedRecord meeting = plannedMeeting();
+    store.remove(MEETING_STATE);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.ALREADY_DELETED);
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).containsExactlyInAnyOrder(MINUTES, AUDIO);
+  }
+
+  @Test
+  void failingStateFileReadFailsOnlyItsRecord() {
+    PlannedRecord meeting = plannedMeeting();
+    String message = "Cannot read s3://archive/" + MEETING_STATE + ": AccessDenied (403): Access Denied";
+    store.failReadsOf(MEETING_STATE, new StoreException(message, "AccessDenied", null));
+    StoredObject agentState = store.put(AGENT_STATE, STATE_WRITTEN);
+    PlannedRecord agent = dueRecord(agentState, store.put(AGENT_JSON, BEFORE_STATE));
+
+    List<ExecutionOutcome> outcomes = executor().execute(List.of(meeting, agent));
+
+    assertThat(outcomes.get(0).outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(outcomes.get(0).failures()).containsExactly(new KeyFailure(MEETING_STATE, "AccessDenied", message));
+    assertThat(outcomes.get(1).outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
+  }
+
+  // A record that comes back is kept (spec section 3).
+
+  @Test
+  void fileWrittenAfterThePlanKeepsTheRecord() {
+    PlannedRecord meeting = plannedMeeting();
+    store.rewrite(MINUTES, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(outcome.message()).isEqualTo("the record is coming back: " + MINUTES + " (" + LATER
+        + ") is newer than its state file (" + STATE_WRITTEN + ")");
+    assertThat(outcome.keysDeleted()).isZero();
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
+  }
+
+  @Test
+  void newUnplannedFileInTheRecordsFolderKeepsTheRecord() {
+    PlannedRecord meeting = plannedMeeting();
+    String uploaded = MEETING + "attachments/restored.pdf";
+    store.put(uploaded, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(outcome.message()).startsWith("the record is coming back: " + uploaded + " (" + LATER + ")");
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO, uploaded);
+  }
+
+  @Test
+  void fileWrittenInTheSameSecondAsTheStateFileIsNotNewer() {
+    PlannedRecord meeting = plannedMeeting();
+    store.put(MEETING + "written-with-the-state.pdf", STATE_WRITTEN);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.keys()).containsExactly(MEETING + "written-with-the-state.pdf");
+  }
+
+  @Test
+  void keysOfANestedRecordAreNotTheOuterRecordsFiles() {
+    StoredObject projectState = store.put(PROJECT_STATE, STATE_WRITTEN);
+    PlannedRecord project = dueRecord(projectState, store.put(BRIEF, BEFORE_STATE));
+    // A meeting, a record of a kind the layout does not know yet, and a chat message: each has its
+    // own state file, and each has a file newer than the project's state file.
+    List<String> nested = List.of(
+        MEETING_STATE, MINUTES, MEETING + "agenda.pdf",
+        PROJECT + "site_visits/v1/state.json", PROJECT + "site_visits/v1/photo.jpg",
+        PROJECT + "chat/c1/messages/q1.state.json", PROJECT + "chat/c1/messages/q1.json");
+    store.put(MEETING_STATE, BEFORE_STATE);
+    store.put(MINUTES, LATER);
+    store.put(MEETING + "agenda.pdf", LATER);
+    store.put(PROJECT + "site_visits/v1/state.json", BEFORE_STATE);
+    store.put(PROJECT + "site_visits/v1/photo.jpg", LATER);
+    store.put(PROJECT + "chat/c1/messages/q1.state.json", BEFORE_STATE);
+    store.put(PROJECT + "chat/c1/messages/q1.json", LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), project);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.sentKeys()).containsExactly(BRIEF, PROJECT_STATE);
+    assertThat(store.keys()).containsExactlyInAnyOrderElementsOf(nested);
+  }
+
+  @Test
+  void plannedKeyNowInsideANewNestedRecordIsRefused() {
+    // When planned, m9 had no state file, so its minutes were the project's own file.
+    String m9Minutes = PROJECT + "meetings/m9/minutes.pdf";
+    String m9State = PROJECT + "meetings/m9/state.json";
+    StoredObject projectState = store.put(PROJECT_STATE, STATE_WRITTEN);
+    PlannedRecord project = dueRecord(projectState, store.put(BRIEF, BEFORE_STATE), store.put(m9Minutes, BEFORE_STATE));
+    store.put(m9State, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), project);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_REFUSED);
+    assertThat(outcome.message()).isEqualTo(
+        "refused to delete " + m9Minutes + ": it belongs to another record, whose state file is " + m9State);
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).containsExactlyInAnyOrder(PROJECT_STATE, BRIEF, m9Minutes, m9State);
+  }
+
+  // Conditional deletes close the window between verification and deletion (spec section 4).
+
+  @Test
+  void keyChangedBetweenVerifyAndDeleteIsKeptByTheConditionalDelete() {
+    PlannedRecord meeting = plannedMeeting();
+    List<List<String>> announced = new ArrayList<>();
+    ExecutionHook rewriteMinutes = new ExecutionHook() {
+      @Override
+      public void beforeDelete(List<String> keys) {
+        announced.add(keys);
+        store.rewrite(MINUTES, LATER);
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(executor(rewriteMinutes), meeting);
+
+    assertThat(announced).containsExactly(List.of(MINUTES, AUDIO));
+    assertThat(outcome.outcome()).isEqualTo(Outcome.CHANGED_DURING_DELETE);
+    assertThat(outcome.message())
+        .isEqualTo("a key changed after it was verified and stays: " + MINUTES + "; the state file stays");
+    assertThat(outcome.failures()).containsExactly(
+        new KeyFailure(MINUTES, "PreconditionFailed", FakeRecordStore.PRECONDITION_FAILED_MESSAGE));
+    assertThat(outcome.childKeysDeleted()).isEqualTo(1);
+    assertThat(outcome.stateFileDeleted()).isFalse();
+    assertThat(store.deleteRequestKeys()).containsExactly(List.of(MINUTES, AUDIO));
+    assertThat(store.object(MINUTES).lastModified()).isEqualTo(LATER);
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES);
+  }
+
+  @Test
+  void stateFileRewrittenDuringTheDeleteStays() {
+    PlannedRecord meeting = plannedMeeting();
+    ExecutionHook rewriteState = new ExecutionHook() {
+      @Override
+      public void beforeDelete(List<String> keys) {
+        store.rewrite(MEETING_STATE, LATER);
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(executor(rewriteState), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.CHANGED_DURING_DELETE);
+    assertThat(outcome.failures()).extracting(KeyFailure::key, KeyFailure::code)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(MEETING_STATE, "PreconditionFailed"));
+    assertThat(outcome.stateFileDeleted()).isFalse();
+    assertThat(store.object(MEETING_STATE).lastModified()).isEqualTo(LATER);
+  }
+
+  @Test
+  void withConditionalDeletesOffNoEtagIsSent() {
+    PlannedRecord meeting = plannedMeeting();
+
+    ExecutionOutcome outcome = executeOne(
+        executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(), ExecutionHook.NONE), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.deleteRequests()).containsExactly(
+        List.of(new DeleteTarget(MINUTES, null), new DeleteTarget(AUDIO, null)),
+        List.of(new DeleteTarget(MEETING_STATE, null)));
+  }
+
+  // Failures leave the state file in place (spec section 3: the state file goes last).
+
+  @Test
+  void perKeyErrorsAreRecordedAndTheStateFileStays() {
+    PlannedRecord meeting = plannedMeeting();
+    store.failKey(AUDIO, "AccessDenied", "Access Denied");
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(outcome.message()).isEqualTo("could not delete " + AUDIO + ": Access Denied (AccessDenied); the state file stays");
+    assertThat(outcome.failures()).containsExactly(new KeyFailure(AUDIO, "AccessDenied", "Access Denied"));
+    assertThat(outcome.childKeysDeleted()).isEqualTo(1);
+    assertThat(outcome.stateFileDeleted()).isFalse();
+    assertThat(store.deleteRequestKeys()).containsExactly(List.of(MINUTES, AUDIO));
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, AUDIO);
+  }
+
+  @Test
+  void errorDeletingTheStateFileIsRecorded() {
+    PlannedRecord meeting = plannedMeeting();
+    store.failKey(MEETING_STATE, "AccessDenied", "Access Denied");
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(outcome.message())
+        .isEqualTo("could not delete " + MEETING_STATE + ": Access Denied (AccessDenied); the state file stays");
+    assertThat(outcome.failures()).containsExactly(new KeyFailure(MEETING_STATE, "AccessDenied", "Access Denied"));
+    assertThat(outcome.childKeysDeleted()).isEqualTo(2);
+    assertThat(outcome.stateFileDeleted()).isFalse();
+    assertThat(store.keys()).containsExactly(MEETING_STATE);
+  }
+
+  @Test
+  void anErrorBesideAChangedKeyIsStillAFailure() {
+    PlannedRecord meeting = plannedMeeting();
+    store.failKey(AUDIO, "AccessDenied", "Access Denied");
+    ExecutionHook rewriteMinutes = new ExecutionHook() {
+      @Override
+      public void beforeDelete(List<String> keys) {
+        store.rewrite(MINUTES, LATER);
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(executor(rewriteMinutes), meeting);
+
+    // The AccessDenied needs a person: it must count as a failure, not hide behind the changed key.
+    assertThat(outcome.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(outcome.message()).isEqualTo(
+        "could not delete " + AUDIO + ": Access Denied (AccessDenied) and 1 more keys; the state file stays");
+    assertThat(outcome.failures()).containsExactly(
+        new KeyFailure(MINUTES, "PreconditionFailed", FakeRecordStore.PRECONDITION_FAILED_MESSAGE),
+        new KeyFailure(AUDIO, "AccessDenied", "Access Denied"));
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
+  }
+
+  @Test
+  void wholeRequestFailureFailsItsRecordsAndKeepsTheirStateFiles() {
+    // Batches of 3: [a1 a2 b1] fails, [b2 c1 c2] goes, then the one state file whose record is whole.
+    List<PlannedRecord> window = new ArrayList<>();
+    for (String name : List.of("a", "b", "c")) {
+      String folder = "cogram/unassigned_project/emails/" + name + "/";
+      StoredObject state = store.put(folder + "state.json", STATE_WRITTEN);
+      window.add(dueRecord(state, store.put(folder + name + "1.eml", BEFORE_STATE),
+          store.put(folder + name + "2.eml", BEFORE_STATE)));
+    }
+    String a1 = "cogram/unassigned_project/emails/a/a1.eml";
+    String a2 = "cogram/unassigned_project/emails/a/a2.eml";
+    String b1 = "cogram/unassigned_project/emails/b/b1.eml";
+    store.failRequestsContaining(a1, new StoreException(SLOW_DOWN, "SlowDown", null));
+
+    List<ExecutionOutcome> outcomes = executor(3).execute(window);
+
+    assertThat(outcomes).extracting(ExecutionOutcome::outcome)
+        .containsExactly(Outcome.FAILED, Outcome.FAILED, Outcome.DELETED);
+    assertThat(outcomes.get(0).failures()).containsExactly(
+        new KeyFailure(a1, "SlowDown", SLOW_DOWN), new KeyFailure(a2, "SlowDown", SLOW_DOWN));
+    assertThat(outcomes.get(0).message())
+        .isEqualTo("could not delete " + a1 + ": " + SLOW_DOWN + " (SlowDown) and 1 more keys; the state file stays");
+    assertThat(outcomes.get(1).failures()).containsExactly(new KeyFailure(b1, "SlowDown", SLOW_DOWN));
+    assertThat(outcomes.get(1).childKeysDeleted()).isEqualTo(1);
+    assertThat(store.deleteRequestKeys()).hasSize(3);
+    assertThat(store.deleteRequestKeys().get(2)).containsExactly("cogram/unassigned_project/emails/c/state.json");
+    assertThat(store.keys()).containsExactlyInAnyOrder(
+        "cogram/unassigned_project/emails/a/state.json", a1, a2,
+        "cogram/unassigned_project/emails/b/state.json", b1);
+  }
+
+  // Resuming: the next run retries, and never sends a key that is gone.
+
+  @Test
+  void resumesAfterAPartialAttempt() {
+    PlannedRecord meeting = plannedMeeting();
+    store.failKey(AUDIO, "AccessDenied", "Access Denied");
+    assertThat(executeOne(executor(), meeting).outcome()).isEqualTo(Outcome.FAILED);
+    store.clearFailures();
+    int requestsOfTheFirstAttempt = store.deleteRequests().size();
+
+    ExecutionOutcome retry = executeOne(executor(), meeting);
+
+    assertThat(retry.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(retry.keysAlreadyGone()).isEqualTo(1);
+    assertThat(retry.childKeysDeleted()).isEqualTo(1);
+    assertThat(retry.stateFileDeleted()).isTrue();
+    assertThat(store.deleteRequestKeys().subList(requestsOfTheFirstAttempt, store.deleteRequests().size()))
+        .containsExactly(List.of(AUDIO), List.of(MEETING_STATE));
+    assertThat(store.keys()).isEmpty();
+  }
+
+  @Test
+  void resumesAfterACrashBetweenBatches() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    List<StoredObject> files = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      files.add(store.put(MEETING + "part-" + i, BEFORE_STATE));
+    }
+    PlannedRecord meeting = dueRecord(state, files);
+    AtomicInteger batches = new AtomicInteger();
+    ExecutionHook crashAfterFirstBatch = new ExecutionHook() {
+      @Override
+      public void afterBatch(long count) {
+        if (batches.incrementAndGet() == 1) {
+          throw new IllegalStateException("executor lost");
+        }
+      }
+    };
+
+    assertThatThrownBy(() -> executor(2, ConditionalDeletes.ON, DeleteThrottle.none(), crashAfterFirstBatch)
+        .execute(List.of(meeting))).hasMessage("executor lost");
+    assertThat(store.keys()).containsExactly(MEETING + "part-2", MEETING + "part-3", MEETING + "part-4", MEETING_STATE);
+
+    ExecutionOutcome retry = executeOne(executor(2), meeting);
+
+    assertThat(retry.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(retry.keysAlreadyGone()).isEqualTo(2);
+    assertThat(retry.childKeysDeleted()).isEqualTo(3);
+    assertThat(store.keys()).isEmpty();
+  }
+
+  // A live record's removed files (spec section 2).
+
+  @Test
+  void removedFilesOfALiveRecordGoButTheStateFileStays() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    StoredObject oldSlides = store.put(MEETING + "attachments/slides.pdf", BEFORE_STATE);
+    StoredObject oldPhoto = store.put(MEETING + "attachments/photo.jpg", BEFORE_STATE);
+    store.put(MINUTES, BEFORE_STATE);
+    // The live record goes on: a file edited after its state file does not keep its removed files.
+    store.put(AUDIO, LATER);
+    PlannedRecord plan = removedFiles(state, oldSlides, oldPhoto);
+    store.rewrite(oldPhoto.key(), LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), plan);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.REMOVED_FILES_DELETED);
+    assertThat(outcome.message()).isEqualTo("deleted 1 removed files; 1 removed files newer than the state file kept");
+    assertThat(outcome.childKeysDeleted()).isEqualTo(1);
+    assertThat(outcome.stateFileDeleted()).isFalse();
+    assertThat(store.sentKeys()).containsExactly(oldSlides.key());
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO, oldPhoto.key());
+  }
+
+  // Single-file records: {@code <id>.state.json} owns only {@code <id>.json}.
+
+  @Test
+  void singleFileRecordVerifiesItsSiblingWithHead() {
+    StoredObject state = store.put(AGENT_STATE, STATE_WRITTEN);
+    PlannedRecord agent = dueRecord(state, store.put(AGENT_JSON, BEFORE_STATE));
+    // Another agent in the same folder, just edited: not this record's file.
+    store.put("cogram/organization/agents/a2.state.json", BEFORE_STATE);
+    store.put("cogram/organization/agents/a2.json", LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), agent);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.headedKeys()).containsExactly(AGENT_JSON);
+    assertThat(store.listedFolders()).isEmpty();
+    assertThat(store.sentKeys()).containsExactly(AGENT_JSON, AGENT_STATE);
+    assertThat(store.keys()).containsExactlyInAnyOrder(
+        "cogram/organization/agents/a2.state.json", "cogram/organization/agents/a2.json");
+  }
+
+  @Test
+  void siblingRewrittenAfterThePlanKeepsTheSingleFileRecord() {
+    StoredObject state = store.put(AGENT_STATE, STATE_WRITTEN);
+    PlannedRecord agent = dueRecord(state, store.put(AGENT_JSON, BEFORE_STATE));
+    store.rewrite(AGENT_JSON, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), agent);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(store.deleteRequests()).isEmpty();
+  }
+
+  @Test
+  void siblingUploadedAfterThePlanKeepsTheSingleFileRecord() {
+    // Planned with no sibling: only the state file was to go. Then the agent came back.
+    StoredObject state = store.put(AGENT_STATE, STATE_WRITTEN);
+    PlannedRecord agent = dueRecord(state);
+    store.put(AGENT_JSON, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), agent);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(outcome.message()).startsWith("the record is coming back: " + AGENT_JSON);
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).containsExactlyInAnyOrder(AGENT_STATE, AGENT_JSON);
+  }
+
+  @Test
+  void recordWithOnlyItsStateFileLeftDeletesTheStateFile() {
+    StoredObject state = store.put(AGENT_STATE, STATE_WRITTEN);
+
+    ExecutionOutcome outcome = executeOne(executor(), dueRecord(state));
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(outcome.message()).isEqualTo("deleted 0 files, then the state file");
+    assertThat(store.deleteRequestKeys()).containsExactly(List.of(AGENT_STATE));
+  }
+
+  // Throttle.
+
+  @Test
+  void throttleLimitsKeysPerSecond() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    List<StoredObject> files = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      files.add(store.put(MEETING + "part-" + i, BEFORE_STATE));
+    }
+    RecordExecutor throttled = executor(50, ConditionalDeletes.ON, new DeleteThrottle(1000), ExecutionHook.NONE);
+
+    long started = System.nanoTime();
+    ExecutionOutcome outcome = executeOne(throttled, dueRecord(state, files));
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    // Four requests of 50 keys at 1,000 keys/s: the 2nd, 3rd, 4th and the state file's wait 50 ms each.
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.deleteRequests()).extracting(List::size).containsExactly(50, 50, 50, 50, 1);
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(150)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void throttleSpacesRequestsByTheirKeys() {
+    DeleteThrottle throttle = new DeleteThrottle(1000);
+
+    long started = System.nanoTime();
+    for (int i = 0; i < 4; i++) {
+      throttle.acquire(50);
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(140)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void throttleOfZeroDoesNotWait() {
+    DeleteThrottle none = DeleteThrottle.none();
+
+    long started = System.nanoTime();
+    for (int i = 0; i < 100; i++) {
+      none.acquire(1000);
+    }
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void throttleRejectsANegativeRate() {
+    assertThatThrownBy(() -> new DeleteThrottle(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("keysPerSecond must not be negative: -1.0");
+  }
+
+  // The window's outcomes.
+
+  @Test
+  void outcomesComeBackInTheOrderOfTheWindow() {
+    String folder = "cogram/unassigned_project/emails/";
+    StoredObject deletedState = store.put(folder + "e5/state.json", STATE_WRITTEN);
+    PlannedRecord deleted = dueRecord(deletedState, store.put(folder + "e5/mail.eml", BEFORE_STATE));
+    StoredObject changedState = store.put(folder + "e1/state.json", STATE_WRITTEN);
+    PlannedRecord changed = dueRecord(changedState, store.put(folder + "e1/mail.eml", BEFORE_STATE));
+    store.rewrite(changedState.key(), LATER);
+    StoredObject comingBackState = store.put(folder + "e4/state.json", STATE_WRITTEN);
+    PlannedRecord comingBack = dueRecord(comingBackState, store.put(folder + "e4/mail.eml", BEFORE_STATE));
+    store.rewrite(folder + "e4/mail.eml", LATER);
+    StoredObject failingState = store.put(folder + "e2/state.json", STATE_WRITTEN);
+    PlannedRecord failing = dueRecord(failingState, store.put(folder + "e2/mail.eml", BEFORE_STATE));
+    store.failKey(folder + "e2/mail.eml", "AccessDenied", "Access Denied");
+    StoredObject liveState = store.put(folder + "e3/state.json", STATE_WRITTEN);
+    PlannedRecord live = removedFiles(liveState, store.put(folder + "e3/old.pdf", BEFORE_STATE));
+    StoredObject goneState = store.put(folder + "e0/state.json", STATE_WRITTEN);
+    PlannedRecord gone = dueRecord(goneState);
+    store.remove(goneState.key());
+
+    List<ExecutionOutcome> outcomes = executor().execute(List.of(deleted, changed, comingBack, failing, live, gone));
+
+    assertThat(outcomes).extracting(ExecutionOutcome::stateFileKey).containsExactly(
+        folder + "e5/state.json", folder + "e1/state.json", folder + "e4/state.json",
+        folder + "e2/state.json", folder + "e3/state.json", folder + "e0/state.json");
+    assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsExactly(
+        Outcome.DELETED, Outcome.STATE_CHANGED, Outcome.KEPT_NEWER_FILES,
+        Outcome.FAILED, Outcome.REMOVED_FILES_DELETED, Outcome.ALREADY_DELETED);
+    assertThat(outcomes).extracting(ExecutionOutcome::action).containsExactly(
+        Action.DELETE_RECORD, Action.DELETE_RECORD, Action.DELETE_RECORD,
+        Action.DELETE_RECORD, Action.DELETE_REMOVED_FILES, Action.DELETE_RECORD);
+  }
+
+  @Test
+  void outcomesCarryTheWindowsStartAndTheirOwnEnd() {
+    PlannedRecord meeting = plannedMeeting();
+    Clock ticking = new TickingClock(NOW);
+    RecordExecutor executor = new RecordExecutor(store, CLASSIFIER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), ExecutionHook.NONE, ticking);
+
+    ExecutionOutcome outcome = executeOne(executor, meeting);
+
+    assertThat(outcome.startedAt()).isEqualTo(NOW);
+    assertThat(outcome.endedAt()).isAfter(outcome.startedAt());
+  }
+
+  @Test
+  void emptyWindowSendsNothing() {
+    assertThat(executor().execute(List.of())).isEmpty();
+    assertThat(store.deleteRequests()).isEmpty();
+  }
+
+  // Values check themselves.
+
+  @Test
+  void batchSizeIsFrom1To1000() {
+    assertThatThrownBy(() -> executor(1001))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("batchSize must be from 1 to 1000: 1001");
+    assertThatThrownBy(() -> executor(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("batchSize must be from 1 to 1000: 0");
+  }
+
+  @Test
+  void plannedRecordKeepsItsStateFileLast() {
+    StoredObject state = new StoredObject(MEETING_STATE, "etag-s", STATE_WRITTEN, 10);
+    StoredObject minutes = new StoredObject(MINUTES, "etag-m", BEFORE_STATE, 10);
+
+    assertThatThrownBy(() -> new PlannedRecord(Action.DELETE_RECORD, state,
+        List.of(new PlannedDelete(state, DeleteRole.STATE_FILE), new PlannedDelete(minutes, DeleteRole.FILE))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the plan of " + MEETING_STATE + " has its state file out of place");
+    assertThatThrownBy(() -> new PlannedRecord(Action.DELETE_REMOVED_FILES, state,
+        List.of(new PlannedDelete(state, DeleteRole.STATE_FILE))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the plan of " + MEETING_STATE + " has its state file out of place");
+    assertThatThrownBy(() -> new PlannedRecord(Action.KEEP, state, List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("nothing to execute for a keep record: " + MEETING_STATE);
+    assertThat(dueRecord(state, minutes).files()).extracting(PlannedDelete::key).containsExactly(MINUTES);
+  }
+
+  @Test
+  void outcomeDeletesAStateFileOnlyWithItsRecord() {
+    assertThatThrownBy(() -> new ExecutionOutcome(MEETING_STATE, Action.DELETE_RECORD, Outcome.FAILED, "x", 0, true,
+        0, List.of(), NOW, NOW))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("a state file is deleted only with its record: " + MEETING_STATE);
+  }
+
+  /** A clock one second later at every reading. */
+  private static final class TickingClock extends Clock {
+    private Instant next;
+
+    TickingClock(Instant start) {
+      this.next = Objects.requireNonNull(start);
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Instant instant() {
+      Instant now = next;
+      next = next.plusSeconds(1);
+      return now;
+    }
+  }
+}

@@ -1,0 +1,298 @@
+package io.statesweep.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.execute.ExecutionHook;
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3Settings;
+import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestArchive;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Execution on a real S3-protocol server: exactly the planned keys go, and nothing of a live record. */
+@ExtendWith(S3ServerExtension.class)
+class SparkExecuteActionTest {
+  private static final String P = "cogram/";
+  private static final AtomicInteger BUCKETS = new AtomicInteger();
+
+  private LocalS3Server server;
+  private TestArchive archive;
+  private String bucket;
+  @TempDir
+  Path warehouse;
+
+  @BeforeEach
+  void seed(LocalS3Server server) throws InterruptedException {
+    this.server = server;
+    bucket = "execute-" + BUCKETS.incrementAndGet();
+    archive = new TestArchive(server, bucket, P);
+    archive.put("projects/p1/project.json", "{}");
+    archive.put("projects/p1/state.json", archive.state(false, null, List.of("projects/p1/project.json"), List.of()));
+    archive.put("projects/p1/meetings/m1/meeting.json", "{}");
+    archive.put("projects/p1/meetings/m1/transcript.txt", "words");
+    archive.put("projects/p1/meetings/m1/state.json", archive.state(true, null,
+        List.of("projects/p1/meetings/m1/meeting.json", "projects/p1/meetings/m1/transcript.txt"), List.of()));
+    archive.put("projects/p1/emails/e1/body.html", "<p>");
+    archive.put("projects/p1/emails/e1/attachments/old.pdf", "pdf");
+    archive.put("projects/p1/emails/e1/state.json", archive.state(false, null, List.of("projects/p1/emails/e1/body.html"),
+        List.of("projects/p1/emails/e1/attachments/old.pdf")));
+    archive.put("projects/p1/documents/d1/doc.pdf", "pdf");
+    archive.put("projects/p1/documents/d1/state.json", archive.state(false, "2020-01-01T00:00:00Z",
+        List.of("projects/p1/documents/d1/doc.pdf"), List.of()));
+    archive.put("projects/p1/emails/e2/mail.eml", "mail");
+    archive.put("projects/p1/emails/e2/state.json", archive.state(true, null,
+        List.of("projects/p1/emails/e2/mail.eml", "projects/p1/documents/d1/doc.pdf"), List.of()));
+    archive.put("organization/agents/a1.json", "{}");
+    archive.put("organization/agents/a1.state.json", archive.state(true, null, List.of("organization/agents/a1.json"),
+        List.of()));
+    archive.put("_cogram/manifest.json", "{}");
+  }
+
+  private static final Set<String> DELETED = Set.of(
+      "projects/p1/meetings/m1/meeting.json", "projects/p1/meetings/m1/transcript.txt",
+      "projects/p1/meetings/m1/state.json", "projects/p1/emails/e1/attachments/old.pdf",
+      "projects/p1/documents/d1/doc.pdf", "projects/p1/documents/d1/state.json",
+      "organization/agents/a1.json", "organization/agents/a1.state.json");
+
+  @Test
+  void runExecuteDeletesExactlyThePlannedKeysAndADryRunCountedThemRight() {
+    Map<String, StoredObject> before = archive.snapshot();
+
+    PlanResult dryRun = plan();
+    PlanResult plan = plan();
+    ExecuteResult result = execute(plan.runId(), ExecutionHook.NONE);
+
+    assertThat(result.failure()).isNull();
+    Set<String> expectedLeft = new TreeSet<>(before.keySet());
+    DELETED.forEach(key -> expectedLeft.remove(P + key));
+    assertThat(archive.snapshot().keySet()).isEqualTo(expectedLeft);
+    assertThat(result.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=6"
+        + " records_deleted=3 child_keys_deleted=5 records_kept=3 kept_newer_files=0 kept_refused=1 skipped=0 errors=0");
+    assertThat(result.summary().recordsDeleted()).isEqualTo(dryRun.summary().recordsDeleted());
+    assertThat(result.summary().childKeysDeleted()).isEqualTo(dryRun.summary().childKeysDeleted());
+    assertThat(result.conditionalDeletes()).startsWith("on (detected");
+
+    PlanResult secondPlan = plan();
+    ExecuteResult second = execute(secondPlan.runId(), ExecutionHook.NONE);
+    assertThat(second.summary().recordsDeleted()).isZero();
+    assertThat(second.summary().childKeysDeleted()).isZero();
+    assertThat(archive.snapshot().keySet()).isEqualTo(expectedLeft);
+  }
+
+  @Test
+  void recordComingBackBetweenPlanAndExecuteIsKept() throws InterruptedException {
+    PlanResult plan = plan();
+    Thread.sleep(1_100);
+    archive.put("projects/p1/meetings/m1/meeting.json", "{\"restored\": true}");
+
+    ExecuteResult result = execute(plan.runId(), ExecutionHook.NONE);
+
+    assertThat(outcome(result, "projects/p1/meetings/m1/state.json")).isEqualTo("kept_newer_files");
+    assertThat(archive.snapshot()).containsKeys(P + "projects/p1/meetings/m1/meeting.json",
+        P + "projects/p1/meetings/m1/transcript.txt", P + "projects/p1/meetings/m1/state.json");
+    assertThat(result.logLines()).anyMatch(line -> line.contains("the record is coming back"));
+    assertThat(result.summary().keptNewerFiles()).isEqualTo(1);
+  }
+
+  @Test
+  void stateFileRewrittenBetweenPlanAndExecuteIsNotActedOn() {
+    PlanResult plan = plan();
+    archive.put("projects/p1/documents/d1/state.json", archive.state(false, "2099-01-01T00:00:00Z",
+        List.of("projects/p1/documents/d1/doc.pdf"), List.of()));
+
+    ExecuteResult result = execute(plan.runId(), ExecutionHook.NONE);
+
+    assertThat(outcome(result, "projects/p1/documents/d1/state.json")).isEqualTo("state_changed");
+    assertThat(archive.snapshot()).containsKeys(P + "projects/p1/documents/d1/doc.pdf",
+        P + "projects/p1/documents/d1/state.json");
+  }
+
+  @Test
+  void keyRewrittenAfterVerificationIsKeptByTheConditionalDelete() {
+    PlanResult plan = plan();
+    String key = P + "organization/agents/a1.json";
+
+    ExecuteResult result = execute(plan.runId(), new RewriteBeforeDelete(server.s3Settings(), bucket, key));
+
+    assertThat(outcome(result, "organization/agents/a1.state.json")).isEqualTo("changed_during_delete");
+    assertThat(archive.snapshot()).containsKeys(key, P + "organization/agents/a1.state.json");
+    Row failure = executions(result).filter("state_file_key = '" + P + "organization/agents/a1.state.json'")
+        .selectExpr("failures[0].key", "failures[0].code").first();
+    assertThat(failure.getString(0)).isEqualTo(key);
+    assertThat(failure.getString(1)).isEqualTo("PreconditionFailed");
+    assertThat(result.summary().recordsDeleted()).isEqualTo(2);
+  }
+
+  @Test
+  void crashAfterSomeBatchesThenARerunFinishesWithNothingLostAndNothingTwice() {
+    Map<String, StoredObject> before = archive.snapshot();
+    PlanResult plan = plan();
+    CRASH_AFTER.set(2);
+    BATCHES_SEEN.set(0);
+
+    ExecuteResult crashed = execute(plan.runId(), new CrashAfterBatches(), "1");
+
+    assertThat(crashed.summary().complete()).isFalse();
+    assertThat(crashed.summary().exitCode()).isEqualTo(1);
+    Map<String, StoredObject> between = archive.snapshot();
+    assertThat(before.size() - between.size()).isBetween(1, DELETED.size() - 1);
+    for (String stateFile : List.of("projects/p1/meetings/m1/state.json", "projects/p1/documents/d1/state.json",
+        "organization/agents/a1.state.json")) {
+      if (!between.containsKey(P + stateFile)) {
+        String folder = stateFile.substring(0, stateFile.lastIndexOf('/') + 1);
+        assertThat(between.keySet()).noneMatch(k -> k.startsWith(P + folder) && DELETED.contains(k.substring(P.length())));
+      }
+    }
+
+    ExecuteResult rerun = execute(plan.runId(), ExecutionHook.NONE, "1");
+
+    assertThat(rerun.summary().complete()).isTrue();
+    Set<String> expectedLeft = new TreeSet<>(before.keySet());
+    DELETED.forEach(key -> expectedLeft.remove(P + key));
+    assertThat(archive.snapshot().keySet()).isEqualTo(expectedLeft);
+    List<Row> stateDeletes = SharedSpark.session().read().format("delta").load(rerun.tables().executions())
+        .filter("run_id = '" + plan.runId() + "' and state_file_deleted").groupBy("state_file_key").count()
+        .collectAsList();
+    assertThat(stateDeletes).allMatch(row -> row.getLong(1) == 1);
+  }
+
+  @Test
+  void recordWith2500FilesSpansBatchesAndItsStateFileGoesLast() {
+    List<String> files = new ArrayList<>();
+    for (int i = 0; i < 2_500; i++) {
+      files.add(String.format("projects/p9/documents/big/pages/page-%04d.png", i));
+    }
+    files.parallelStream().forEach(file -> archive.put(file, "png"));
+    archive.put("projects/p9/documents/big/state.json", archive.state(true, null, files, List.of()));
+    PlanResult plan = plan();
+    STATE_FILE_EARLY.clear();
+
+    ExecuteResult result = execute(plan.runId(), new StateFileLastCheck(server.s3Settings(), bucket,
+        P + "projects/p9/documents/big/"));
+
+    assertThat(outcome(result, "projects/p9/documents/big/state.json")).isEqualTo("deleted");
+    assertThat(STATE_FILE_EARLY).isEmpty();
+    assertThat(archive.snapshot().keySet()).noneMatch(key -> key.startsWith(P + "projects/p9/"));
+    Row row = executions(result).filter("state_file_key = '" + P + "projects/p9/documents/big/state.json'")
+        .select("child_keys_deleted").first();
+    assertThat(row.getLong(0)).isEqualTo(2_500);
+  }
+
+  private PlanResult plan() {
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), options(Map.of())).execute();
+    assertThat(result.failure()).isNull();
+    return result;
+  }
+
+  private ExecuteResult execute(String runId, ExecutionHook hook) {
+    return execute(runId, hook, "1000");
+  }
+
+  private ExecuteResult execute(String runId, ExecutionHook hook, String batchSize) {
+    return new SparkExecuteAction(SharedSpark.session(), options(Map.of("--batch-size", batchSize,
+        "--dry-run", "false")), runId).hook(hook).execute();
+  }
+
+  private RunOptions options(Map<String, String> extra) {
+    Map<String, String> flags = new HashMap<>(extra);
+    flags.put("--bucket", bucket);
+    flags.put("--prefix", P);
+    flags.put("--endpoint", server.endpoint());
+    flags.put("--warehouse", warehouse.toString());
+    flags.put("--log-lines", "all");
+    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+  }
+
+  private org.apache.spark.sql.Dataset<Row> executions(ExecuteResult result) {
+    return SharedSpark.session().read().format("delta").load(result.tables().executions())
+        .filter("attempt_id = '" + result.attemptId() + "'");
+  }
+
+  private String outcome(ExecuteResult result, String relativeStateKey) {
+    return executions(result).filter("state_file_key = '" + P + relativeStateKey + "'").select("outcome").first()
+        .getString(0);
+  }
+
+  /** Writes the key again (a new ETag) after it was verified and before its delete is sent. */
+  static final class RewriteBeforeDelete implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+    private final S3Settings s3;
+    private final String bucket;
+    private final String key;
+
+    RewriteBeforeDelete(S3Settings s3, String bucket, String key) {
+      this.s3 = s3;
+      this.bucket = bucket;
+      this.key = key;
+    }
+
+    @Override
+    public void beforeDelete(List<String> keys) {
+      if (keys.contains(key)) {
+        new ObjectStore(S3Clients.shared(s3), bucket).write(key, "{\"rewritten\": true}".getBytes(StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  static final AtomicInteger CRASH_AFTER = new AtomicInteger();
+  static final AtomicInteger BATCHES_SEEN = new AtomicInteger();
+
+  /** Stops the job after some DeleteObjects requests, as a killed executor would. */
+  static final class CrashAfterBatches implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void afterBatch(long batches) {
+      if (BATCHES_SEEN.incrementAndGet() >= CRASH_AFTER.get()) {
+        throw new IllegalStateException("simulated crash after " + BATCHES_SEEN.get() + " batches");
+      }
+    }
+  }
+
+  static final List<String> STATE_FILE_EARLY = new CopyOnWriteArrayList<>();
+
+  /** After every batch: if the state file is gone, none of its record's files may remain. */
+  static final class StateFileLastCheck implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+    private final S3Settings s3;
+    private final String bucket;
+    private final String folder;
+
+    StateFileLastCheck(S3Settings s3, String bucket, String folder) {
+      this.s3 = s3;
+      this.bucket = bucket;
+      this.folder = folder;
+    }
+
+    @Override
+    public void afterBatch(long batches) {
+      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      Map<String, StoredObject> left = new TreeMap<>();
+      store.listAll(folder, object -> left.put(object.key(), object));
+      if (!left.containsKey(folder + "state.json") && !left.isEmpty()) {
+        STATE_FILE_EARLY.add("state file gone while " + left.size() + " files remain");
+      }
+    }
+  }
+}
