@@ -116,7 +116,7 @@ public final class SparkExecuteAction {
     try {
       rows = spark.read().format("delta").load(tables.runs())
           .filter(col("run_id").equalTo(runId).and(col("command").equalTo("plan"))).collectAsList();
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
       throw new IllegalArgumentException("No plan to execute: cannot read table " + tables.runs() + ": "
           + rootMessage(e), e);
     }

@@ -1,0 +1,84 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The scheduled job as users run it: run, run --execute, execute --run-id, from the command line. */
+@ExtendWith(S3ServerExtension.class)
+class RunCommandTest {
+
+  @Test
+  void runExecuteDeletesWhatTheDryRunSaidAndASecondRunDeletesNothing(LocalS3Server server, @TempDir Path warehouse) {
+    server.createBucket("cli");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "cli");
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 120, 11L, Instant.now());
+    Set<String> before = keys(store);
+    Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "cli", "COGRAM_CLEANUP_PREFIX", "cogram/",
+        "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
+
+    Output dryRun = run(environment, "run");
+    Output execute = run(environment, "run", "--execute");
+    Output again = run(environment, "run", "--execute");
+
+    assertThat(dryRun.code).isZero();
+    assertThat(execute.code).as(execute.text).isZero();
+    assertThat(counts(execute.summary())).isEqualTo(counts(dryRun.summary()));
+    assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
+    assertThat(execute.text).doesNotContain("would delete ");
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes());
+    assertThat(keys(store)).isEqualTo(expectedLeft);
+    assertThat(again.summary()).contains(" records_deleted=0 child_keys_deleted=0 ");
+  }
+
+  @Test
+  void executeRefusesAPlanThatDoesNotExist(LocalS3Server server, @TempDir Path warehouse) {
+    Output output = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--bucket", "cli", "--prefix",
+        "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
+
+    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors).startsWith("statesweep: No plan to execute: cannot read table " + warehouse + "/runs");
+  }
+
+  private static Set<String> keys(ObjectStore store) {
+    Set<String> keys = new TreeSet<>();
+    store.listAll("", object -> keys.add(object.key()));
+    return keys;
+  }
+
+  /** The summary's ten fixed pairs without dry_run: what a dry run promises an execute deletes. */
+  private static String counts(String summary) {
+    return summary.replaceAll("dry_run=\\w+ ", "").replaceAll("(errors=\\d+) .*", "$1");
+  }
+
+  private static Output run(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Output(int code, String text, String errors) {
+    String summary() {
+      return Arrays.stream(text.split("\n")).filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
+    }
+  }
+}
