@@ -122,7 +122,8 @@ public final class RecordExecutor {
     StateCheck check = store.checkUnchanged(stateFile.key(), stateFile.etag());
     if (check == StateCheck.GONE) {
       return record.action() == Action.DELETE_RECORD
-          ? Verification.done(Outcome.ALREADY_DELETED, "the state file is gone: the record was deleted already")
+          ? Verification.done(Outcome.ALREADY_DELETED,
+              "the state file is gone (an earlier attempt, or someone else, deleted it): nothing is done")
           : Verification.done(Outcome.STATE_CHANGED, "the state file is gone since it was planned");
     }
     if (check == StateCheck.CHANGED) {
@@ -152,12 +153,21 @@ public final class RecordExecutor {
         return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + newest.key() + " ("
             + newest.lastModified() + ") is newer than its state file (" + stateFile.lastModified() + ")");
       }
+      // Stricter than "newer": a planned file rewritten in the state file's second is not the planned version.
+      for (PlannedDelete delete : record.files()) {
+        StoredObject now = current.get(delete.key());
+        if (now != null && !now.etag().equals(delete.object().etag())) {
+          return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + delete.key()
+              + " was written again since it was planned (ETag " + now.etag() + ", planned " + delete.object().etag()
+              + ")");
+        }
+      }
     }
     for (PlannedDelete delete : record.files()) {
       StoredObject now = current.get(delete.key());
       if (now == null) {
         alreadyGone++;
-      } else if (now.isNewerThan(stateFile)) {
+      } else if (now.isNewerThan(stateFile) || !now.etag().equals(delete.object().etag())) {
         newerKept++;
       } else {
         targets.add(new DeleteTarget(delete.key(), etag(now.etag())));

@@ -8,7 +8,7 @@ public final class StoreException extends RuntimeException {
 
   public StoreException(String message, String errorCode, Throwable cause) {
     super(message, cause);
-    this.errorCode = errorCode;
+    this.errorCode = errorCode == null ? "Unknown" : errorCode;
   }
 
   /** The store's error code, such as {@code AccessDenied}, or the exception's class for network errors. */

@@ -86,10 +86,11 @@ public final class SparkExecuteAction {
           .agg(expr("count_if(outcome = 'deleted')"), expr("coalesce(sum(child_keys_deleted), 0)"),
               expr("count_if(outcome = 'kept_newer_files')"), expr("count_if(outcome = 'failed')"),
               expr("count_if(outcome = 'state_changed')"), expr("count_if(outcome = 'already_deleted')"),
-              expr("count_if(outcome = 'changed_during_delete')"))
+              expr("count_if(outcome = 'changed_during_delete')"), expr("count_if(outcome = 'kept_refused')"))
           .first();
       RunSummary summary = summary(plan, attemptId, conditional, true, counts.getLong(0), counts.getLong(1),
-          counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6));
+          counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6),
+          counts.getLong(7));
       List<String> lines = logLines(tables, runDate, attemptId);
       writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
           counts.getLong(6), null);
@@ -98,7 +99,7 @@ public final class SparkExecuteAction {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       String failure = rootMessage(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
-      RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0);
+      RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0);
       try {
         writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, failure);
       } catch (RuntimeException writeFailure) {
@@ -168,7 +169,7 @@ public final class SparkExecuteAction {
 
   private RunSummary summary(Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional, boolean complete,
       long deleted, long childKeys, long keptNewer, long failed, long stateChanged, long alreadyDeleted,
-      long changedDuringDelete) {
+      long changedDuringDelete, long refused) {
     long scanned = plan.<Long>getAs("state_files_scanned");
     Map<String, String> extra = new LinkedHashMap<>();
     extra.put("state_changed", Long.toString(stateChanged));
@@ -179,7 +180,8 @@ public final class SparkExecuteAction {
     extra.put("run_id", runId);
     extra.put("attempt_id", attemptId);
     return new RunSummary(false, complete, scanned, deleted, childKeys, scanned - deleted,
-        plan.<Long>getAs("kept_newer_files") + keptNewer, plan.<Long>getAs("kept_refused"), plan.<Long>getAs("skipped"),
+        plan.<Long>getAs("kept_newer_files") + keptNewer, plan.<Long>getAs("kept_refused") + refused,
+        plan.<Long>getAs("skipped"),
         plan.<Long>getAs("errors") + failed, extra);
   }
 
@@ -191,7 +193,8 @@ public final class SparkExecuteAction {
     }
     Dataset<Row> kept = spark.read().format("delta").load(tables.executions())
         .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
-            .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.STATE_CHANGED.label(),
+            .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.KEPT_REFUSED.label(),
+                Outcome.STATE_CHANGED.label(),
                 Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label())))
         .orderBy("state_file_key").select("state_file_key", "message");
     List<Row> rows = limit == Integer.MAX_VALUE ? kept.collectAsList() : kept.limit(limit).collectAsList();

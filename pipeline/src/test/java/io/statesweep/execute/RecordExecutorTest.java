@@ -2,6 +2,7 @@ package io.statesweep.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.KeyClassifier;
@@ -218,7 +219,7 @@ class RecordExecutorTest {
     ExecutionOutcome rerun = executeOne(executor(), meeting);
 
     assertThat(rerun.outcome()).isEqualTo(Outcome.ALREADY_DELETED);
-    assertThat(rerun.message()).isEqualTo("the state file is gone: the record was deleted already");
+    assertThat(rerun.message()).isEqualTo("the state file is gone (an earlier attempt, or someone else, deleted it): nothing is done");
     assertThat(rerun.keysDeleted()).isZero();
     assertThat(rerun.failures()).isEmpty();
     assertThat(store.deleteRequests()).hasSize(requestsOfTheFirstRun);
@@ -292,6 +293,19 @@ class RecordExecutorTest {
 
     assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
     assertThat(store.keys()).containsExactly(MEETING + "written-with-the-state.pdf");
+  }
+
+  @Test
+  void plannedFileRewrittenInTheStateFilesSecondKeepsTheRecord() {
+    PlannedRecord meeting = plannedMeeting();
+    store.rewrite(MINUTES, STATE_WRITTEN);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(outcome.message()).startsWith("the record is coming back: " + MINUTES
+        + " was written again since it was planned");
+    assertThat(store.deleteRequests()).isEmpty();
   }
 
   @Test
@@ -380,7 +394,7 @@ class RecordExecutorTest {
 
     assertThat(outcome.outcome()).isEqualTo(Outcome.CHANGED_DURING_DELETE);
     assertThat(outcome.failures()).extracting(KeyFailure::key, KeyFailure::code)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(MEETING_STATE, "PreconditionFailed"));
+        .containsExactly(tuple(MEETING_STATE, "PreconditionFailed"));
     assertThat(outcome.stateFileDeleted()).isFalse();
     assertThat(store.object(MEETING_STATE).lastModified()).isEqualTo(LATER);
   }
