@@ -87,6 +87,9 @@ public final class StatesweepCli {
         case "demo" -> {
           return Demo.run(args, environment, out, err);
         }
+        case "bench-delete" -> {
+          return DeleteBenchmark.run(args, out);
+        }
         case "help", "--help", "-h" -> {
           out.print(usage());
           return OK;
@@ -100,6 +103,9 @@ public final class StatesweepCli {
     } catch (IllegalArgumentException e) {
       err.println("statesweep: " + e.getMessage());
       return BAD_SETTINGS;
+    } catch (Exception e) {
+      err.println("statesweep: " + e);
+      return RUN_FAILED;
     }
   }
 
@@ -173,6 +179,7 @@ public final class StatesweepCli {
           run      the scheduled job: plan, then with --execute delete what the plan says
           execute  execute a plan written earlier (--run-id), exactly as planned
           demo     start a local S3 server with a generated archive and run plan on it
+          bench-delete  measure delete throughput on a local S3 server (raw beside statesweep)
           help     this text
 
         '<command> --help' lists the command's options.
