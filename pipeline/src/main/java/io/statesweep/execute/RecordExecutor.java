@@ -25,6 +25,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -46,7 +50,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Any failure leaves the state file in place, so the next run retries; a key that is already gone
  * is never sent (no delete marker on a versioned bucket).
  */
-public final class RecordExecutor {
+public final class RecordExecutor implements AutoCloseable {
   private static final AtomicLong BATCHES = new AtomicLong();
 
   private final RecordStore store;
@@ -56,9 +60,28 @@ public final class RecordExecutor {
   private final DeleteThrottle throttle;
   private final ExecutionHook hook;
   private final Clock clock;
+  private final ExecutorService verifiers;
 
+  /** Verifies one record at a time. */
   public RecordExecutor(RecordStore store, KeyClassifier classifier, int batchSize, ConditionalDeletes conditional,
       DeleteThrottle throttle, ExecutionHook hook, Clock clock) {
+    this(store, classifier, batchSize, conditional, throttle, hook, clock, 1);
+  }
+
+  /**
+   * Verifies up to {@code verifyThreads} records of a window at once (each is a GET and a LIST or
+   * HEAD: I/O that a single thread would wait on); deletes still go in order, state files last.
+   */
+  public RecordExecutor(RecordStore store, KeyClassifier classifier, int batchSize, ConditionalDeletes conditional,
+      DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
+    if (verifyThreads < 1) {
+      throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
+    }
+    this.verifiers = verifyThreads == 1 ? null : Executors.newFixedThreadPool(verifyThreads, runnable -> {
+      Thread thread = new Thread(runnable, "statesweep-verify");
+      thread.setDaemon(true);
+      return thread;
+    });
     this.store = requireNonNull(store, "store is null");
     this.classifier = requireNonNull(classifier, "classifier is null");
     if (batchSize < 1 || batchSize > 1000) {
@@ -76,18 +99,19 @@ public final class RecordExecutor {
     Instant started = clock.instant();
     Map<String, ExecutionOutcome> outcomes = new HashMap<>();
     List<Verified> verified = new ArrayList<>();
-    for (PlannedRecord record : window) {
-      try {
-        Verification verification = verify(record);
-        if (verification.outcome != null) {
-          outcomes.put(record.stateFileKey(), finish(record, verification.outcome, verification.message, 0, false,
-              0, List.of(), started));
-        } else {
-          verified.add(verification.verified);
-        }
-      } catch (StoreException e) {
+    List<Verification> verifications = verifyAll(window);
+    for (int i = 0; i < window.size(); i++) {
+      PlannedRecord record = window.get(i);
+      Verification verification = verifications.get(i);
+      if (verification.failure != null) {
+        StoreException e = verification.failure;
         outcomes.put(record.stateFileKey(), finish(record, Outcome.FAILED, e.getMessage(), 0, false, 0,
             List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started));
+      } else if (verification.outcome != null) {
+        outcomes.put(record.stateFileKey(), finish(record, verification.outcome, verification.message, 0, false,
+            0, List.of(), started));
+      } else {
+        verified.add(verification.verified);
       }
     }
 
@@ -115,6 +139,44 @@ public final class RecordExecutor {
       ordered.add(outcomes.get(record.stateFileKey()));
     }
     return ordered;
+  }
+
+  private List<Verification> verifyAll(List<PlannedRecord> window) {
+    List<Verification> verifications = new ArrayList<>(window.size());
+    if (verifiers == null) {
+      window.forEach(record -> verifications.add(verifyOrFail(record)));
+      return verifications;
+    }
+    List<Future<Verification>> futures = new ArrayList<>(window.size());
+    for (PlannedRecord record : window) {
+      futures.add(verifiers.submit(() -> verifyOrFail(record)));
+    }
+    for (Future<Verification> future : futures) {
+      try {
+        verifications.add(future.get());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while verifying records", e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("verifying a record failed", e.getCause());
+      }
+    }
+    return verifications;
+  }
+
+  private Verification verifyOrFail(PlannedRecord record) {
+    try {
+      return verify(record);
+    } catch (StoreException e) {
+      return new Verification(null, null, null, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (verifiers != null) {
+      verifiers.shutdownNow();
+    }
   }
 
   private Verification verify(PlannedRecord record) {
@@ -323,13 +385,13 @@ public final class RecordExecutor {
 
   private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept) {}
 
-  private record Verification(Verified verified, Outcome outcome, String message) {
+  private record Verification(Verified verified, Outcome outcome, String message, StoreException failure) {
     static Verification ready(Verified verified) {
-      return new Verification(verified, null, null);
+      return new Verification(verified, null, null, null);
     }
 
     static Verification done(Outcome outcome, String message) {
-      return new Verification(null, outcome, message);
+      return new Verification(null, outcome, message, null);
     }
   }
 }

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 
 /** The Spark function of execution: runs the {@link RecordExecutor} over a partition's plan rows, a window at a time. */
@@ -45,9 +46,11 @@ final class ExecuteFunctions {
     private final double keysPerSecondPerTask;
     private final ExecutionHook hook;
     private final String attemptId;
+    private final int workers;
 
     ExecuteRecords(KeyClassifier classifier, S3Settings s3, String bucket, int batchSize, ConditionalDeletes conditional,
-        double keysPerSecondPerTask, ExecutionHook hook, String attemptId) {
+        double keysPerSecondPerTask, ExecutionHook hook, String attemptId, int workers) {
+      this.workers = workers;
       this.classifier = requireNonNull(classifier, "classifier is null");
       this.s3 = requireNonNull(s3, "s3 is null");
       this.bucket = requireNonNull(bucket, "bucket is null");
@@ -62,13 +65,18 @@ final class ExecuteFunctions {
     public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
       RecordExecutor executor = new RecordExecutor(
           new ObjectStoreRecords(new ObjectStore(S3Clients.shared(s3), bucket)), classifier, batchSize, conditional,
-          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC());
+          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
+      TaskContext task = TaskContext.get();
+      if (task != null) {
+        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> executor.close());
+      }
       return new Iterator<>() {
         private Iterator<ExecutionRow> current = Collections.emptyIterator();
 
         @Override
         public boolean hasNext() {
           while (!current.hasNext() && rows.hasNext()) {
+            // A window: up to a batch of keys or MAX_WINDOW_RECORDS records, verified together, then deleted.
             List<PlanRow> window = new ArrayList<>();
             List<PlannedRecord> records = new ArrayList<>();
             int keys = 0;

@@ -74,7 +74,7 @@ public final class SparkExecuteAction {
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       Dataset<ExecutionRow> executionsDS = planDS.repartition(partitions, col("stateFileKey"))
           .mapPartitions(new ExecuteFunctions.ExecuteRecords(classifier, options.s3(), options.bucket(),
-              options.batchSize(), conditional.mode(), perTask, hook, attemptId), ExecutionRow.ENCODER);
+              options.batchSize(), conditional.mode(), perTask, hook, attemptId, options.workers()), ExecutionRow.ENCODER);
       Dataset<Row> rows = SparkPlanAction.toTable(executionsDS.toDF().withColumn("failures",
           expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code, 'message', f.message))")),
           Tables.EXECUTIONS_COLUMNS);

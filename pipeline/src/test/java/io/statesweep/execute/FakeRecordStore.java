@@ -137,7 +137,7 @@ final class FakeRecordStore implements RecordStore {
   }
 
   @Override
-  public StateCheck checkUnchanged(String key, String etag) {
+  public synchronized StateCheck checkUnchanged(String key, String etag) {
     requireNonNull(etag, "etag is null");
     StoreException failure = failingReads.get(key);
     if (failure != null) {
@@ -152,7 +152,7 @@ final class FakeRecordStore implements RecordStore {
 
   /** A snapshot in key order, so that a test may change the bucket while the caller iterates. */
   @Override
-  public Iterator<StoredObject> list(String folder) {
+  public synchronized Iterator<StoredObject> list(String folder) {
     listedFolders.add(folder);
     List<StoredObject> listed = new ArrayList<>();
     for (StoredObject object : objects.tailMap(folder, true).values()) {
@@ -165,13 +165,13 @@ final class FakeRecordStore implements RecordStore {
   }
 
   @Override
-  public StoredObject head(String key) {
+  public synchronized StoredObject head(String key) {
     headedKeys.add(key);
     return objects.get(key);
   }
 
   @Override
-  public DeleteResult delete(List<DeleteTarget> targets) {
+  public synchronized DeleteResult delete(List<DeleteTarget> targets) {
     if (targets.isEmpty()) {
       throw new IllegalArgumentException("DeleteObjects needs at least one key");
     }

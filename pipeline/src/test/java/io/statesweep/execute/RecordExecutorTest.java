@@ -180,6 +180,34 @@ class RecordExecutorTest {
     assertThat(store.keys()).isEmpty();
   }
 
+  @Test
+  void verifyingInParallelKeepsTheOrderOfDeletesAndOutcomes() {
+    List<PlannedRecord> window = new ArrayList<>();
+    for (int record = 0; record < 400; record++) {
+      String folder = documentFolder(record);
+      StoredObject state = store.put(folder + "state.json", STATE_WRITTEN);
+      window.add(dueRecord(state, store.put(folder + "a.pdf", BEFORE_STATE),
+          store.put(folder + "b.pdf", record % 7 == 0 ? LATER : BEFORE_STATE)));
+    }
+
+    List<ExecutionOutcome> outcomes;
+    try (RecordExecutor executor = new RecordExecutor(store, CLASSIFIER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(NOW, ZoneOffset.UTC), 8)) {
+      outcomes = executor.execute(window);
+    }
+
+    assertThat(outcomes).extracting(ExecutionOutcome::stateFileKey)
+        .containsExactlyElementsOf(window.stream().map(PlannedRecord::stateFileKey).toList());
+    for (int record = 0; record < 400; record++) {
+      assertThat(outcomes.get(record).outcome()).isEqualTo(record % 7 == 0 ? Outcome.KEPT_NEWER_FILES : Outcome.DELETED);
+    }
+    for (int record = 0; record < 400; record += 7) {
+      assertThat(store.keys()).contains(documentFolder(record) + "state.json", documentFolder(record) + "b.pdf");
+    }
+    int stateRequest = store.requestIndexOf(documentFolder(1) + "state.json");
+    assertThat(stateRequest).isGreaterThan(store.requestIndexOf(documentFolder(1) + "a.pdf"));
+  }
+
   // Re-read the state file before deleting (spec section 3).
 
   @Test
