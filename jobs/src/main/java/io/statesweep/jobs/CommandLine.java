@@ -57,7 +57,9 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
         name = arg.substring(0, equals);
         value = arg.substring(equals + 1);
       }
-      if (value == null && SWITCHES.contains(name)) {
+      if (value == null && name.equals("--dry-run") && i + 1 < args.length && !args[i + 1].startsWith("--")) {
+        value = args[++i];
+      } else if (value == null && SWITCHES.contains(name)) {
         value = "true";
       } else if (value == null) {
         if (i + 1 >= args.length) {

@@ -27,6 +27,8 @@ class CommandLineTest {
     assertThat(CommandLine.parse(new String[] {"plan", "--execute"}).flags()).containsEntry("--dry-run", "false");
     assertThat(CommandLine.parse(new String[] {"plan", "--dry-run"}).flags()).containsEntry("--dry-run", "true");
     assertThat(CommandLine.parse(new String[] {"plan", "--dry-run=0"}).flags()).containsEntry("--dry-run", "0");
+    assertThat(CommandLine.parse(new String[] {"plan", "--dry-run", "false", "--bucket", "b"}).flags())
+        .containsEntry("--dry-run", "false").containsEntry("--bucket", "b");
   }
 
   @Test

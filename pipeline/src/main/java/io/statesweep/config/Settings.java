@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
@@ -156,7 +155,7 @@ public final class Settings {
   /** true/false/1/0 only, as the reference script accepts for dry_run; anything else names its source. */
   public boolean bool(Setting setting) {
     Value value = values.get(setting);
-    String text = value.value().trim().toLowerCase(Locale.ROOT);
+    String text = value.value().trim();
     return switch (text) {
       case "true", "1" -> true;
       case "false", "0" -> false;

@@ -97,7 +97,8 @@ public final class RecordExecutor implements AutoCloseable {
   /** Executes a window of records; returns one outcome per record, in order. */
   public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
     Instant started = clock.instant();
-    Map<String, ExecutionOutcome> outcomes = new HashMap<>();
+    // By identity: two plan rows of one state file (a duplicated row) still get one outcome each.
+    Map<PlannedRecord, ExecutionOutcome> outcomes = new java.util.IdentityHashMap<>();
     List<Verified> verified = new ArrayList<>();
     List<Verification> verifications = verifyAll(window);
     for (int i = 0; i < window.size(); i++) {
@@ -105,10 +106,10 @@ public final class RecordExecutor implements AutoCloseable {
       Verification verification = verifications.get(i);
       if (verification.failure != null) {
         StoreException e = verification.failure;
-        outcomes.put(record.stateFileKey(), finish(record, Outcome.FAILED, e.getMessage(), 0, false, 0,
+        outcomes.put(record, finish(record, Outcome.FAILED, e.getMessage(), 0, false, 0,
             List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started));
       } else if (verification.outcome != null) {
-        outcomes.put(record.stateFileKey(), finish(record, verification.outcome, verification.message, 0, false,
+        outcomes.put(record, finish(record, verification.outcome, verification.message, 0, false,
             0, List.of(), started));
       } else {
         verified.add(verification.verified);
@@ -123,20 +124,40 @@ public final class RecordExecutor implements AutoCloseable {
     deleteInBatches(fileTargets, deleted, errors);
 
     List<DeleteTarget> stateTargets = new ArrayList<>();
+    Map<String, String> stateEtags = new HashMap<>();
     for (Verified record : verified) {
+      stateEtags.put(record.plan.stateFileKey(), record.plan.stateFile().etag());
       boolean allFilesGone = record.targets.stream().allMatch(target -> deleted.contains(target.key()));
       if (record.plan.action() == Action.DELETE_RECORD && allFilesGone) {
         stateTargets.add(new DeleteTarget(record.plan.stateFileKey(), etag(record.plan.stateFile().etag())));
       }
     }
-    deleteInBatches(stateTargets, deleted, errors);
+    // The state file goes last; read it once more right before, so that a record rewritten while its
+    // files went keeps its state file even where conditional deletes are off.
+    List<DeleteTarget> unchanged = new ArrayList<>();
+    for (DeleteTarget target : stateTargets) {
+      StateCheck check;
+      try {
+        check = store.checkUnchanged(target.key(), stateEtags.get(target.key()));
+      } catch (RuntimeException e) {
+        errors.put(target.key(), new DeleteResult.KeyError(errorCode(e), e.getMessage()));
+        continue;
+      }
+      if (check == StateCheck.UNCHANGED) {
+        unchanged.add(target);
+      } else {
+        errors.put(target.key(), new DeleteResult.KeyError("PreconditionFailed",
+            "the state file changed while its record's files were deleted"));
+      }
+    }
+    deleteInBatches(unchanged, deleted, errors);
 
     for (Verified record : verified) {
-      outcomes.put(record.plan.stateFileKey(), outcomeOf(record, deleted, errors, started));
+      outcomes.put(record.plan, outcomeOf(record, deleted, errors, started));
     }
     List<ExecutionOutcome> ordered = new ArrayList<>(window.size());
     for (PlannedRecord record : window) {
-      ordered.add(outcomes.get(record.stateFileKey()));
+      ordered.add(outcomes.get(record));
     }
     return ordered;
   }
@@ -169,7 +190,15 @@ public final class RecordExecutor implements AutoCloseable {
       return verify(record);
     } catch (StoreException e) {
       return new Verification(null, null, null, e);
+    } catch (RuntimeException e) {
+      // Whatever went wrong, this record keeps everything and the others go on.
+      return new Verification(null, null, null, new StoreException("Cannot verify " + record.stateFileKey() + ": "
+          + e, errorCode(e), e));
     }
+  }
+
+  private static String errorCode(RuntimeException e) {
+    return e instanceof StoreException store ? store.errorCode() : e.getClass().getSimpleName();
   }
 
   @Override
@@ -191,6 +220,22 @@ public final class RecordExecutor implements AutoCloseable {
     if (check == StateCheck.CHANGED) {
       return Verification.done(Outcome.STATE_CHANGED,
           "the state file changed since it was planned: nothing is done on the old plan");
+    }
+    if (!(classifier.classify(stateFile.key()) instanceof Classification.StateFile place)) {
+      return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + stateFile.key()
+          + ": it is not a state file at a place of layout " + classifier.layout().name()
+          + " (was the plan made with another layout?)");
+    }
+    // The plan is data that anyone with write access to its table could change: every rule about what
+    // a state file may list is checked again, and every planned key must be one the state file lists.
+    for (PlannedDelete delete : record.files()) {
+      String rule = classifier.listingRefusal(place, delete.key());
+      if (rule == null && !record.listedKeys().contains(delete.key())) {
+        rule = "its state file does not list it";
+      }
+      if (rule != null) {
+        return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + rule);
+      }
     }
     CurrentFiles listing = currentFiles(record);
     for (PlannedDelete delete : record.files()) {
@@ -214,6 +259,15 @@ public final class RecordExecutor implements AutoCloseable {
       if (newest != null) {
         return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + newest.key() + " ("
             + newest.lastModified() + ") is newer than its state file (" + stateFile.lastModified() + ")");
+      }
+      // A listed key that was missing when planned and exists now: deleting the state file would orphan it.
+      Set<String> planned = new HashSet<>();
+      record.files().forEach(delete -> planned.add(delete.key()));
+      for (String key : record.listedKeys()) {
+        if (!planned.contains(key) && (current.containsKey(key) || store.head(key) != null)) {
+          return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + key
+              + ", which its state file lists, exists now but did not when the plan was made");
+        }
       }
       // Stricter than "newer": a planned file rewritten in the state file's second is not the planned version.
       for (PlannedDelete delete : record.files()) {

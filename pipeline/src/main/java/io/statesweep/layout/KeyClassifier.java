@@ -102,6 +102,36 @@ public final class KeyClassifier implements Serializable {
   }
 
   /**
+   * Why a state file may not list {@code key}, or null when the key's own shape and place allow it
+   * (spec section 3): no empty, {@code .} or {@code ..} segments; inside the prefix; not in the
+   * exporter's folder; not a state file itself; a {@code <id>.state.json} lists only its sibling
+   * {@code <id>.json}, a {@code state.json} only keys inside its folder. Whether another record owns
+   * the key needs the listing, and is the caller's to check.
+   */
+  public String listingRefusal(Classification.StateFile stateFile, String key) {
+    String shape = Keys.shapeProblem(key);
+    if (shape != null) {
+      return shape;
+    }
+    if (!prefix.contains(key)) {
+      return "it is outside the export prefix " + prefix;
+    }
+    if (isInExporterFolder(key)) {
+      return "it is inside the exporter's own folder " + exporterFolderKey();
+    }
+    if (isRecordBoundary(key)) {
+      return "it is the state file of another record";
+    }
+    if (stateFile.shape() == RecordShape.SINGLE_FILE && !key.equals(stateFile.scope())) {
+      return Keys.name(stateFile.key()) + " may list only its sibling " + stateFile.scope();
+    }
+    if (stateFile.shape() == RecordShape.FOLDER && !key.startsWith(stateFile.scope())) {
+      return "it is outside the record's folder " + stateFile.scope();
+    }
+    return null;
+  }
+
+  /**
    * True when the key stands at a state-file place, known kind or not: a record's own state file,
    * which no other record may list and whose folder no other record may reach into.
    */

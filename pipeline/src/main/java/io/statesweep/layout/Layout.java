@@ -173,6 +173,17 @@ public final class Layout implements Serializable {
     return json;
   }
 
+  /** A SHA-256 of the layout document: a plan and its execution must use the same layout. */
+  public String fingerprint() {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
   /** Where the layout was read from: a file path or a jar resource. */
   public String origin() {
     return origin;

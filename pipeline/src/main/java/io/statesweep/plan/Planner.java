@@ -4,8 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.KeyClassifier;
-import io.statesweep.layout.Keys;
-import io.statesweep.layout.RecordShape;
 import io.statesweep.state.StateDocument;
 import java.io.Serializable;
 import java.time.Duration;
@@ -146,24 +144,9 @@ public final class Planner implements Serializable {
   /** Why the record's state file may not list {@code key}, or null when it may (spec section 3). */
   String refusal(RecordInput record, String key) {
     Classification.StateFile stateFile = record.stateFile();
-    String shape = Keys.shapeProblem(key);
-    if (shape != null) {
-      return shape;
-    }
-    if (!classifier.prefix().contains(key)) {
-      return "it is outside the export prefix " + classifier.prefix();
-    }
-    if (classifier.isInExporterFolder(key)) {
-      return "it is inside the exporter's own folder " + classifier.exporterFolderKey();
-    }
-    if (classifier.isRecordBoundary(key)) {
-      return "it is the state file of another record";
-    }
-    if (stateFile.shape() == RecordShape.SINGLE_FILE && !key.equals(stateFile.scope())) {
-      return Keys.name(stateFile.key()) + " may list only its sibling " + stateFile.scope();
-    }
-    if (stateFile.shape() == RecordShape.FOLDER && !key.startsWith(stateFile.scope())) {
-      return "it is outside the record's folder " + stateFile.scope();
+    String rule = classifier.listingRefusal(stateFile, key);
+    if (rule != null) {
+      return rule;
     }
     String owner = record.listed(key).owner();
     if (owner != null && !owner.equals(stateFile.key())) {
@@ -171,6 +154,7 @@ public final class Planner implements Serializable {
     }
     return null;
   }
+
 
   private static StoredObject newestNewerFile(RecordInput record, Set<String> keys) {
     StoredObject newest = null;

@@ -61,6 +61,10 @@ public final class StateFileReader implements AutoCloseable {
       return new StateFileRead(stateFile, StateFileRead.Status.READ, content.object(), json, parsed, null);
     } catch (StoreException e) {
       return new StateFileRead(stateFile, StateFileRead.Status.FAILED, null, null, null, e.getMessage());
+    } catch (RuntimeException e) {
+      // An answer the store should not give (no Last-Modified, say): this state file's error, not the run's end.
+      return new StateFileRead(stateFile, StateFileRead.Status.FAILED, null, null, null,
+          "Cannot read s3://" + store.bucket() + "/" + stateFile.key() + ": " + e);
     }
   }
 

@@ -141,6 +141,8 @@ final class ExecuteFunctions {
       deletes.add(new PlannedDelete(new StoredObject(delete.getKey(), delete.getEtag(),
           delete.getLastModified().toInstant(), delete.getSize()), DeleteRole.fromLabel(delete.getRole())));
     }
-    return new PlannedRecord(Action.fromLabel(row.getAction()), stateFile, deletes);
+    // No listed keys (no state_files row for the plan): every planned key is refused, as it should be.
+    java.util.Set<String> listed = row.getListedKeys() == null ? java.util.Set.of() : java.util.Set.copyOf(row.getListedKeys());
+    return new PlannedRecord(Action.fromLabel(row.getAction()), stateFile, deletes, listed);
   }
 }

@@ -35,6 +35,7 @@ final class RunsTable {
       field("bucket", DataTypes.StringType, false),
       field("prefix", DataTypes.StringType, false),
       field("layout", DataTypes.StringType, false),
+      field("layout_fingerprint", DataTypes.StringType, false),
       field("grace_days", DataTypes.IntegerType, false),
       field("settings", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType), false),
       field("conditional_deletes", DataTypes.StringType, true),
@@ -61,7 +62,7 @@ final class RunsTable {
 
   /** One row of the table. {@code conditionalDeletes} is null for a plan. */
   record RunRow(String runId, String runDate, String attemptId, String command, Instant startedAt, Instant endedAt,
-      Instant plannedAt, String bucket, String prefix, String layout, int graceDays, Map<String, String> settings,
+      Instant plannedAt, String bucket, String prefix, String layout, String layoutFingerprint, int graceDays, Map<String, String> settings,
       String conditionalDeletes, long listingTasks, long keysListed, long bytesDeleted, long badState, long notYetDue,
       long stateChanged, long alreadyDeleted, long changedDuringDelete, RunSummary summary, String failure) {
     RunRow {
@@ -80,7 +81,7 @@ final class RunsTable {
     Row row = RowFactory.create(
         run.runId(), run.runDate(), run.attemptId(), run.command(), summary.dryRun(), summary.complete(),
         Timestamp.from(run.startedAt()), Timestamp.from(run.endedAt()), Timestamp.from(run.plannedAt()),
-        run.bucket(), run.prefix(), run.layout(), run.graceDays(), new TreeMap<>(run.settings()),
+        run.bucket(), run.prefix(), run.layout(), run.layoutFingerprint(), run.graceDays(), new TreeMap<>(run.settings()),
         run.conditionalDeletes(), run.listingTasks(), run.keysListed(), summary.stateFilesScanned(),
         summary.recordsDeleted(), summary.childKeysDeleted(), run.bytesDeleted(), summary.recordsKept(),
         summary.keptNewerFiles(), summary.keptRefused(), run.badState(), run.notYetDue(), summary.skipped(),

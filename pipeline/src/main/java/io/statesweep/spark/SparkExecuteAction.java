@@ -62,10 +62,12 @@ public final class SparkExecuteAction {
     String runDate = plan.getAs("run_date");
     String attemptId = RunContext.start(startedAt, options.graceDays()).runId();
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
-    ConditionalDeleteProbe.Answer conditional = conditional(store, attemptId);
-    LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
-        conditional.describe());
+    ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
+        "unverified: the probe did not run");
     try {
+      conditional = conditional(store, attemptId);
+      LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
+          conditional.describe());
       phase("delete", "Verifying and deleting the planned keys of run " + runId);
       Dataset<PlanRow> planDS = plannedRows(tables, runDate);
       int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
@@ -135,6 +137,11 @@ public final class SparkExecuteAction {
       throw new IllegalArgumentException("The plan of run " + runId + " is for s3://" + bucket + "/" + prefix
           + ", not s3://" + options.bucket() + "/" + options.prefix() + ": give the same --bucket and --prefix");
     }
+    String fingerprint = plan.getAs("layout_fingerprint");
+    if (!options.layout().fingerprint().equals(fingerprint)) {
+      throw new IllegalArgumentException("The plan of run " + runId + " was made with layout " + plan.getAs("layout")
+          + " (SHA-256 " + fingerprint + "), not with " + options.layout().origin() + ": give the plan's --layout");
+    }
     return plan;
   }
 
@@ -142,21 +149,29 @@ public final class SparkExecuteAction {
     return switch (options.conditionalDeletes()) {
       case ON -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "set");
       case OFF -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.OFF, "set");
-      case AUTO -> ConditionalDeleteProbe.detect(store, probeKey(attemptId));
+      // At the bucket root, "beside the prefix" would be inside the export: no probe there.
+      case AUTO -> options.prefix().isBucketRoot()
+          ? new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unverified: no probe at the bucket root")
+          : ConditionalDeleteProbe.detect(store, probeKey(attemptId));
     };
   }
 
   /** statesweep's own key beside the export prefix, such as {@code cogram.statesweep/probe-<attempt>}. */
   private String probeKey(String attemptId) {
     String prefix = options.prefix().value();
-    String stem = prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1);
-    return stem + ".statesweep/probe-" + attemptId;
+    return prefix.substring(0, prefix.length() - 1) + ".statesweep/probe-" + attemptId;
   }
 
   private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
+    Column ofThisRun = col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId));
     Dataset<Row> plan = spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId))
-            .and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
+        .filter(ofThisRun.and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
+    // What each state file listed when it was planned; its unchanged ETag at execution vouches for it.
+    Dataset<Row> listed = spark.read().format("delta").load(tables.stateFiles())
+        .filter(ofThisRun.and(col("status").equalTo("read")))
+        .select(col("key").as("listed_state_key"), expr("array_remove(array_distinct(concat("
+            + "coalesce(files, array()), coalesce(delete_files, array()))), key)").as("listedKeys"))
+        .dropDuplicates("listed_state_key");
     List<Column> columns = new ArrayList<>();
     for (String column : Tables.DELETION_PLAN_COLUMNS) {
       columns.add(column.equals("deletes")
@@ -164,8 +179,13 @@ public final class SparkExecuteAction {
               + " 'size', d.size, 'role', d.role))").as("deletes")
           : col(column).as(Tables.property(column)));
     }
-    return plan.select(columns.toArray(Column[]::new)).as(PlanRow.ENCODER);
+    columns.add(col("listedKeys"));
+    return plan.join(listed, plan.col("state_file_key").equalTo(listed.col("listed_state_key")), "left")
+        .select(columns.toArray(Column[]::new))
+        .dropDuplicates("stateFileKey")
+        .as(PlanRow.ENCODER);
   }
+
 
   private RunSummary summary(Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional, boolean complete,
       long deleted, long childKeys, long keptNewer, long failed, long stateChanged, long alreadyDeleted,
@@ -207,7 +227,8 @@ public final class SparkExecuteAction {
       long changedDuringDelete, String failure) {
     RunsTable.RunRow row = new RunsTable.RunRow(runId, plan.getAs("run_date"), attemptId, "execute", startedAt,
         Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
-        options.prefix().value(), plan.getAs("layout"), plan.<Integer>getAs("grace_days"), options.settings(),
+        options.prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
+        plan.<Integer>getAs("grace_days"), options.settings(),
         conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
         alreadyDeleted, changedDuringDelete, summary, failure);
     SparkPlanAction.append(RunsTable.dataset(spark, row), tables.runs());

@@ -27,7 +27,6 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,33 +104,27 @@ public final class SparkPlanAction {
     Dataset<ObjectRow> listingDS = spark.createDataset(taskRows, ListingTaskRow.ENCODER)
         .repartition(listingPartitions)
         .flatMap(new PlanFunctions.ListObjects(options.s3(), options.bucket()), ObjectRow.ENCODER)
-        .persist(StorageLevel.MEMORY_AND_DISK());
-    try {
-      long keysListed = listingDS.count();
-      LOG.info("Run {}: listed {} keys in {} tasks", run.runId(), keysListed, tasks.size());
+        // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
+        .localCheckpoint(true);
+    long keysListed = listingDS.count();
+    LOG.info("Run {}: listed {} keys in {} tasks", run.runId(), keysListed, tasks.size());
 
-      phase("read-state-files", "Reading state files");
-      Dataset<StateFileRow> stateFilesDS = listingDS
-          .filter(new PlanFunctions.IsStateFileName())
-          .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER)
-          .repartition(parallelism * 2)
-          .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
-              options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
-          .persist(StorageLevel.MEMORY_AND_DISK());
-      try {
-        append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
+    phase("read-state-files", "Reading state files");
+    Dataset<StateFileRow> stateFilesDS = listingDS
+        .filter(new PlanFunctions.IsStateFileName())
+        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER)
+        .repartition(parallelism * 2, col("key"))
+        .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
+            options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
+        // Each state file is read once: the table and the plan see the same documents.
+        .localCheckpoint(true);
+    append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
 
-        phase("plan", "Planning records");
-        Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-            .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
-        append(planTable(planDS), tables.deletionPlan());
-      } finally {
-        stateFilesDS.unpersist();
-      }
-      return counts(run, tables, keysListed, tasks.size());
-    } finally {
-      listingDS.unpersist();
-    }
+    phase("plan", "Planning records");
+    Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
+        .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
+    append(planTable(planDS), tables.deletionPlan());
+    return counts(run, tables, keysListed, tasks.size());
   }
 
   private Counts counts(RunContext run, Tables tables, long keysListed, int listingTasks) {
@@ -168,8 +161,9 @@ public final class SparkPlanAction {
     extra.put("bytes_deleted", Long.toString(counts.bytes()));
     extra.put("keys_listed", Long.toString(counts.keysListed()));
     extra.put("run_id", run.runId());
-    long recordsKept = counts.planned() - counts.recordsDeleted() + counts.readErrors();
-    return new RunSummary(true, complete, counts.stateFiles(), counts.recordsDeleted(), counts.childKeys(),
+    // As in the contract's example: every scanned state file whose record is not deleted is kept.
+    long recordsKept = counts.stateFiles() - counts.recordsDeleted();
+    return new RunSummary(options.dryRun(), complete, counts.stateFiles(), counts.recordsDeleted(), counts.childKeys(),
         recordsKept, counts.keptNewer(), counts.keptRefused(), counts.skipped(), counts.readErrors() + extraErrors,
         extra);
   }
@@ -220,7 +214,7 @@ public final class SparkPlanAction {
     phase("record-run", "Recording the run");
     RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
-        options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
+        options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
         counts.badState(), counts.notYetDue(), 0, 0, 0, summary, failure);
     append(RunsTable.dataset(spark, row), tables.runs());
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());

@@ -61,8 +61,11 @@ class RunOptionsTest {
   void dryRunAcceptsOnlyTrueFalseOneOrZero() {
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("COGRAM_CLEANUP_DRY_RUN", "0"), null).dryRun())
         .isFalse();
-    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("COGRAM_CLEANUP_DRY_RUN", "TRUE"), null)
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("COGRAM_CLEANUP_DRY_RUN", "1"), null)
         .dryRun()).isTrue();
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"),
+        Map.of("COGRAM_CLEANUP_DRY_RUN", "TRUE"), null))
+        .hasMessage("Invalid sweep.dry-run 'TRUE' (from COGRAM_CLEANUP_DRY_RUN): use true, false, 1 or 0");
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"),
         Map.of("COGRAM_CLEANUP_DRY_RUN", "maybe"), null))
         .hasMessage("Invalid sweep.dry-run 'maybe' (from COGRAM_CLEANUP_DRY_RUN): use true, false, 1 or 0");

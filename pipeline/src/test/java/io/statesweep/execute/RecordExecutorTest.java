@@ -20,6 +20,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -334,6 +335,92 @@ class RecordExecutorTest {
     assertThat(outcome.message()).startsWith("the record is coming back: " + MINUTES
         + " was written again since it was planned");
     assertThat(store.deleteRequests()).isEmpty();
+  }
+
+  @Test
+  void aListedKeyThatAppearedSinceThePlanKeepsTheStateFile() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    StoredObject minutes = store.put(MINUTES, BEFORE_STATE);
+    // The plan's listing ran before the exporter uploaded the audio: it was missing, so not planned.
+    List<PlannedDelete> deletes = List.of(new PlannedDelete(minutes, DeleteRole.FILE),
+        new PlannedDelete(state, DeleteRole.STATE_FILE));
+    PlannedRecord meeting = new PlannedRecord(Action.DELETE_RECORD, state, deletes, Set.of(MINUTES, AUDIO));
+    store.put(AUDIO, BEFORE_STATE);
+
+    ExecutionOutcome outcome = executeOne(executor(), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(outcome.message()).isEqualTo("the record is coming back: " + AUDIO
+        + ", which its state file lists, exists now but did not when the plan was made");
+    assertThat(store.deleteRequests()).isEmpty();
+  }
+
+  @Test
+  void aPlanRowNamingAKeyItsStateFileMayNotListIsRefused() {
+    StoredObject exporters = store.put("cogram/_cogram/manifest.json", BEFORE_STATE);
+    StoredObject otherState = store.put(PROJECT + "meetings/m2/state.json", BEFORE_STATE);
+    StoredObject unlisted = store.put(MINUTES, BEFORE_STATE);
+    StoredObject first = store.put(documentFolder(1) + "state.json", STATE_WRITTEN);
+    StoredObject second = store.put(PROJECT + "state.json", STATE_WRITTEN);
+    StoredObject third = store.put(MEETING_STATE, STATE_WRITTEN);
+
+    List<ExecutionOutcome> outcomes = executor().execute(List.of(
+        new PlannedRecord(Action.DELETE_RECORD, first, List.of(new PlannedDelete(exporters, DeleteRole.FILE),
+            new PlannedDelete(first, DeleteRole.STATE_FILE))),
+        new PlannedRecord(Action.DELETE_REMOVED_FILES, second, List.of(new PlannedDelete(otherState,
+            DeleteRole.REMOVED_FILE))),
+        new PlannedRecord(Action.DELETE_REMOVED_FILES, third, List.of(new PlannedDelete(unlisted,
+            DeleteRole.REMOVED_FILE)), Set.of(AUDIO))));
+
+    assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsOnly(Outcome.KEPT_REFUSED);
+    assertThat(outcomes).extracting(ExecutionOutcome::message).containsExactly(
+        "refused to delete cogram/_cogram/manifest.json: it is inside the exporter's own folder cogram/_cogram/",
+        "refused to delete " + PROJECT + "meetings/m2/state.json: it is the state file of another record",
+        "refused to delete " + MINUTES + ": its state file does not list it");
+    assertThat(store.deleteRequests()).isEmpty();
+  }
+
+  @Test
+  void twoPlanRowsOfOneStateFileGetAnOutcomeEach() {
+    PlannedRecord meeting = plannedMeeting();
+
+    List<ExecutionOutcome> outcomes = executor().execute(List.of(meeting, meeting));
+
+    assertThat(outcomes).hasSize(2).doesNotContainNull();
+    assertThat(store.keys()).isEmpty();
+  }
+
+  @Test
+  void aStateFileThatIsNoStateFileOfTheLayoutIsRefused() {
+    StoredObject state = store.put(PROJECT + "punch_lists/x1/state.json", STATE_WRITTEN);
+    StoredObject item = store.put(PROJECT + "punch_lists/x1/item.json", BEFORE_STATE);
+
+    ExecutionOutcome outcome = executeOne(executor(), dueRecord(state, item));
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_REFUSED);
+    assertThat(outcome.message()).startsWith("refused to delete " + PROJECT + "punch_lists/x1/state.json: it is not a"
+        + " state file at a place of layout cogram");
+    assertThat(store.deleteRequests()).isEmpty();
+  }
+
+  @Test
+  void aStateFileRewrittenWhileItsFilesWentStaysEvenWithoutConditionalDeletes() {
+    PlannedRecord meeting = plannedMeeting();
+    ExecutionHook rewriteState = new ExecutionHook() {
+      @Override
+      public void afterBatch(long batches) {
+        if (store.keys().contains(MEETING_STATE) && !store.keys().contains(MINUTES)) {
+          store.rewrite(MEETING_STATE, LATER);
+        }
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(), rewriteState),
+        meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.CHANGED_DURING_DELETE);
+    assertThat(store.keys()).containsExactly(MEETING_STATE);
+    assertThat(outcome.failures()).extracting(KeyFailure::key).containsExactly(MEETING_STATE);
   }
 
   @Test
