@@ -30,6 +30,7 @@ public record RunOptions(
     int batchSize,
     ConditionalMode conditionalDeletes,
     int maxDeletesPerSecond,
+    int pagesPerTask,
     Map<String, String> settings) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
@@ -113,7 +114,9 @@ public record RunOptions(
           + "' (from " + conditional.source() + "): use auto, on or off");
     };
     int maxDeletesPerSecond = settings.integer(Settings.MAX_DELETES_PER_SECOND, 0, 1_000_000);
+    int pagesPerTask = settings.integer(Settings.PAGES_PER_TASK, 1, 100_000);
     return new RunOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
-        layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, settings.asMap());
+        layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
+        settings.asMap());
   }
 }

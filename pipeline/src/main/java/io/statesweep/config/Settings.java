@@ -59,9 +59,13 @@ public final class Settings {
       "--max-deletes-per-second", "STATESWEEP_MAX_DELETES_PER_SECOND", "0",
       "a ceiling on deleted keys per second for the whole job; 0 for none", List.of());
 
+  public static final Setting PAGES_PER_TASK = new Setting("sweep.list.pages-per-task", "--pages-per-task",
+      "STATESWEEP_PAGES_PER_TASK", "100",
+      "listing pages (1,000 keys each) one task lists before it hands the rest to new tasks", List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

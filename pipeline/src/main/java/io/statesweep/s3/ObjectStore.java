@@ -115,6 +115,25 @@ public final class ObjectStore {
     };
   }
 
+  /** One page (up to 1,000 keys) of every object under {@code prefix} after {@code startAfter}. */
+  public ListingPage listPage(String prefix, String startAfter) {
+    try {
+      ListObjectsV2Response response = client.listObjectsV2(b -> {
+        b.bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
+        if (startAfter != null) {
+          b.startAfter(startAfter);
+        }
+      });
+      List<StoredObject> objects = new ArrayList<>(response.contents().size());
+      for (S3Object object : response.contents()) {
+        objects.add(toStoredObject(object));
+      }
+      return new ListingPage(objects, Boolean.TRUE.equals(response.isTruncated()));
+    } catch (SdkException e) {
+      throw translate("list", prefix + (startAfter == null ? "" : " after " + startAfter), e);
+    }
+  }
+
   /**
    * Reads an object, at most {@code maxBytes} of it ({@code truncated} says when there was more).
    * Returns null when the key does not exist.

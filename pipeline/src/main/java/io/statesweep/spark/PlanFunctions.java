@@ -15,9 +15,12 @@ import io.statesweep.s3.ListingDepth;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.scan.BudgetedListing;
+import io.statesweep.scan.ListingTask;
 import io.statesweep.scan.StateFileRead;
 import io.statesweep.scan.StateFileReader;
 import io.statesweep.spark.rows.ListedKeyRow;
+import io.statesweep.spark.rows.ListedRow;
 import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
@@ -44,32 +47,49 @@ import scala.Tuple3;
 final class PlanFunctions {
   private PlanFunctions() {}
 
-  /** Lists one task's prefix, a page at a time. */
-  static final class ListObjects implements FlatMapFunction<ListingTaskRow, ObjectRow> {
+  /**
+   * Lists a partition's tasks: a folder level (DIRECT) whole, a prefix (RECURSIVE) up to its page
+   * budget, yielding its objects and then the tasks that cover what it left.
+   */
+  static final class ListTasks implements FlatMapFunction<ListingTaskRow, ListedRow> {
     private static final long serialVersionUID = 1L;
     private final S3Settings s3;
     private final String bucket;
+    private final int pagesPerTask;
 
-    ListObjects(S3Settings s3, String bucket) {
+    ListTasks(S3Settings s3, String bucket, int pagesPerTask) {
       this.s3 = requireNonNull(s3, "s3 is null");
       this.bucket = requireNonNull(bucket, "bucket is null");
+      this.pagesPerTask = pagesPerTask;
     }
 
     @Override
-    public Iterator<ObjectRow> call(ListingTaskRow task) {
+    public Iterator<ListedRow> call(ListingTaskRow row) {
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
-      Iterator<StoredObject> objects = store.iterate(task.getPrefix(), ListingDepth.valueOf(task.getDepth()));
-      return new Iterator<>() {
-        @Override
-        public boolean hasNext() {
-          return objects.hasNext();
-        }
+      ListingTask task = new ListingTask(row.getPrefix(), row.getStartAfter(),
+          ListingTask.NextChars.valueOf(row.getNextChars()), ListingDepth.valueOf(row.getDepth()));
+      if (task.depth() == ListingDepth.DIRECT) {
+        Iterator<StoredObject> objects = store.iterate(task.prefix(), ListingDepth.DIRECT);
+        return new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return objects.hasNext();
+          }
 
-        @Override
-        public ObjectRow next() {
-          return Rows.objectRow(objects.next());
-        }
-      };
+          @Override
+          public ListedRow next() {
+            return Rows.listedRow(objects.next());
+          }
+        };
+      }
+      // A task holds at most its page budget of keys: its rows fit in memory by construction.
+      List<ListedRow> out = new ArrayList<>();
+      BudgetedListing.Outcome outcome = new BudgetedListing(store::listPage, pagesPerTask)
+          .list(task, object -> out.add(Rows.listedRow(object)));
+      for (ListingTask rest : outcome.rest()) {
+        out.add(Rows.listedTask(rest));
+      }
+      return out.iterator();
     }
   }
 

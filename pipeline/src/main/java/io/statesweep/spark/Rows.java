@@ -5,7 +5,10 @@ import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.RecordPlan;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.scan.StateFileRead;
+import io.statesweep.scan.ListingTask;
 import io.statesweep.spark.rows.DeleteRow;
+import io.statesweep.spark.rows.ListedRow;
+import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
@@ -40,6 +43,42 @@ final class Rows {
     row.setEtag(object.etag());
     row.setLastModified(timestamp(object.lastModified()));
     row.setSize(object.size());
+    return row;
+  }
+
+  static ListedRow listedRow(StoredObject object) {
+    ListedRow row = new ListedRow();
+    row.setKey(object.key());
+    row.setEtag(object.etag());
+    row.setLastModified(timestamp(object.lastModified()));
+    row.setSize(object.size());
+    return row;
+  }
+
+  static ListedRow listedTask(ListingTask task) {
+    ListedRow row = new ListedRow();
+    row.setTaskPrefix(task.prefix());
+    row.setTaskStartAfter(task.startAfter());
+    row.setTaskNextChars(task.nextChars().name());
+    row.setTaskDepth(task.depth().name());
+    return row;
+  }
+
+  static ListingTaskRow taskRow(ListedRow listed) {
+    ListingTaskRow row = new ListingTaskRow();
+    row.setPrefix(listed.getTaskPrefix());
+    row.setStartAfter(listed.getTaskStartAfter());
+    row.setNextChars(listed.getTaskNextChars());
+    row.setDepth(listed.getTaskDepth());
+    return row;
+  }
+
+  static ListingTaskRow taskRow(ListingTask task) {
+    ListingTaskRow row = new ListingTaskRow();
+    row.setPrefix(task.prefix());
+    row.setStartAfter(task.startAfter());
+    row.setNextChars(task.nextChars().name());
+    row.setDepth(task.depth().name());
     return row;
   }
 

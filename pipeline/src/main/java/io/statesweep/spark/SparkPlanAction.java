@@ -13,6 +13,7 @@ import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
+import io.statesweep.spark.rows.ListedRow;
 import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
@@ -92,22 +93,39 @@ public final class SparkPlanAction {
     phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
-    List<ListingTaskRow> taskRows = new ArrayList<>(tasks.size());
+    List<ListingTaskRow> pending = new ArrayList<>(tasks.size());
     for (ListingTask task : tasks) {
-      ListingTaskRow row = new ListingTaskRow();
-      row.setPrefix(task.prefix());
-      row.setDepth(task.depth().name());
-      taskRows.add(row);
+      pending.add(Rows.taskRow(task));
     }
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
-    int listingPartitions = Math.max(1, Math.min(tasks.size(), parallelism * 4));
-    Dataset<ObjectRow> listingDS = spark.createDataset(taskRows, ListingTaskRow.ENCODER)
-        .repartition(listingPartitions)
-        .flatMap(new PlanFunctions.ListObjects(options.s3(), options.bucket()), ObjectRow.ENCODER)
-        // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
-        .localCheckpoint(true);
+    // Rounds: each task lists at most its page budget and hands what it left to the next round, so a
+    // prefix that holds half the archive spreads over many tasks. Only tasks reach the driver.
+    Dataset<ObjectRow> listingDS = null;
+    int rounds = 0;
+    long tasksRun = 0;
+    while (!pending.isEmpty()) {
+      rounds++;
+      tasksRun += pending.size();
+      Dataset<ListedRow> listedDS = spark.createDataset(pending, ListingTaskRow.ENCODER)
+          .repartition(Math.max(1, Math.min(pending.size(), parallelism * 4)))
+          .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask()),
+              ListedRow.ENCODER)
+          // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
+          .localCheckpoint(true);
+      Dataset<ObjectRow> objectsDS = listedDS.filter(col("taskPrefix").isNull())
+          .select(col("key"), col("etag"), col("lastModified"), col("size")).as(ObjectRow.ENCODER);
+      listingDS = listingDS == null ? objectsDS : listingDS.union(objectsDS);
+      pending = new ArrayList<>();
+      for (ListedRow task : listedDS.filter(col("taskPrefix").isNotNull()).collectAsList()) {
+        pending.add(Rows.taskRow(task));
+      }
+      LOG.info("Run {}: listing round {} done; {} tasks left", run.runId(), rounds, pending.size());
+    }
+    if (listingDS == null) {
+      listingDS = spark.emptyDataset(ObjectRow.ENCODER);
+    }
     long keysListed = listingDS.count();
-    LOG.info("Run {}: listed {} keys in {} tasks", run.runId(), keysListed, tasks.size());
+    LOG.info("Run {}: listed {} keys in {} tasks over {} rounds", run.runId(), keysListed, tasksRun, rounds);
 
     phase("read-state-files", "Reading state files");
     Dataset<StateFileRow> stateFilesDS = listingDS
@@ -124,10 +142,10 @@ public final class SparkPlanAction {
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
         .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
     append(planTable(planDS), tables.deletionPlan());
-    return counts(run, tables, keysListed, tasks.size());
+    return counts(run, tables, keysListed, tasksRun);
   }
 
-  private Counts counts(RunContext run, Tables tables, long keysListed, int listingTasks) {
+  private Counts counts(RunContext run, Tables tables, long keysListed, long listingTasks) {
     phase("summary", "Counting the plan");
     Row stateCounts = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
