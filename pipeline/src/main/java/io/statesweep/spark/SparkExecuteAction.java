@@ -99,13 +99,13 @@ public final class SparkExecuteAction {
       return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), lines, null);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
-      String failure = rootMessage(e);
+      String failure = SparkPlanAction.rootMessage(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
       RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0);
       try {
         writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, failure);
       } catch (RuntimeException writeFailure) {
-        LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), rootMessage(writeFailure));
+        LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
       return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), List.of(), failure);
     } finally {
@@ -121,7 +121,7 @@ public final class SparkExecuteAction {
           .filter(col("run_id").equalTo(runId).and(col("command").equalTo("plan"))).collectAsList();
     } catch (Exception e) {
       throw new IllegalArgumentException("No plan to execute: cannot read table " + tables.runs() + ": "
-          + rootMessage(e), e);
+          + SparkPlanAction.rootMessage(e), e);
     }
     if (rows.isEmpty()) {
       throw new IllegalArgumentException("No plan with run id " + runId + " in " + tables.runs()
@@ -239,11 +239,5 @@ public final class SparkExecuteAction {
     LOG.info("Phase {}: {}", name, description);
   }
 
-  private static String rootMessage(Throwable e) {
-    Throwable cause = e;
-    while (cause.getCause() != null && cause.getCause() != cause) {
-      cause = cause.getCause();
-    }
-    return cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
-  }
+
 }

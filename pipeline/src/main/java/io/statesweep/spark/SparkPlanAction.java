@@ -269,7 +269,8 @@ public final class SparkPlanAction {
     return toTable(rows, Tables.DELETION_PLAN_COLUMNS);
   }
 
-  private static String rootMessage(Throwable e) {
+  /** The innermost cause's message: what a person can act on, without Spark's wrapping. */
+  static String rootMessage(Throwable e) {
     Throwable cause = e;
     while (cause.getCause() != null && cause.getCause() != cause) {
       cause = cause.getCause();
