@@ -104,10 +104,32 @@ public final class BudgetedListing {
       return splitAt(task, prefix, last);
     }
     List<ListingTask> rest = new ArrayList<>(splitAt(task, common, last));
-    // The keys under the prefix that sort after every key under the common prefix.
-    rest.add(new ListingTask(prefix, common + MAX_CHAR, ListingTask.NextChars.ALL, common, task.depth()));
+    // The keys after every key under the common prefix: split at its last few characters too (so
+    // d000019999 hands on d0002..d0009, d001..d009 and d01..d09 as tasks of their own), and one task
+    // for what lies beyond those.
+    int shallowest = common.length();
+    for (int length = common.length() - 1; length >= Math.max(prefix.length(), common.length() - SPLIT_LEVELS);
+        length--) {
+      char at = common.charAt(length);
+      if (at < FIRST || at >= LAST) {
+        break;
+      }
+      String above = common.substring(0, length);
+      for (char c = (char) (at + 1); c <= LAST; c++) {
+        rest.add(new ListingTask(above + c, null, ListingTask.NextChars.ALL, task.depth()));
+      }
+      rest.add(new ListingTask(above, null, ListingTask.NextChars.HIGH, task.depth()));
+      shallowest = length;
+    }
+    if (shallowest > prefix.length()) {
+      String covered = common.substring(0, shallowest);
+      rest.add(new ListingTask(prefix, covered + MAX_CHAR, ListingTask.NextChars.ALL, covered, task.depth()));
+    }
     return rest;
   }
+
+  /** How many characters of the common prefix a split also fans out at. */
+  private static final int SPLIT_LEVELS = 3;
 
   private static final char MAX_CHAR = '\uffff';
 

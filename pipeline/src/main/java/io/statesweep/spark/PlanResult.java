@@ -10,12 +10,15 @@ import java.util.List;
  *
  * @param logLines {@code would delete <key>} lines, then refused, coming-back and skipped lines
  * @param failure why the run did not complete, or null
+ * @param phaseSeconds how long each phase took (list, read-state-files, plan, summary, ...)
  */
-public record PlanResult(String runId, RunSummary summary, Tables tables, List<String> logLines, String failure) {
+public record PlanResult(String runId, RunSummary summary, Tables tables, List<String> logLines, String failure,
+    java.util.Map<String, Double> phaseSeconds) {
   public PlanResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(summary, "summary is null");
     requireNonNull(tables, "tables is null");
     logLines = List.copyOf(logLines);
+    phaseSeconds = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseSeconds));
   }
 }

@@ -47,6 +47,9 @@ public final class SparkPlanAction {
   private final SparkSession spark;
   private final RunOptions options;
   private Clock clock = Clock.systemUTC();
+  private final Map<String, Double> phaseSeconds = new LinkedHashMap<>();
+  private String currentPhase;
+  private long phaseStarted;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -70,7 +73,7 @@ public final class SparkPlanAction {
       RunSummary summary = summary(run, counts, true, 0);
       List<String> lines = logLines(run, tables);
       writeRun(run, tables, startedAt, summary, counts, null);
-      return new PlanResult(run.runId(), summary, tables, lines, null);
+      return new PlanResult(run.runId(), summary, tables, lines, null, phaseSeconds());
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
@@ -80,7 +83,7 @@ public final class SparkPlanAction {
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), tables.runs(), rootMessage(writeFailure));
       }
-      return new PlanResult(run.runId(), summary, tables, List.of(), rootMessage(e));
+      return new PlanResult(run.runId(), summary, tables, List.of(), rootMessage(e), phaseSeconds());
     } finally {
       spark.sparkContext().clearJobGroup();
     }
@@ -239,8 +242,22 @@ public final class SparkPlanAction {
   }
 
   private void phase(String name, String description) {
+    long now = System.nanoTime();
+    if (currentPhase != null) {
+      phaseSeconds.merge(currentPhase, (now - phaseStarted) / 1e9, Double::sum);
+    }
+    currentPhase = name;
+    phaseStarted = now;
     spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep plan: " + description, false);
     LOG.info("Phase {}: {}", name, description);
+  }
+
+  private Map<String, Double> phaseSeconds() {
+    phase("done", "Done");
+    Map<String, Double> seconds = new LinkedHashMap<>(phaseSeconds);
+    phaseSeconds.clear();
+    currentPhase = null;
+    return seconds;
   }
 
   static void append(Dataset<Row> rows, String path) {

@@ -68,12 +68,35 @@ public final class SyntheticArchive {
   }
 
   public String folder(long record) {
-    return String.format("%sprojects/p%06d/documents/d%09d/", prefix, project(record), record);
+    StringBuilder folder = new StringBuilder(prefix.length() + 40).append(prefix).append("projects/p");
+    pad(folder, project(record), 6).append("/documents/d");
+    return pad(folder, record, 9).append('/').toString();
   }
 
   /** File {@code file} of a record; {@code file == filesPerRecord} is its state file. */
   public String key(long record, int file) {
-    return folder(record) + (file == filesPerRecord ? "state.json" : String.format("f%02d.bin", file));
+    String folder = folder(record);
+    if (file == filesPerRecord) {
+      return folder + "state.json";
+    }
+    return folder + 'f' + (char) ('0' + file / 10) + (char) ('0' + file % 10) + ".bin";
+  }
+
+  /** Zero-padded digits without String.format: listing a million keys formats a million of them. */
+  private static StringBuilder pad(StringBuilder out, long value, int width) {
+    String digits = Long.toString(value);
+    for (int i = digits.length(); i < width; i++) {
+      out.append('0');
+    }
+    return out.append(digits);
+  }
+
+  /** The size of a generated object, without generating it for a file. */
+  public long size(long record, int file) {
+    if (file < filesPerRecord) {
+      return ("file " + file + " of record " + record + "\n").length();
+    }
+    return content(record, file).length;
   }
 
   public boolean isDue(long record) {
@@ -137,7 +160,12 @@ public final class SyntheticArchive {
   /** A stable ETag per key and version 0 (the generated one). */
   public String etag(long record, int file) {
     long hash = record * 1_000_003L + file * 7_919L + 0x5eed;
-    return String.format("%016x%016x", Long.rotateLeft(hash * 0x9E3779B97F4A7C15L, 17), hash ^ 0xC2B2AE3D27D4EB4FL);
+    return hex16(Long.rotateLeft(hash * 0x9E3779B97F4A7C15L, 17)) + hex16(hash ^ 0xC2B2AE3D27D4EB4FL);
+  }
+
+  private static String hex16(long value) {
+    String hex = Long.toHexString(value);
+    return "0".repeat(16 - hex.length()) + hex;
   }
 
   /**

@@ -213,6 +213,14 @@ public final class SyntheticS3Server implements AutoCloseable {
     return archive.content(position.record(), position.file());
   }
 
+  private long size(Stored stored) {
+    if (stored.content != null) {
+      return stored.content.length;
+    }
+    SyntheticArchive.Position position = archive.position(stored.key);
+    return archive.size(position.record(), position.file());
+  }
+
   private record Stored(String key, String etag, Instant lastModified, byte[] content) {}
 
   private void get(HttpExchange exchange, String key, boolean body) throws IOException {
@@ -337,7 +345,7 @@ public final class SyntheticS3Server implements AutoCloseable {
         keys.next();
         contents.append("<Contents><Key>").append(escape(stored.key)).append("</Key><LastModified>")
             .append(XML_DATE.format(stored.lastModified)).append("</LastModified><ETag>&quot;").append(stored.etag)
-            .append("&quot;</ETag><Size>").append(content(stored).length)
+            .append("&quot;</ETag><Size>").append(size(stored))
             .append("</Size><StorageClass>STANDARD</StorageClass></Contents>");
         last = "k:" + stored.key;
       }
