@@ -31,6 +31,7 @@ public record RunOptions(
     ConditionalMode conditionalDeletes,
     int maxDeletesPerSecond,
     int pagesPerTask,
+    boolean reuseStateFiles,
     Map<String, String> settings) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
@@ -117,6 +118,6 @@ public record RunOptions(
     int pagesPerTask = settings.integer(Settings.PAGES_PER_TASK, 1, 100_000);
     return new RunOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
-        settings.asMap());
+        settings.bool(Settings.REUSE_STATE_FILES), settings.asMap());
   }
 }

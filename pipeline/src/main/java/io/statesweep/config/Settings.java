@@ -63,9 +63,14 @@ public final class Settings {
       "STATESWEEP_PAGES_PER_TASK", "100",
       "listing pages (1,000 keys each) one task lists before it hands the rest to new tasks", List.of());
 
+  public static final Setting REUSE_STATE_FILES = new Setting("sweep.state.reuse", "--reuse-state-files",
+      "STATESWEEP_REUSE_STATE_FILES", "true",
+      "take a state file's parsed document from the last complete plan when its ETag is unchanged (no GET)",
+      List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

@@ -49,6 +49,7 @@ public final class SparkPlanAction {
   private Clock clock = Clock.systemUTC();
   private final Map<String, Double> phaseSeconds = new LinkedHashMap<>();
   private String currentPhase;
+  private long stateReads;
   private long phaseStarted;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
@@ -131,21 +132,49 @@ public final class SparkPlanAction {
     LOG.info("Run {}: listed {} keys in {} tasks over {} rounds", run.runId(), keysListed, tasksRun, rounds);
 
     phase("read-state-files", "Reading state files");
-    Dataset<StateFileRow> stateFilesDS = listingDS
+    Dataset<StateFileRow> classifiedDS = listingDS
         .filter(new PlanFunctions.IsStateFileName())
-        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER)
+        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
+    String previous = options.reuseStateFiles() ? previousPlan(tables) : null;
+    if (previous != null) {
+      classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous);
+    }
+    Dataset<StateFileRow> stateFilesDS = classifiedDS
         .repartition(parallelism * 2, col("key"))
         .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
             options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
     append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
+    stateReads = stateFilesDS.filter(col("status").isin(Rows.READ, Rows.BAD_STATE, Rows.GONE, Rows.READ_ERROR)).count()
+        - (previous == null ? 0 : StateReuse.reused(classifiedDS));
+    LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
+        previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
 
     phase("plan", "Planning records");
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
         .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
     append(planTable(planDS), tables.deletionPlan());
     return counts(run, tables, keysListed, tasksRun);
+  }
+
+  /**
+   * The last complete plan of this bucket, prefix and layout, whose parsed state files this run may
+   * reuse; null when there is none (or no table yet).
+   */
+  private String previousPlan(Tables tables) {
+    try {
+      List<Row> rows = spark.read().format("delta").load(tables.runs())
+          .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))
+              .and(col("prefix").equalTo(options.prefix().value()))
+              .and(col("layout_fingerprint").equalTo(options.layout().fingerprint())))
+          .orderBy(col("started_at").desc()).select("run_id").limit(1).collectAsList();
+      return rows.isEmpty() ? null : rows.get(0).getString(0);
+    } catch (Exception e) {
+      // No runs table yet (the first run), or one we cannot read: read every state file.
+      LOG.info("No earlier plan to reuse state files from: {}", rootMessage(e));
+      return null;
+    }
   }
 
   private Counts counts(RunContext run, Tables tables, long keysListed, long listingTasks) {
@@ -181,6 +210,7 @@ public final class SparkPlanAction {
     extra.put("gone", Long.toString(counts.gone()));
     extra.put("bytes_deleted", Long.toString(counts.bytes()));
     extra.put("keys_listed", Long.toString(counts.keysListed()));
+    extra.put("state_file_gets", Long.toString(stateReads));
     extra.put("run_id", run.runId());
     // As in the contract's example: every scanned state file whose record is not deleted is kept.
     long recordsKept = counts.stateFiles() - counts.recordsDeleted();
