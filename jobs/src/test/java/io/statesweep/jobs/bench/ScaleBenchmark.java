@@ -47,9 +47,10 @@ public final class ScaleBenchmark {
     // Warm up: the first Spark job of a JVM pays for class loading and code generation.
     try (SyntheticS3Server warmUp = new SyntheticS3Server("bench", new SyntheticArchive("cogram/", 2_000, 2, 100, false,
         10), Duration.ZERO, 0)) {
-      plan(warmUp.endpoint());
+      plan(warmUp.endpoint(), Files.createTempDirectory("statesweep-warm-up"));
     }
     List<String[]> rows = new ArrayList<>();
+    long[] gets = new long[2];
     for (boolean skewed : new boolean[] {false, true}) {
       SyntheticArchive archive = new SyntheticArchive("cogram/", records, filesPerRecord, 1_000, skewed, 10);
       String shape = skewed ? "skewed" : "uniform";
@@ -73,13 +74,26 @@ public final class ScaleBenchmark {
           rows.add(row("(a) reference, " + shape, listed[0], listSeconds, stateFiles.size(), getSeconds));
         }
         server.resetCounts();
-        PlanResult plan = plan(server.endpoint());
+        Path warehouse = Files.createTempDirectory("statesweep-scale");
+        PlanResult plan = plan(server.endpoint(), warehouse);
         double listSeconds = plan.phaseSeconds().getOrDefault("list", 0.0);
         double readSeconds = plan.phaseSeconds().getOrDefault("read-state-files", 0.0);
         long keys = Long.parseLong(plan.summary().extra().get("keys_listed"));
         rows.add(row("(c) statesweep plan, " + shape, keys, listSeconds, plan.summary().stateFilesScanned(),
             readSeconds));
         System.out.println(shape + " plan phases (s): " + plan.phaseSeconds() + "; requests: " + server.requestCounts());
+        if (!skewed) {
+          // An incremental plan after 1 % of the state files changed.
+          for (long record = 0; record < records; record += 100) {
+            server.put(archive.key(record, filesPerRecord), archive.content(record, filesPerRecord));
+          }
+          server.resetCounts();
+          PlanResult incremental = plan(server.endpoint(), warehouse);
+          gets[0] = Long.parseLong(plan.summary().extra().get("state_file_gets"));
+          gets[1] = Long.parseLong(incremental.summary().extra().get("state_file_gets"));
+          System.out.printf("incremental plan after 1 %% of state files changed: %d GETs against %d for a full"
+              + " plan (%.2f %%); server saw %s%n", gets[1], gets[0], 100.0 * gets[1] / gets[0], server.requestCounts());
+        }
       }
     }
     System.out.println();
@@ -105,8 +119,7 @@ public final class ScaleBenchmark {
         String.format("%.0f", keys / listSeconds), Long.toString(gets), String.format("%.0f", gets / getSeconds)};
   }
 
-  private static PlanResult plan(String endpoint) throws Exception {
-    Path warehouse = Files.createTempDirectory("statesweep-scale");
+  private static PlanResult plan(String endpoint, Path warehouse) throws Exception {
     Map<String, String> flags = new HashMap<>();
     flags.put("--bucket", "bench");
     flags.put("--prefix", "cogram/");
