@@ -37,14 +37,6 @@ final class Rows {
     return timestamp == null ? null : timestamp.toInstant();
   }
 
-  static ObjectRow objectRow(StoredObject object) {
-    ObjectRow row = new ObjectRow();
-    row.setKey(object.key());
-    row.setEtag(object.etag());
-    row.setLastModified(timestamp(object.lastModified()));
-    row.setSize(object.size());
-    return row;
-  }
 
   static ListedRow listedRow(StoredObject object) {
     ListedRow row = new ListedRow();

@@ -146,8 +146,8 @@ public final class SparkPlanAction {
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
     append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
-    stateReads = stateFilesDS.filter(col("status").isin(Rows.READ, Rows.BAD_STATE, Rows.GONE, Rows.READ_ERROR)).count()
-        - (previous == null ? 0 : StateReuse.reused(classifiedDS));
+    // The rows still "listed" before reading are the ones that needed a GET.
+    stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
         previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
 

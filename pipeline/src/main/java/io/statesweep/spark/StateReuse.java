@@ -46,9 +46,4 @@ final class StateReuse {
     }
     return joined.select(selected).as(StateFileRow.ENCODER);
   }
-
-  /** How many rows of {@code withPrevious}'s result were taken from the earlier plan (no longer listed). */
-  static long reused(Dataset<StateFileRow> rowsDS) {
-    return rowsDS.filter(col("status").isin(Rows.READ, Rows.BAD_STATE)).count();
-  }
 }
