@@ -31,8 +31,10 @@ final class SparkSessions {
     }
     builder.config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.debug.maxToStringFields", "200");
-    // An s3a:// warehouse on the same non-AWS store as the bucket: point S3A at it unless told otherwise.
-    if (options.warehouse().startsWith("s3a://") && options.s3().endpoint() != null
+    // An s3a:// warehouse or inventory report on the same non-AWS store as the bucket: point S3A at it
+    // unless told otherwise.
+    boolean s3aInventory = options.inventory() != null && "s3a".equals(options.inventory().scheme());
+    if ((options.warehouse().startsWith("s3a://") || s3aInventory) && options.s3().endpoint() != null
         && !conf.contains("spark.hadoop.fs.s3a.endpoint")) {
       URI endpoint = URI.create(options.s3().endpoint());
       builder.config("spark.hadoop.fs.s3a.endpoint", options.s3().endpoint())

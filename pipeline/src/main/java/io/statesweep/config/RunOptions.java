@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.Layout;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.scan.InventoryManifest;
 import java.io.Serializable;
 import java.net.URI;
 import java.time.Duration;
@@ -32,10 +33,15 @@ public record RunOptions(
     int maxDeletesPerSecond,
     int pagesPerTask,
     boolean reuseStateFiles,
+    Listing listing,
+    InventoryManifest.Location inventory,
     Map<String, String> settings) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
   public enum ConditionalMode { AUTO, ON, OFF }
+
+  /** Where the plan's view of the bucket comes from. */
+  public enum Listing { LIST, INVENTORY }
 
   public static final int ALL_LINES = -1;
 
@@ -46,6 +52,10 @@ public record RunOptions(
     requireNonNull(warehouse, "warehouse is null");
     requireNonNull(layout, "layout is null");
     requireNonNull(conditionalDeletes, "conditionalDeletes is null");
+    requireNonNull(listing, "listing is null");
+    if ((listing == Listing.INVENTORY) != (inventory != null)) {
+      throw new IllegalArgumentException("an inventory location goes with the inventory listing only");
+    }
     settings = Map.copyOf(settings);
     if (graceDays < 0) {
       throw new IllegalArgumentException("graceDays must not be negative: " + graceDays);
@@ -116,8 +126,39 @@ public record RunOptions(
     };
     int maxDeletesPerSecond = settings.integer(Settings.MAX_DELETES_PER_SECOND, 0, 1_000_000);
     int pagesPerTask = settings.integer(Settings.PAGES_PER_TASK, 1, 100_000);
+    Settings.Value listingValue = settings.value(Settings.LISTING);
+    Listing listing = switch (listingValue.value().trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "list" -> Listing.LIST;
+      case "inventory" -> Listing.INVENTORY;
+      default -> throw new IllegalArgumentException("Invalid sweep.listing '" + listingValue.value() + "' (from "
+          + listingValue.source() + "): use list or inventory");
+    };
+    Settings.Value inventoryValue = settings.value(Settings.INVENTORY);
+    InventoryManifest.Location inventory = null;
+    if (listing == Listing.INVENTORY) {
+      if (inventoryValue == null || inventoryValue.value().isBlank()) {
+        throw new IllegalArgumentException("Missing inventory: --listing inventory needs --inventory (or "
+            + Settings.INVENTORY.environment() + ", or " + Settings.INVENTORY.key()
+            + " in a conf file) naming the report's manifest.json, such as"
+            + " s3://inventory-bucket/" + bucket + "/daily/2026-11-28T01-00Z/manifest.json");
+      }
+      try {
+        inventory = InventoryManifest.Location.parse(inventoryValue.value());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
+            + inventoryValue.source() + "): " + e.getMessage(), e);
+      }
+      if (!inventory.key().endsWith("manifest.json")) {
+        throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
+            + inventoryValue.source() + "): give the report's manifest.json, not its folder or a data file");
+      }
+    } else if (inventoryValue != null && !inventoryValue.value().isBlank()) {
+      throw new IllegalArgumentException("sweep.inventory is set (from " + inventoryValue.source()
+          + ") but the listing is '" + listingValue.value() + "' (from " + listingValue.source()
+          + "): add --listing inventory to plan from the report, or drop the inventory");
+    }
     return new RunOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
-        settings.bool(Settings.REUSE_STATE_FILES), settings.asMap());
+        settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.asMap());
   }
 }

@@ -68,9 +68,15 @@ public final class Settings {
       "take a state file's parsed document from the last complete plan when its ETag is unchanged (no GET)",
       List.of());
 
+  public static final Setting LISTING = new Setting("sweep.listing", "--listing", "STATESWEEP_LISTING", "list",
+      "list (ListObjectsV2 over the prefix) or inventory (an S3 Inventory report, see --inventory)", List.of());
+  public static final Setting INVENTORY = new Setting("sweep.inventory", "--inventory", "STATESWEEP_INVENTORY", null,
+      "the manifest.json of an S3 Inventory report of the bucket (s3://... or s3a://...), with --listing inventory",
+      List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

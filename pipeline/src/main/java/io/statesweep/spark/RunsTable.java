@@ -56,7 +56,10 @@ final class RunsTable {
       field("already_deleted", DataTypes.LongType, false),
       field("changed_during_delete", DataTypes.LongType, false),
       field("summary", DataTypes.StringType, false),
-      field("failure", DataTypes.StringType, true)});
+      field("failure", DataTypes.StringType, true),
+      field("listing", DataTypes.StringType, true),
+      field("inventory_manifest", DataTypes.StringType, true),
+      field("inventory_date", DataTypes.TimestampType, true)});
 
   private RunsTable() {}
 
@@ -64,12 +67,23 @@ final class RunsTable {
   record RunRow(String runId, String runDate, String attemptId, String command, Instant startedAt, Instant endedAt,
       Instant plannedAt, String bucket, String prefix, String layout, String layoutFingerprint, int graceDays, Map<String, String> settings,
       String conditionalDeletes, long listingTasks, long keysListed, long bytesDeleted, long badState, long notYetDue,
-      long stateChanged, long alreadyDeleted, long changedDuringDelete, RunSummary summary, String failure) {
+      long stateChanged, long alreadyDeleted, long changedDuringDelete, RunSummary summary, String failure,
+      Source source) {
     RunRow {
       requireNonNull(runId, "runId is null");
       requireNonNull(summary, "summary is null");
+      requireNonNull(source, "source is null");
       settings = Map.copyOf(settings);
     }
+  }
+
+  /**
+   * Where a plan's view of the bucket came from: {@code list}, or {@code inventory} with the report's
+   * manifest and the time the inventory was taken. Execute attempts verify live and have none.
+   */
+  record Source(String listing, String inventoryManifest, Instant inventoryDate) {
+    static final Source NONE = new Source(null, null, null);
+    static final Source LIST = new Source("list", null, null);
   }
 
   private static StructField field(String name, DataType type, boolean nullable) {
@@ -86,7 +100,8 @@ final class RunsTable {
         summary.recordsDeleted(), summary.childKeysDeleted(), run.bytesDeleted(), summary.recordsKept(),
         summary.keptNewerFiles(), summary.keptRefused(), run.badState(), run.notYetDue(), summary.skipped(),
         summary.errors(), run.stateChanged(), run.alreadyDeleted(), run.changedDuringDelete(), summary.line(),
-        run.failure());
+        run.failure(), run.source().listing(), run.source().inventoryManifest(),
+        run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()));
     return spark.createDataFrame(List.of(row), SCHEMA);
   }
 }

@@ -9,8 +9,10 @@ import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
+import io.statesweep.s3.ObjectContent;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.scan.InventoryManifest;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
 import io.statesweep.spark.rows.ListedRow;
@@ -43,6 +45,7 @@ import org.slf4j.LoggerFactory;
 public final class SparkPlanAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);
   private static final String JOB_GROUP = "statesweep-plan";
+  private static final int MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -51,6 +54,7 @@ public final class SparkPlanAction {
   private String currentPhase;
   private long stateReads;
   private long phaseStarted;
+  private RunsTable.Source source = RunsTable.Source.LIST;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -94,7 +98,47 @@ public final class SparkPlanAction {
     KeyClassifier classifier = options.layout().classifier(options.prefix());
     Planner planner = new Planner(classifier, options.grace());
 
+    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
+    Listing listing = options.listing() == RunOptions.Listing.INVENTORY ? fromInventory(run) : fromListing(run, classifier);
+    Dataset<ObjectRow> listingDS = listing.objects();
+    long keysListed = listingDS.count();
+    long tasksRun = listing.tasks();
+    LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed, listing.description());
+
+    phase("read-state-files", "Reading state files");
+    Dataset<StateFileRow> classifiedDS = listingDS
+        .filter(new PlanFunctions.IsStateFileName())
+        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
+    String previous = options.reuseStateFiles() ? previousPlan(tables) : null;
+    if (previous != null) {
+      classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous);
+    }
+    Dataset<StateFileRow> stateFilesDS = classifiedDS
+        .repartition(parallelism * 2, col("key"))
+        .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
+            options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
+        // Each state file is read once: the table and the plan see the same documents.
+        .localCheckpoint(true);
+    append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
+    // The rows still "listed" before reading are the ones that needed a GET.
+    stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
+    LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
+        previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
+
+    phase("plan", "Planning records");
+    Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
+        .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
+    append(planTable(planDS), tables.deletionPlan());
+    return counts(run, tables, keysListed, tasksRun);
+  }
+
+  /** The objects under the prefix, how many tasks produced them, and what to log about it. */
+  private record Listing(Dataset<ObjectRow> objects, long tasks, String description) {}
+
+  /** ListObjectsV2 over the prefix, in parallel tasks of bounded pages. */
+  private Listing fromListing(RunContext run, KeyClassifier classifier) {
     phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
+    source = RunsTable.Source.LIST;
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
     List<ListingTaskRow> pending = new ArrayList<>(tasks.size());
@@ -128,34 +172,36 @@ public final class SparkPlanAction {
     if (listingDS == null) {
       listingDS = spark.emptyDataset(ObjectRow.ENCODER);
     }
-    long keysListed = listingDS.count();
-    LOG.info("Run {}: listed {} keys in {} tasks over {} rounds", run.runId(), keysListed, tasksRun, rounds);
+    return new Listing(listingDS, tasksRun, "listed in " + tasksRun + " tasks over " + rounds + " rounds");
+  }
 
-    phase("read-state-files", "Reading state files");
-    Dataset<StateFileRow> classifiedDS = listingDS
-        .filter(new PlanFunctions.IsStateFileName())
-        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
-    String previous = options.reuseStateFiles() ? previousPlan(tables) : null;
-    if (previous != null) {
-      classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous);
+  /**
+   * The objects of an S3 Inventory report instead of LIST. The report is a day old at most; execution
+   * still verifies every record against the live bucket.
+   */
+  private Listing fromInventory(RunContext run) {
+    InventoryManifest.Location location = options.inventory();
+    phase("list", "Reading the inventory report " + location);
+    source = new RunsTable.Source("inventory", location.toString(), null);
+    ObjectContent content = new ObjectStore(S3Clients.shared(options.s3()), location.bucket())
+        .read(location.key(), MAX_MANIFEST_BYTES);
+    if (content == null) {
+      throw new IllegalArgumentException("Inventory manifest " + location + " does not exist");
     }
-    Dataset<StateFileRow> stateFilesDS = classifiedDS
-        .repartition(parallelism * 2, col("key"))
-        .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
-            options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
-        // Each state file is read once: the table and the plan see the same documents.
+    if (content.truncated()) {
+      throw new IllegalArgumentException("Inventory manifest " + location + " is larger than "
+          + MAX_MANIFEST_BYTES + " bytes");
+    }
+    InventoryManifest manifest = InventoryManifest.parse(content.bytes(), location.toString());
+    manifest.checkLists(options.bucket());
+    source = new RunsTable.Source("inventory", location.toString(), manifest.createdAt());
+    LOG.info("Run {}: inventory of s3://{} taken at {}: {} {} files", run.runId(), manifest.sourceBucket(),
+        manifest.createdAt(), manifest.files().size(), manifest.format());
+    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, location.scheme(), options.prefix())
+        // One reading of the report for every later step, as with LIST.
         .localCheckpoint(true);
-    append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
-    // The rows still "listed" before reading are the ones that needed a GET.
-    stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
-    LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
-        previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
-
-    phase("plan", "Planning records");
-    Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-        .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
-    append(planTable(planDS), tables.deletionPlan());
-    return counts(run, tables, keysListed, tasksRun);
+    return new Listing(objectsDS, manifest.files().size(), "from the inventory taken at " + manifest.createdAt()
+        + ", " + manifest.files().size() + " " + manifest.format() + " files");
   }
 
   /**
@@ -266,8 +312,8 @@ public final class SparkPlanAction {
     RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
-        counts.badState(), counts.notYetDue(), 0, 0, 0, summary, failure);
-    append(RunsTable.dataset(spark, row), tables.runs());
+        counts.badState(), counts.notYetDue(), 0, 0, 0, summary, failure, source);
+    appendRun(RunsTable.dataset(spark, row), tables.runs());
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
   }
 
@@ -292,6 +338,11 @@ public final class SparkPlanAction {
 
   static void append(Dataset<Row> rows, String path) {
     rows.write().format("delta").mode("append").partitionBy("run_date").save(path);
+  }
+
+  /** Appends a run row; a runs table of an older version gains the newer columns. */
+  static void appendRun(Dataset<Row> rows, String path) {
+    rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
   }
 
   /** Selects bean columns under their snake_case table names, in the table's order. */
