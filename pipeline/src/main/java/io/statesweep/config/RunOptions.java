@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.Layout;
+import io.statesweep.plan.Grace;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.scan.InventoryManifest;
 import java.io.Serializable;
@@ -22,6 +23,7 @@ public record RunOptions(
     ExportPrefix prefix,
     boolean dryRun,
     int graceDays,
+    Map<String, Integer> kindGraceDays,
     S3Settings s3,
     int workers,
     String warehouse,
@@ -57,6 +59,7 @@ public record RunOptions(
       throw new IllegalArgumentException("an inventory location goes with the inventory listing only");
     }
     settings = Map.copyOf(settings);
+    kindGraceDays = Map.copyOf(kindGraceDays);
     if (graceDays < 0) {
       throw new IllegalArgumentException("graceDays must not be negative: " + graceDays);
     }
@@ -64,6 +67,11 @@ public record RunOptions(
 
   public Duration grace() {
     return Duration.ofDays(graceDays);
+  }
+
+  /** The global grace with the overrides by kind. */
+  public Grace gracePolicy() {
+    return new Grace(graceDays, kindGraceDays);
   }
 
   public static RunOptions from(Settings settings) {
@@ -84,7 +92,7 @@ public record RunOptions(
           + " cogram/), or --allow-bucket-root if the export really fills the whole bucket");
     }
     boolean dryRun = settings.bool(Settings.DRY_RUN);
-    int graceDays = settings.integer(Settings.GRACE_DAYS, 0, 36_500);
+    int graceDays = settings.integer(Settings.GRACE_DAYS, 0, Grace.MAX_DAYS);
     int workers = settings.integer(Settings.WORKERS, 1, 1024);
     String endpoint = settings.string(Settings.ENDPOINT);
     if (endpoint != null) {
@@ -112,6 +120,7 @@ public record RunOptions(
       throw new IllegalArgumentException(e.getMessage() + " (sweep.layout from "
           + settings.value(Settings.LAYOUT).source() + ")", e);
     }
+    Map<String, Integer> kindGraceDays = kindGraceDays(settings.value(Settings.KIND_GRACE_DAYS), layout);
     String lines = settings.string(Settings.LOG_LINES).trim();
     int logLines = lines.equalsIgnoreCase("all") ? ALL_LINES : settings.integer(Settings.LOG_LINES, 0, 1_000_000);
     int maxStateBytes = settings.integer(Settings.MAX_STATE_BYTES, 1024, 512 * 1024 * 1024);
@@ -148,7 +157,7 @@ public record RunOptions(
         throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
             + inventoryValue.source() + "): " + e.getMessage(), e);
       }
-      if (!inventory.key().endsWith("manifest.json")) {
+      if (!inventory.key().equals("manifest.json") && !inventory.key().endsWith("/manifest.json")) {
         throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
             + inventoryValue.source() + "): give the report's manifest.json, not its folder or a data file");
       }
@@ -157,8 +166,46 @@ public record RunOptions(
           + ") but the listing is '" + listingValue.value() + "' (from " + listingValue.source()
           + "): add --listing inventory to plan from the report, or drop the inventory");
     }
-    return new RunOptions(bucket, prefix, dryRun, graceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
+    return new RunOptions(bucket, prefix, dryRun, graceDays, kindGraceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
         settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.asMap());
+  }
+
+  /** {@code drawings=90,emails=7}: each a kind folder of the layout, each once, each 0 to 36,500 days. */
+  private static Map<String, Integer> kindGraceDays(Settings.Value value, Layout layout) {
+    Map<String, Integer> byKind = new java.util.TreeMap<>();
+    if (value == null || value.value().isBlank()) {
+      return byKind;
+    }
+    String prefix = "Invalid sweep.grace-days.by-kind '" + value.value() + "' (from " + value.source() + "): ";
+    for (String entry : value.value().split(",")) {
+      if (entry.isBlank()) {
+        continue;
+      }
+      int equals = entry.indexOf('=');
+      if (equals < 0) {
+        throw new IllegalArgumentException(prefix + "'" + entry.trim() + "' is not kind=days, such as emails=7");
+      }
+      String kind = entry.substring(0, equals).trim();
+      String days = entry.substring(equals + 1).trim();
+      if (!layout.kinds().contains(kind)) {
+        throw new IllegalArgumentException(prefix + "'" + kind + "' is not a kind of layout " + layout.name()
+            + "; its kinds are " + String.join(", ", new java.util.TreeSet<>(layout.kinds())));
+      }
+      int parsed;
+      try {
+        parsed = Integer.parseInt(days);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(prefix + "the days of " + kind + ", '" + days + "', are not a whole number",
+            e);
+      }
+      if (parsed < 0 || parsed > Grace.MAX_DAYS) {
+        throw new IllegalArgumentException(prefix + "the days of " + kind + " must be from 0 to " + Grace.MAX_DAYS);
+      }
+      if (byKind.put(kind, parsed) != null) {
+        throw new IllegalArgumentException(prefix + "kind " + kind + " is given twice");
+      }
+    }
+    return byKind;
   }
 }

@@ -29,6 +29,9 @@ public final class Settings {
       "true, false, 1 or 0; --execute is --dry-run false", List.of("dry_run"));
   public static final Setting GRACE_DAYS = new Setting("sweep.grace-days", "--grace-days",
       "COGRAM_CLEANUP_GRACE_DAYS", "0", "days to wait after a record is marked or expires", List.of("grace_days"));
+  public static final Setting KIND_GRACE_DAYS = new Setting("sweep.grace-days.by-kind", "--kind-grace-days",
+      "STATESWEEP_KIND_GRACE_DAYS", "",
+      "grace days by kind folder, overriding --grace-days: such as drawings=90,emails=7", List.of());
   public static final Setting REGION = new Setting("sweep.region", "--region", "COGRAM_CLEANUP_REGION", null,
       "the bucket's region (default: the AWS SDK's default region)", List.of("region"));
   public static final Setting WORKERS = new Setting("sweep.workers", "--workers", "COGRAM_CLEANUP_WORKERS", "16",
@@ -74,7 +77,7 @@ public final class Settings {
       "the manifest.json of an S3 Inventory report of the bucket (s3://... or s3a://...), with --listing inventory",
       List.of());
 
-  public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, REGION, WORKERS, ENDPOINT,
+  public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
       MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY);
 

@@ -24,14 +24,29 @@ public final class Planner implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final KeyClassifier classifier;
-  private final Duration grace;
+  private final Grace grace;
 
+  /** A planner with one grace period for every record. */
   public Planner(KeyClassifier classifier, Duration grace) {
+    this(classifier, Grace.of(wholeDays(grace)));
+  }
+
+  public Planner(KeyClassifier classifier, Grace grace) {
     this.classifier = requireNonNull(classifier, "classifier is null");
     this.grace = requireNonNull(grace, "grace is null");
+  }
+
+  private static int wholeDays(Duration grace) {
+    requireNonNull(grace, "grace is null");
     if (grace.isNegative()) {
       throw new IllegalArgumentException("grace must not be negative: " + grace);
     }
+    return Math.toIntExact(grace.toDays());
+  }
+
+  /** The grace period of a record: its kind's, or the global one. */
+  public Grace.Applied graceFor(Classification.StateFile stateFile) {
+    return grace.forKind(stateFile.kind());
   }
 
   public RecordPlan plan(RecordInput record, Instant now) {
@@ -54,7 +69,8 @@ public final class Planner implements Serializable {
       }
     }
 
-    Instant dueAt = dueAt(document, record.stateObject());
+    Duration grace = graceFor(record.stateFile()).period();
+    Instant dueAt = dueAt(document, record.stateObject(), grace);
     boolean leaving = document.delete()
         || document.expiresAt() != null && !now.isBefore(document.expiresAt());
     // With no grace, delete: true is due at once: a store clock a little ahead of ours must not delay it.
@@ -79,7 +95,8 @@ public final class Planner implements Serializable {
         deletes.add(new PlannedDelete(listed.object(), role));
       }
       deletes.add(new PlannedDelete(record.stateObject(), DeleteRole.STATE_FILE));
-      return new RecordPlan(stateKey, Action.DELETE_RECORD, dueReason(document, now), dueAt, deletes, missing, 0);
+      return new RecordPlan(stateKey, Action.DELETE_RECORD, dueReason(document, now, grace), dueAt, deletes, missing,
+          0);
     }
 
     // Live or not yet due: only removed files go, and only those that still exist (no delete marker on
@@ -120,7 +137,7 @@ public final class Planner implements Serializable {
    * (expires_at + grace); null for a live record. The mark is the document's marked-at timestamp when
    * it has one, else the state file's LastModified.
    */
-  Instant dueAt(StateDocument document, StoredObject stateObject) {
+  static Instant dueAt(StateDocument document, StoredObject stateObject, Duration grace) {
     Instant dueAt = null;
     if (document.delete()) {
       Instant markedAt = document.markedAt() != null ? document.markedAt() : stateObject.lastModified();
@@ -133,7 +150,7 @@ public final class Planner implements Serializable {
     return dueAt;
   }
 
-  private String dueReason(StateDocument document, Instant now) {
+  private static String dueReason(StateDocument document, Instant now, Duration grace) {
     String why = document.delete() ? "delete: true" : "expired at " + document.expiresAt();
     if (document.delete() && document.expiresAt() != null && !now.isBefore(document.expiresAt())) {
       why = "delete: true, expired at " + document.expiresAt();

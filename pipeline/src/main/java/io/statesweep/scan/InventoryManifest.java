@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.Serializable;
-import java.net.URLDecoder;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -66,7 +69,8 @@ public record InventoryManifest(String location, String sourceBucket, String des
   private static final Pattern PARQUET_FIELD =
       Pattern.compile("(?:required|optional|repeated)\\s+\\w+\\s+([A-Za-z_][A-Za-z0-9_]*)");
   private static final Pattern LOCATION = Pattern.compile("(s3a?)://([^/]+)/(.*[^/])");
-  private static final String ARN_PREFIX = "arn:aws:s3:::";
+  /** A bucket ARN of any partition: aws, aws-cn, aws-us-gov. */
+  private static final Pattern BUCKET_ARN = Pattern.compile("arn:[a-z0-9-]+:s3:::(.*)");
 
   public InventoryManifest {
     requireNonNull(location, "location is null");
@@ -104,9 +108,10 @@ public record InventoryManifest(String location, String sourceBucket, String des
     }
     String sourceBucket = text(root, "sourceBucket", location);
     String destination = text(root, "destinationBucket", location);
-    String destinationBucket = destination.startsWith(ARN_PREFIX) ? destination.substring(ARN_PREFIX.length())
-        : destination;
-    if (destinationBucket.isEmpty() || destinationBucket.contains("/")) {
+    Matcher arn = BUCKET_ARN.matcher(destination);
+    String destinationBucket = arn.matches() ? arn.group(1) : destination;
+    // Bucket names hold no ':' or '/': anything else is an ARN or path this does not understand.
+    if (destinationBucket.isEmpty() || destinationBucket.contains("/") || destinationBucket.contains(":")) {
       throw new IllegalArgumentException("Inventory manifest " + location + ": destinationBucket '" + destination
           + "' is not a bucket ARN such as arn:aws:s3:::inventory-bucket");
     }
@@ -158,10 +163,32 @@ public record InventoryManifest(String location, String sourceBucket, String des
    * literal plus as {@code %2B}).
    */
   public static String decodeCsvKey(String encoded) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
+    for (int i = 0; i < encoded.length(); i++) {
+      char c = encoded.charAt(i);
+      if (c == '%') {
+        int high = i + 2 < encoded.length() ? Character.digit(encoded.charAt(i + 1), 16) : -1;
+        int low = high < 0 ? -1 : Character.digit(encoded.charAt(i + 2), 16);
+        if (low < 0) {
+          throw new IllegalArgumentException("is not URL-encoded: '%' at " + i + " is not followed by two hex digits");
+        }
+        bytes.write(high * 16 + low);
+        i += 2;
+      } else if (c == '+') {
+        bytes.write(' ');
+      } else {
+        int end = Character.isHighSurrogate(c) && i + 1 < encoded.length() ? i + 2 : i + 1;
+        bytes.writeBytes(encoded.substring(i, end).getBytes(StandardCharsets.UTF_8));
+        i = end - 1;
+      }
+    }
     try {
-      return URLDecoder.decode(encoded, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("not a URL-encoded key: " + e.getMessage(), e);
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("does not decode to UTF-8 text", e);
     }
   }
 

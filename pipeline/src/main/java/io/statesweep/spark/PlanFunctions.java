@@ -240,7 +240,7 @@ final class PlanFunctions {
       StoredObject newest = record.getNewest() == null ? null : Rows.storedObject(record.getNewest().getKey(),
           record.getNewest().getEtag(), record.getNewest().getLastModified(), record.getNewest().getSize());
       RecordPlan plan = planner.plan(new RecordInput(stateFile, stateObject, parsed, listed, newest), run.now());
-      return Rows.planRow(state, plan, run);
+      return Rows.planRow(state, plan, planner.graceFor(stateFile), run);
     }
   }
 }

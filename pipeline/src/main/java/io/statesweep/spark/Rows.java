@@ -1,6 +1,7 @@
 package io.statesweep.spark;
 
 import io.statesweep.layout.Classification;
+import io.statesweep.plan.Grace;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.RecordPlan;
 import io.statesweep.plan.StoredObject;
@@ -140,7 +141,7 @@ final class Rows {
     return listed;
   }
 
-  static PlanRow planRow(StateFileRow state, RecordPlan plan, RunContext run) {
+  static PlanRow planRow(StateFileRow state, RecordPlan plan, Grace.Applied grace, RunContext run) {
     PlanRow row = new PlanRow();
     row.setRunId(run.runId());
     row.setRunDate(run.runDate());
@@ -169,7 +170,8 @@ final class Rows {
     row.setBytesToDelete(plan.bytesToDelete());
     row.setMissingKeys(plan.missingKeys());
     row.setKeptKeys(plan.keptKeys());
-    row.setGraceDays(run.graceDays());
+    row.setGraceDays(grace.days());
+    row.setGraceRule(grace.rule());
     row.setPlannedAt(timestamp(run.now()));
     return row;
   }

@@ -231,7 +231,7 @@ public final class SparkExecuteAction {
         plan.<Integer>getAs("grace_days"), options.settings(),
         conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
         alreadyDeleted, changedDuringDelete, summary, failure, RunsTable.Source.NONE);
-    SparkPlanAction.appendRun(RunsTable.dataset(spark, row), tables.runs());
+    SparkPlanAction.append(RunsTable.dataset(spark, row), tables.runs());
   }
 
   private void phase(String name, String description) {

@@ -96,7 +96,7 @@ public final class SparkPlanAction {
 
   private Counts plan(RunContext run, Tables tables) {
     KeyClassifier classifier = options.layout().classifier(options.prefix());
-    Planner planner = new Planner(classifier, options.grace());
+    Planner planner = new Planner(classifier, options.gracePolicy());
 
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     Listing listing = options.listing() == RunOptions.Listing.INVENTORY ? fromInventory(run) : fromListing(run, classifier);
@@ -313,7 +313,7 @@ public final class SparkPlanAction {
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
         counts.badState(), counts.notYetDue(), 0, 0, 0, summary, failure, source);
-    appendRun(RunsTable.dataset(spark, row), tables.runs());
+    append(RunsTable.dataset(spark, row), tables.runs());
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
   }
 
@@ -336,12 +336,8 @@ public final class SparkPlanAction {
     return seconds;
   }
 
+  /** Appends rows; a table written by an older version gains the newer columns. */
   static void append(Dataset<Row> rows, String path) {
-    rows.write().format("delta").mode("append").partitionBy("run_date").save(path);
-  }
-
-  /** Appends a run row; a runs table of an older version gains the newer columns. */
-  static void appendRun(Dataset<Row> rows, String path) {
     rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
   }
 

@@ -3,12 +3,15 @@ package io.statesweep.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.scan.InventoryManifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Settings precedence (flags, then environment, then conf file, then defaults) and their validation. */
 class RunOptionsTest {
@@ -120,5 +123,113 @@ class RunOptionsTest {
   void unknownLayoutFileIsNamed() {
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--layout", "conf/nope.json"), Map.of(),
         null)).hasMessage("Layout file conf/nope.json does not exist (sweep.layout from --layout)");
+  }
+
+  private static final String MANIFEST = "s3://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json";
+
+  @Test
+  void listsThePrefixUnlessToldToReadAnInventory() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null);
+
+    assertThat(options.listing()).isEqualTo(RunOptions.Listing.LIST);
+    assertThat(options.inventory()).isNull();
+    assertThat(options.settings()).containsEntry("sweep.listing", "list").doesNotContainKey("sweep.inventory");
+  }
+
+  @Test
+  void readsTheInventoryManifestGivenWithTheInventoryListing() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
+        "--inventory", MANIFEST), Map.of(), null);
+
+    assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
+    assertThat(options.inventory()).isEqualTo(new InventoryManifest.Location("s3", "statesweep-inventory",
+        "b/daily/2026-11-28T01-00Z/manifest.json"));
+    assertThat(options.settings()).containsEntry("sweep.listing", "inventory").containsEntry("sweep.inventory",
+        MANIFEST);
+  }
+
+  @Test
+  void readsAnS3aManifestAndTheListingInAnyCase() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "Inventory",
+        "--inventory", "s3a://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json"), Map.of(), null);
+
+    assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
+    assertThat(options.inventory().scheme()).isEqualTo("s3a");
+  }
+
+  @Test
+  void takesTheInventoryFromTheEnvironment() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory"),
+        Map.of("STATESWEEP_INVENTORY", MANIFEST), null);
+
+    assertThat(options.inventory()).hasToString(MANIFEST);
+  }
+
+  @Test
+  void takesTheListingAndInventoryFromAConfFile(@TempDir Path dir) throws IOException {
+    Path conf = dir.resolve("inventory.properties");
+    Files.writeString(conf, "sweep.bucket=b\nsweep.prefix=p/\nsweep.listing=inventory\nsweep.inventory=" + MANIFEST
+        + "\n");
+
+    RunOptions options = options(Map.of(), Map.of(), conf);
+
+    assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
+    assertThat(options.inventory()).hasToString(MANIFEST);
+  }
+
+  @Test
+  void theInventoryListingNeedsAnInventory() {
+    String missing = "Missing inventory: --listing inventory needs --inventory (or STATESWEEP_INVENTORY, or"
+        + " sweep.inventory in a conf file) naming the report's manifest.json, such as"
+        + " s3://inventory-bucket/b/daily/2026-11-28T01-00Z/manifest.json";
+
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory"), Map.of(),
+        null)).isInstanceOf(IllegalArgumentException.class).hasMessage(missing);
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
+        "--inventory", " "), Map.of(), null)).hasMessage(missing);
+  }
+
+  @Test
+  void anInventoryWithoutTheInventoryListingIsRefusedRatherThanIgnored() {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--inventory", MANIFEST), Map.of(),
+        null)).hasMessage("sweep.inventory is set (from --inventory) but the listing is 'list' (from default): add"
+            + " --listing inventory to plan from the report, or drop the inventory");
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "list"),
+        Map.of("STATESWEEP_INVENTORY", MANIFEST), null))
+        .hasMessage("sweep.inventory is set (from STATESWEEP_INVENTORY) but the listing is 'list' (from --listing):"
+            + " add --listing inventory to plan from the report, or drop the inventory");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "https://statesweep-inventory.s3.amazonaws.com/b/daily/2026-11-28T01-00Z/manifest.json",
+      "s3n://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
+      "statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
+      "s3://statesweep-inventory/b/daily/2026-11-28T01-00Z/"})
+  void refusesAnInventoryThatIsNotAnS3Uri(String inventory) {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
+        "--inventory", inventory), Map.of(), null))
+        .hasMessage("Invalid sweep.inventory '" + inventory + "' (from --inventory): not an S3 URI such as"
+            + " s3://inventory-bucket/path/manifest.json");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "s3://statesweep-inventory/b/daily/2026-11-28T01-00Z",
+      "s3://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.checksum",
+      "s3a://statesweep-inventory/b/daily/data/0b7e4c1a.csv.gz"})
+  void refusesAnInventoryThatIsNotAManifest(String inventory) {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory"),
+        Map.of("STATESWEEP_INVENTORY", inventory), null))
+        .hasMessage("Invalid sweep.inventory '" + inventory + "' (from STATESWEEP_INVENTORY): give the report's"
+            + " manifest.json, not its folder or a data file");
+  }
+
+  @Test
+  void refusesAnUnknownListing() {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "bogus"), Map.of(), null))
+        .hasMessage("Invalid sweep.listing 'bogus' (from --listing): use list or inventory");
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_LISTING", "s3"),
+        null)).hasMessage("Invalid sweep.listing 's3' (from STATESWEEP_LISTING): use list or inventory");
   }
 }

@@ -29,6 +29,7 @@ public final class PlanRow implements Serializable {
   private int missingKeys;
   private int keptKeys;
   private int graceDays;
+  private String graceRule;
   private java.sql.Timestamp plannedAt;
   private java.util.List<String> listedKeys;
 
@@ -168,6 +169,14 @@ public final class PlanRow implements Serializable {
 
   public void setKeptKeys(int keptKeys) {
     this.keptKeys = keptKeys;
+  }
+
+  public String getGraceRule() {
+    return graceRule;
+  }
+
+  public void setGraceRule(String graceRule) {
+    this.graceRule = graceRule;
   }
 
   public int getGraceDays() {
