@@ -17,7 +17,8 @@ import java.util.Set;
 record CommandLine(String command, Map<String, String> flags, String confFile, boolean help) {
 
   /** Switches: flags that stand alone. {@code --execute} is {@code --dry-run false}. */
-  private static final Set<String> SWITCHES = Set.of("--execute", "--allow-bucket-root", "--path-style", "--dry-run");
+  private static final Set<String> SWITCHES = Set.of("--execute", "--allow-bucket-root", "--path-style", "--dry-run",
+      "--skip-approval");
 
   CommandLine {
     requireNonNull(command, "command is null");

@@ -1,6 +1,7 @@
 package io.statesweep.jobs;
 
 import io.statesweep.config.RunOptions;
+import io.statesweep.s3.S3Settings;
 import java.net.URI;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
@@ -14,6 +15,12 @@ final class SparkSessions {
   private SparkSessions() {}
 
   static SparkSession forPlan(String appName, RunOptions options) {
+    boolean s3aInventory = options.inventory() != null && "s3a".equals(options.inventory().scheme());
+    return forTables(appName, options.warehouse(), options.s3(), s3aInventory);
+  }
+
+  /** A session for the tables of {@code warehouse}; {@code s3aInput} when other s3a:// input is read too. */
+  static SparkSession forTables(String appName, String warehouse, S3Settings s3, boolean s3aInput) {
     SparkConf conf = new SparkConf();
     SparkSession.Builder builder = SparkSession.builder().appName(appName);
     if (!conf.contains("spark.master")) {
@@ -33,15 +40,14 @@ final class SparkSessions {
         .config("spark.sql.debug.maxToStringFields", "200");
     // An s3a:// warehouse or inventory report on the same non-AWS store as the bucket: point S3A at it
     // unless told otherwise.
-    boolean s3aInventory = options.inventory() != null && "s3a".equals(options.inventory().scheme());
-    if ((options.warehouse().startsWith("s3a://") || s3aInventory) && options.s3().endpoint() != null
+    if ((warehouse.startsWith("s3a://") || s3aInput) && s3.endpoint() != null
         && !conf.contains("spark.hadoop.fs.s3a.endpoint")) {
-      URI endpoint = URI.create(options.s3().endpoint());
-      builder.config("spark.hadoop.fs.s3a.endpoint", options.s3().endpoint())
-          .config("spark.hadoop.fs.s3a.path.style.access", Boolean.toString(options.s3().pathStyle()))
+      URI endpoint = URI.create(s3.endpoint());
+      builder.config("spark.hadoop.fs.s3a.endpoint", s3.endpoint())
+          .config("spark.hadoop.fs.s3a.path.style.access", Boolean.toString(s3.pathStyle()))
           .config("spark.hadoop.fs.s3a.connection.ssl.enabled", Boolean.toString("https".equals(endpoint.getScheme())));
-      if (options.s3().region() != null) {
-        builder.config("spark.hadoop.fs.s3a.endpoint.region", options.s3().region());
+      if (s3.region() != null) {
+        builder.config("spark.hadoop.fs.s3a.endpoint.region", s3.region());
       }
     }
     return builder.getOrCreate();

@@ -7,7 +7,9 @@ import io.statesweep.plan.RunSummary;
 import io.statesweep.spark.ExecuteResult;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkExecuteAction;
+import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.Tables;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Map;
@@ -24,6 +26,8 @@ public final class StatesweepCli {
   static final int RUN_FAILED = 1;
   static final int BAD_SETTINGS = 2;
   private static final String RUN_ID = "--run-id";
+  private static final String BY = "--by";
+  private static final String NOTE = "--note";
 
   private StatesweepCli() {}
 
@@ -84,6 +88,26 @@ public final class StatesweepCli {
           }
           return execute(RunOptions.from(settings), runId, out);
         }
+        case "approve" -> {
+          CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID, BY, NOTE));
+          if (commandLine.help()) {
+            out.print(help("approve", "Records that you reviewed the plan of --run-id ID and approve its execution"
+                + " (table approvals: who, when, --note, and what the plan deletes). execute --run-id refuses a"
+                + " plan that nobody approved. Options: --run-id ID, --by NAME (required), --note TEXT, and the"
+                + " plan's --warehouse."));
+            return OK;
+          }
+          Map<String, String> flags = new java.util.LinkedHashMap<>(commandLine.flags());
+          String runId = flags.remove(RUN_ID);
+          String by = flags.remove(BY);
+          String note = flags.remove(NOTE);
+          if (runId == null || runId.isBlank()) {
+            throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
+          }
+          Settings settings = Settings.resolve(flags, environment,
+              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          return approve(settings, runId, by, note, out);
+        }
         case "demo" -> {
           return Demo.run(args, environment, out, err);
         }
@@ -118,9 +142,19 @@ public final class StatesweepCli {
     }
     // Deleting: the plan's refused, coming-back and skipped lines stay; its would-delete lines do not.
     plan.logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
-    ExecuteResult result = new SparkExecuteAction(spark, options, plan.runId()).execute();
+    ExecuteResult result = new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().execute();
     print(result, out);
     return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
+  }
+
+  static int approve(Settings settings, String runId, String by, String note, PrintStream out) {
+    String warehouse = settings.string(Settings.WAREHOUSE).trim();
+    SparkSession spark = SparkSessions.forTables("statesweep approve", warehouse, RunOptions.s3(settings), false);
+    SparkApproveAction.Approval approval = new SparkApproveAction(spark, new Tables(warehouse)).approve(runId, by, note);
+    out.println(approval.line());
+    out.println("execute it with: statesweep execute --run-id " + runId + " (and the plan's --bucket, --prefix and"
+        + " --warehouse)");
+    return OK;
   }
 
   static int execute(RunOptions options, String runId, PrintStream out) {
@@ -177,7 +211,8 @@ public final class StatesweepCli {
         commands:
           plan     list the export, read every state file, plan each record, write the dry-run report
           run      the scheduled job: plan, then with --execute delete what the plan says
-          execute  execute a plan written earlier (--run-id), exactly as planned
+          approve  record that you reviewed a plan (--run-id, --by) so that execute may run it
+          execute  execute a plan written earlier and approved (--run-id), exactly as planned
           demo     start a local S3 server with a generated archive and run plan on it
           bench-delete  measure delete throughput on a local S3 server (raw beside statesweep)
           help     this text

@@ -54,7 +54,8 @@ class RunCommandTest {
         "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
 
     assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).startsWith("statesweep: No plan to execute: cannot read table " + warehouse + "/runs");
+    assertThat(output.errors).startsWith("statesweep: No plan with run id 20990101T000000Z-000000: cannot read table "
+        + warehouse + "/runs");
   }
 
   private static Set<String> keys(ObjectStore store) {

@@ -37,6 +37,8 @@ public record RunOptions(
     boolean reuseStateFiles,
     Listing listing,
     InventoryManifest.Location inventory,
+    boolean skipApproval,
+    Duration maxPlanAge,
     Map<String, String> settings) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
@@ -55,6 +57,7 @@ public record RunOptions(
     requireNonNull(layout, "layout is null");
     requireNonNull(conditionalDeletes, "conditionalDeletes is null");
     requireNonNull(listing, "listing is null");
+    requireNonNull(maxPlanAge, "maxPlanAge is null");
     if ((listing == Listing.INVENTORY) != (inventory != null)) {
       throw new IllegalArgumentException("an inventory location goes with the inventory listing only");
     }
@@ -94,25 +97,7 @@ public record RunOptions(
     boolean dryRun = settings.bool(Settings.DRY_RUN);
     int graceDays = settings.integer(Settings.GRACE_DAYS, 0, Grace.MAX_DAYS);
     int workers = settings.integer(Settings.WORKERS, 1, 1024);
-    String endpoint = settings.string(Settings.ENDPOINT);
-    if (endpoint != null) {
-      try {
-        URI uri = URI.create(endpoint);
-        if (uri.getScheme() == null || uri.getHost() == null) {
-          throw new IllegalArgumentException("no scheme or host");
-        }
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("Invalid sweep.endpoint '" + endpoint + "' (from "
-            + settings.value(Settings.ENDPOINT).source() + "): not a URI such as http://127.0.0.1:9000", e);
-      }
-    }
-    boolean pathStyle = settings.value(Settings.PATH_STYLE) == null
-        ? endpoint != null
-        : settings.bool(Settings.PATH_STYLE);
-    S3Settings s3 = S3Settings.defaults()
-        .withEndpoint(endpoint, pathStyle)
-        .withRegion(settings.string(Settings.REGION))
-        .withMaxConnections(Math.max(64, workers * 2));
+    S3Settings s3 = s3(settings).withMaxConnections(Math.max(64, workers * 2));
     Layout layout;
     try {
       layout = Layout.load(settings.string(Settings.LAYOUT));
@@ -168,7 +153,8 @@ public record RunOptions(
     }
     return new RunOptions(bucket, prefix, dryRun, graceDays, kindGraceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
-        settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.asMap());
+        settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
+        duration(settings.value(Settings.MAX_PLAN_AGE)), settings.asMap());
   }
 
   /** {@code drawings=90,emails=7}: each a kind folder of the layout, each once, each 0 to 36,500 days. */
@@ -207,5 +193,48 @@ public record RunOptions(
       }
     }
     return byKind;
+  }
+
+  /** {@code 90m}, {@code 24h} or {@code 2d}: a whole number and a unit, at least a minute. */
+  static Duration duration(Settings.Value value) {
+    String text = value.value().trim().toLowerCase(java.util.Locale.ROOT);
+    java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,6})\\s*([mhd])").matcher(text);
+    if (!matcher.matches()) {
+      throw new IllegalArgumentException("Invalid sweep.execute.max-plan-age '" + value.value() + "' (from "
+          + value.source() + "): give a number and m, h or d, such as 24h");
+    }
+    long amount = Long.parseLong(matcher.group(1));
+    Duration duration = switch (matcher.group(2)) {
+      case "m" -> Duration.ofMinutes(amount);
+      case "h" -> Duration.ofHours(amount);
+      default -> Duration.ofDays(amount);
+    };
+    if (duration.isZero()) {
+      throw new IllegalArgumentException("Invalid sweep.execute.max-plan-age '" + value.value() + "' (from "
+          + value.source() + "): must be more than 0");
+    }
+    return duration;
+  }
+
+  /** The S3 client settings alone (endpoint, addressing, region), validated. */
+  public static S3Settings s3(Settings settings) {
+    String endpoint = settings.string(Settings.ENDPOINT);
+    if (endpoint != null) {
+      try {
+        URI uri = URI.create(endpoint);
+        if (uri.getScheme() == null || uri.getHost() == null) {
+          throw new IllegalArgumentException("no scheme or host");
+        }
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("Invalid sweep.endpoint '" + endpoint + "' (from "
+            + settings.value(Settings.ENDPOINT).source() + "): not a URI such as http://127.0.0.1:9000", e);
+      }
+    }
+    boolean pathStyle = settings.value(Settings.PATH_STYLE) == null
+        ? endpoint != null
+        : settings.bool(Settings.PATH_STYLE);
+    return S3Settings.defaults()
+        .withEndpoint(endpoint, pathStyle)
+        .withRegion(settings.string(Settings.REGION));
   }
 }

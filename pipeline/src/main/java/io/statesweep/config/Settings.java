@@ -77,9 +77,16 @@ public final class Settings {
       "the manifest.json of an S3 Inventory report of the bucket (s3://... or s3a://...), with --listing inventory",
       List.of());
 
+  public static final Setting SKIP_APPROVAL = new Setting("sweep.execute.skip-approval", "--skip-approval",
+      "STATESWEEP_SKIP_APPROVAL", "false",
+      "execute --run-id a plan that nobody approved (see the approve command)", List.of());
+  public static final Setting MAX_PLAN_AGE = new Setting("sweep.execute.max-plan-age", "--max-plan-age",
+      "STATESWEEP_MAX_PLAN_AGE", "24h",
+      "refuse to execute a plan older than this (such as 90m, 24h, 2d): the bucket moves on", List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

@@ -8,6 +8,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import static org.apache.spark.sql.functions.col;
+
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -103,5 +105,26 @@ final class RunsTable {
         run.failure(), run.source().listing(), run.source().inventoryManifest(),
         run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()));
     return spark.createDataFrame(List.of(row), SCHEMA);
+  }
+
+  /** The plan's own row in {@code runs}: it must exist and be complete. */
+  static Row planRow(SparkSession spark, Tables tables, String runId) {
+    List<Row> rows;
+    try {
+      rows = spark.read().format("delta").load(tables.runs())
+          .filter(col("run_id").equalTo(runId).and(col("command").equalTo("plan"))).collectAsList();
+    } catch (Exception e) {
+      throw new IllegalArgumentException("No plan with run id " + runId + ": cannot read table " + tables.runs()
+          + ": " + SparkPlanAction.rootMessage(e), e);
+    }
+    if (rows.isEmpty()) {
+      throw new IllegalArgumentException("No plan with run id " + runId + " in " + tables.runs()
+          + ": run plan first, and give its run_id");
+    }
+    Row plan = rows.get(0);
+    if (!plan.<Boolean>getAs("complete")) {
+      throw new IllegalArgumentException("The plan of run " + runId + " did not complete: plan again");
+    }
+    return plan;
   }
 }

@@ -16,6 +16,8 @@ import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.PlanRow;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,6 +44,8 @@ public final class SparkExecuteAction {
   private final RunOptions options;
   private final String runId;
   private ExecutionHook hook = ExecutionHook.NONE;
+  private boolean plannedInThisJob;
+  private Clock clock = Clock.systemUTC();
 
   public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -55,10 +59,26 @@ public final class SparkExecuteAction {
     return this;
   }
 
+  /**
+   * The plan was made by this same job ({@code run --execute}): the scheduled, unattended path, which
+   * needs no approval.
+   */
+  public SparkExecuteAction plannedInThisJob() {
+    this.plannedInThisJob = true;
+    return this;
+  }
+
+  /** The clock that says how old the plan is (tests). */
+  public SparkExecuteAction clock(Clock newClock) {
+    this.clock = requireNonNull(newClock, "clock is null");
+    return this;
+  }
+
   public ExecuteResult execute() {
     Tables tables = new Tables(options.warehouse());
     Instant startedAt = Instant.now();
     Row plan = planRun(tables);
+    checkReviewable(tables, plan);
     String runDate = plan.getAs("run_date");
     String attemptId = RunContext.start(startedAt, options.graceDays()).runId();
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
@@ -115,22 +135,7 @@ public final class SparkExecuteAction {
 
   /** The plan's own row in {@code runs}: it must exist, be complete, and be of this bucket and prefix. */
   private Row planRun(Tables tables) {
-    List<Row> rows;
-    try {
-      rows = spark.read().format("delta").load(tables.runs())
-          .filter(col("run_id").equalTo(runId).and(col("command").equalTo("plan"))).collectAsList();
-    } catch (Exception e) {
-      throw new IllegalArgumentException("No plan to execute: cannot read table " + tables.runs() + ": "
-          + SparkPlanAction.rootMessage(e), e);
-    }
-    if (rows.isEmpty()) {
-      throw new IllegalArgumentException("No plan with run id " + runId + " in " + tables.runs()
-          + ": run plan first, and give its run_id");
-    }
-    Row plan = rows.get(0);
-    if (!plan.<Boolean>getAs("complete")) {
-      throw new IllegalArgumentException("The plan of run " + runId + " did not complete: plan again");
-    }
+    Row plan = RunsTable.planRow(spark, tables, runId);
     String bucket = plan.getAs("bucket");
     String prefix = plan.getAs("prefix");
     if (!bucket.equals(options.bucket()) || !prefix.equals(options.prefix().value())) {
@@ -143,6 +148,40 @@ public final class SparkExecuteAction {
           + " (SHA-256 " + fingerprint + "), not with " + options.layout().origin() + ": give the plan's --layout");
     }
     return plan;
+  }
+
+  /**
+   * Refuses a plan older than {@code max-plan-age} (the bucket has moved on since) and, for a plan made
+   * by another job, one that nobody approved, unless {@code --skip-approval}. Each refusal says what to do.
+   */
+  private void checkReviewable(Tables tables, Row plan) {
+    Instant plannedAt = plan.<java.sql.Timestamp>getAs("planned_at").toInstant();
+    Duration age = Duration.between(plannedAt, clock.instant());
+    if (age.compareTo(options.maxPlanAge()) > 0) {
+      throw new IllegalArgumentException("The plan of run " + runId + " was made at " + plannedAt + ", "
+          + hours(age) + " ago, more than max-plan-age " + hours(options.maxPlanAge())
+          + ": the bucket has moved on since. Plan again, review and approve the new plan, and execute that;"
+          + " or give --max-plan-age to execute this one anyway");
+    }
+    if (plannedInThisJob || options.skipApproval()) {
+      if (options.skipApproval()) {
+        LOG.warn("Run {}: executing without checking for an approval (--skip-approval)", runId);
+      }
+      return;
+    }
+    List<Row> approvals = SparkApproveAction.approvals(spark, tables, runId);
+    if (approvals.isEmpty()) {
+      throw new IllegalArgumentException("The plan of run " + runId + " has not been approved. Review it (table "
+          + tables.deletionPlan() + ", view plan_summary, notebooks/), then record the approval with: statesweep"
+          + " approve --run-id " + runId + " --by <your name> --warehouse " + tables.warehouse()
+          + "; or execute with --skip-approval");
+    }
+    LOG.info("Run {}: approved by {} at {}", runId, approvals.get(0).getString(0), approvals.get(0).getTimestamp(1));
+  }
+
+  private static String hours(Duration duration) {
+    long minutes = duration.toMinutes();
+    return minutes % 60 == 0 ? minutes / 60 + "h" : minutes / 60 + "h" + minutes % 60 + "m";
   }
 
   private ConditionalDeleteProbe.Answer conditional(ObjectStore store, String attemptId) {

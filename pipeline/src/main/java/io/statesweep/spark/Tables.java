@@ -22,6 +22,7 @@ public record Tables(String warehouse) implements Serializable {
   public static final String DELETION_PLAN = "deletion_plan";
   public static final String RUNS = "runs";
   public static final String EXECUTIONS = "executions";
+  public static final String APPROVALS = "approvals";
 
   static final List<String> STATE_FILES_COLUMNS = List.of("run_id", "run_date", "key", "status", "message",
       "record_type", "kind", "ids", "shape", "scope", "etag", "last_modified", "size", "delete", "expires_at",
@@ -55,6 +56,10 @@ public record Tables(String warehouse) implements Serializable {
 
   public String executions() {
     return path(EXECUTIONS);
+  }
+
+  public String approvals() {
+    return path(APPROVALS);
   }
 
   static final List<String> EXECUTIONS_COLUMNS = List.of("run_id", "run_date", "attempt_id", "state_file_key",

@@ -145,7 +145,7 @@ class InventoryPlanTest {
     assertThat(gone.getString(0)).isEqualTo("gone");
 
     ExecuteResult executed = new SparkExecuteAction(SharedSpark.session(),
-        options(Map.of("--dry-run", "false")), planned.runId()).execute();
+        options(Map.of("--dry-run", "false", "--skip-approval", "true")), planned.runId()).execute();
 
     assertThat(executed.failure()).isNull();
     String outcome = SharedSpark.session().read().format("delta").load(executed.tables().executions())

@@ -211,7 +211,7 @@ class SparkExecuteActionTest {
 
   private ExecuteResult execute(String runId, ExecutionHook hook, String batchSize) {
     return new SparkExecuteAction(SharedSpark.session(), options(Map.of("--batch-size", batchSize,
-        "--dry-run", "false")), runId).hook(hook).execute();
+        "--dry-run", "false", "--skip-approval", "true")), runId).hook(hook).execute();
   }
 
   private RunOptions options(Map<String, String> extra) {
