@@ -129,6 +129,7 @@ public final class SparkPlanAction {
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
         .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
     append(planTable(planDS), tables.deletionPlan());
+    append(PlanSummary.of(spark, tables, run.runId(), run.runDate()), tables.planSummary());
     return counts(run, tables, keysListed, tasksRun);
   }
 
@@ -338,6 +339,7 @@ public final class SparkPlanAction {
 
   /** Appends rows; a table written by an older version gains the newer columns. */
   static void append(Dataset<Row> rows, String path) {
+    TableDocs.createIfMissing(rows.sparkSession(), rows, path);
     rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
   }
 

@@ -23,6 +23,7 @@ public record Tables(String warehouse) implements Serializable {
   public static final String RUNS = "runs";
   public static final String EXECUTIONS = "executions";
   public static final String APPROVALS = "approvals";
+  public static final String PLAN_SUMMARY = "plan_summary";
 
   static final List<String> STATE_FILES_COLUMNS = List.of("run_id", "run_date", "key", "status", "message",
       "record_type", "kind", "ids", "shape", "scope", "etag", "last_modified", "size", "delete", "expires_at",
@@ -60,6 +61,10 @@ public record Tables(String warehouse) implements Serializable {
 
   public String approvals() {
     return path(APPROVALS);
+  }
+
+  public String planSummary() {
+    return path(PLAN_SUMMARY);
   }
 
   static final List<String> EXECUTIONS_COLUMNS = List.of("run_id", "run_date", "attempt_id", "state_file_key",
