@@ -20,6 +20,8 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
   private static final Set<String> SWITCHES = Set.of("--execute", "--allow-bucket-root", "--path-style", "--dry-run",
       "--skip-approval");
 
+  private static final Set<String> BOOLEANS = Set.of("true", "false", "1", "0");
+
   CommandLine {
     requireNonNull(command, "command is null");
     flags = Map.copyOf(flags);
@@ -59,6 +61,10 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
         value = arg.substring(equals + 1);
       }
       if (value == null && name.equals("--dry-run") && i + 1 < args.length && !args[i + 1].startsWith("--")) {
+        value = args[++i];
+      } else if (value == null && SWITCHES.contains(name) && !name.equals("--execute") && i + 1 < args.length
+          && BOOLEANS.contains(args[i + 1])) {
+        // A switch may be followed by its value, as --help shows: --skip-approval true.
         value = args[++i];
       } else if (value == null && SWITCHES.contains(name)) {
         value = "true";

@@ -23,6 +23,15 @@ class CommandLineTest {
   }
 
   @Test
+  void aSwitchTakesAFollowingBooleanAsItsValue() {
+    CommandLine commandLine = CommandLine.parse(new String[] {"execute", "--run-id", "x", "--skip-approval", "true",
+        "--allow-bucket-root", "false", "--path-style"}, java.util.Set.of("--run-id"));
+
+    assertThat(commandLine.flags()).containsEntry("--run-id", "x").containsEntry("--skip-approval", "true")
+        .containsEntry("--allow-bucket-root", "false").containsEntry("--path-style", "true");
+  }
+
+  @Test
   void executeIsDryRunFalse() {
     assertThat(CommandLine.parse(new String[] {"plan", "--execute"}).flags()).containsEntry("--dry-run", "false");
     assertThat(CommandLine.parse(new String[] {"plan", "--dry-run"}).flags()).containsEntry("--dry-run", "true");

@@ -41,6 +41,9 @@ public final class Planner implements Serializable {
     if (grace.isNegative()) {
       throw new IllegalArgumentException("grace must not be negative: " + grace);
     }
+    if (!grace.equals(Duration.ofDays(grace.toDays()))) {
+      throw new IllegalArgumentException("grace must be whole days: " + grace);
+    }
     return Math.toIntExact(grace.toDays());
   }
 

@@ -3,14 +3,17 @@ package io.statesweep.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.plan.Grace;
 import io.statesweep.scan.InventoryManifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Settings precedence (flags, then environment, then conf file, then defaults) and their validation. */
@@ -231,5 +234,161 @@ class RunOptionsTest {
         .hasMessage("Invalid sweep.listing 'bogus' (from --listing): use list or inventory");
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_LISTING", "s3"),
         null)).hasMessage("Invalid sweep.listing 's3' (from STATESWEEP_LISTING): use list or inventory");
+  }
+
+  // ---------------------------------------------------------------- grace by kind (--kind-grace-days)
+
+  private static final String COGRAM_KINDS = "change_orders, chat, correspondence, documents, drawing_sets, drawings,"
+      + " emails, knowledge, meetings, observations, reports, rfis, submittals, tasks, transmittals";
+
+  private static RunOptions withKindGrace(String kindGraceDays) {
+    return options(Map.of("--bucket", "b", "--prefix", "p", "--kind-grace-days", kindGraceDays), Map.of(), null);
+  }
+
+  @Test
+  void noGraceByKindUnlessGiven() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--grace-days", "3"), Map.of(), null);
+
+    assertThat(options.kindGraceDays()).isEmpty();
+    assertThat(options.gracePolicy()).isEqualTo(Grace.of(3));
+  }
+
+  @Test
+  void graceByKindOverridesTheGlobalGraceForItsKindsOnly() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--grace-days", "1",
+        "--kind-grace-days", "meetings=7,emails=2"), Map.of(), null);
+
+    assertThat(options.kindGraceDays()).isEqualTo(Map.of("meetings", 7, "emails", 2));
+    assertThat(options.gracePolicy().forKind("meetings")).isEqualTo(new Grace.Applied(7, "kind meetings"));
+    assertThat(options.gracePolicy().forKind("emails")).isEqualTo(new Grace.Applied(2, "kind emails"));
+    assertThat(options.gracePolicy().forKind("documents")).isEqualTo(new Grace.Applied(1, "global"));
+    assertThat(options.settings()).containsEntry("sweep.grace-days.by-kind", "meetings=7,emails=2");
+  }
+
+  @Test
+  void graceByKindToleratesSpacesAndEmptyEntries() {
+    assertThat(withKindGrace(" meetings = 7 ,, emails=0 ,").kindGraceDays())
+        .isEqualTo(Map.of("meetings", 7, "emails", 0));
+  }
+
+  @Test
+  void graceByKindComesFromTheEnvironmentOrAConfFile(@TempDir Path dir) throws IOException {
+    Path conf = dir.resolve("kinds.properties");
+    Files.writeString(conf, "sweep.bucket=b\nsweep.prefix=p/\nsweep.grace-days.by-kind=drawings=90\n");
+
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_KIND_GRACE_DAYS", "emails=7"),
+        null).kindGraceDays()).isEqualTo(Map.of("emails", 7));
+    assertThat(options(Map.of(), Map.of(), conf).kindGraceDays()).isEqualTo(Map.of("drawings", 90));
+    assertThat(options(Map.of(), Map.of("STATESWEEP_KIND_GRACE_DAYS", "emails=7"), conf).kindGraceDays())
+        .isEqualTo(Map.of("emails", 7));
+  }
+
+  @Test
+  void refusesAKindThatIsNotInTheLayoutAndListsTheLayoutsKinds() {
+    assertThatThrownBy(() -> withKindGrace("meetings=7,videos=3"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.grace-days.by-kind 'meetings=7,videos=3' (from --kind-grace-days): 'videos' is not"
+            + " a kind of layout cogram; its kinds are " + COGRAM_KINDS);
+  }
+
+  @Test
+  void checksKindsAgainstTheLayoutGiven(@TempDir Path dir) throws IOException {
+    Path layout = dir.resolve("site.json");
+    Files.writeString(layout, """
+        {"name": "site", "exporter_folder": "_site", "kinds": ["photos", "notes"],
+         "places": [{"path": "jobs/{job}/{kind}/{record}/state.json", "record_type": "job_record"}]}
+        """);
+    Map<String, String> flags = Map.of("--bucket", "b", "--prefix", "p", "--layout", layout.toString());
+
+    assertThat(options(flags, Map.of("STATESWEEP_KIND_GRACE_DAYS", "photos=30"), null).kindGraceDays())
+        .isEqualTo(Map.of("photos", 30));
+    assertThatThrownBy(() -> options(flags, Map.of("STATESWEEP_KIND_GRACE_DAYS", "meetings=7"), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.grace-days.by-kind 'meetings=7' (from STATESWEEP_KIND_GRACE_DAYS): 'meetings' is not"
+            + " a kind of layout site; its kinds are notes, photos");
+  }
+
+  @Test
+  void refusesAnEntryThatIsNotKindEqualsDays() {
+    assertThatThrownBy(() -> withKindGrace("meetings=7,emails"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.grace-days.by-kind 'meetings=7,emails' (from --kind-grace-days): 'emails' is not"
+            + " kind=days, such as emails=7");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"seven", "", "1.5", "7d"})
+  void refusesDaysThatAreNotAWholeNumber(String days) {
+    assertThatThrownBy(() -> withKindGrace("emails=" + days))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.grace-days.by-kind 'emails=" + days + "' (from --kind-grace-days): the days of"
+            + " emails, '" + days + "', are not a whole number");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"-1", "36501"})
+  void refusesDaysOutsideZeroTo36500(String days) {
+    assertThatThrownBy(() -> withKindGrace("emails=" + days))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.grace-days.by-kind 'emails=" + days + "' (from --kind-grace-days): the days of"
+            + " emails must be from 0 to 36500");
+    assertThat(withKindGrace("emails=36500").kindGraceDays()).containsEntry("emails", 36_500);
+  }
+
+  @Test
+  void refusesAKindGivenTwice() {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"),
+        Map.of("STATESWEEP_KIND_GRACE_DAYS", "emails=1,meetings=2,emails=3"), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.grace-days.by-kind 'emails=1,meetings=2,emails=3' (from"
+            + " STATESWEEP_KIND_GRACE_DAYS): kind emails is given twice");
+  }
+
+  // ---------------------------------------------------------------- execute: approval and plan age
+
+  @Test
+  void executeNeedsAnApprovalAndAPlanAtMost24HoursOldByDefault() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null);
+
+    assertThat(options.skipApproval()).isFalse();
+    assertThat(options.maxPlanAge()).isEqualTo(Duration.ofHours(24));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"90m, PT1H30M", "24h, PT24H", "2d, PT48H", "36H, PT36H", "' 12 h ', PT12H"})
+  void maxPlanAgeIsMinutesHoursOrDays(String value, Duration expected) {
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--max-plan-age", value), Map.of(), null).maxPlanAge())
+        .isEqualTo(expected);
+  }
+
+  @Test
+  void maxPlanAgeComesFromTheEnvironment() {
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_MAX_PLAN_AGE", "2d"), null)
+        .maxPlanAge()).isEqualTo(Duration.ofDays(2));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"24", "1w", "h", "-1h", "1.5h", "1234567h"})
+  void refusesAMaxPlanAgeWithoutAWholeNumberAndAUnit(String value) {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--max-plan-age", value), Map.of(), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.execute.max-plan-age '" + value + "' (from --max-plan-age): give a number and m, h"
+            + " or d, such as 24h");
+  }
+
+  @Test
+  void refusesAMaxPlanAgeOfZero() {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_MAX_PLAN_AGE", "0m"),
+        null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.execute.max-plan-age '0m' (from STATESWEEP_MAX_PLAN_AGE): must be more than 0");
+  }
+
+  @Test
+  void skipApprovalIsTrueOrFalse() {
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--skip-approval", "true"), Map.of(), null)
+        .skipApproval()).isTrue();
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--skip-approval", "yes"), Map.of(),
+        null)).hasMessage("Invalid sweep.execute.skip-approval 'yes' (from --skip-approval): use true, false, 1 or 0");
   }
 }

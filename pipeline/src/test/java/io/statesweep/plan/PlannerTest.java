@@ -474,6 +474,134 @@ class PlannerTest {
     assertThat(plan.keptKeys()).isEqualTo(2);
   }
 
+  // ---------------------------------------------------------------- grace by kind (--kind-grace-days)
+
+  private static final String EMAIL = "cogram/projects/p1/emails/e1/";
+  private static final String EMAIL_STATE = EMAIL + "state.json";
+  private static final String EMAIL_BODY = EMAIL + "body.html";
+  private static final Instant THREE_DAYS_AGO = NOW.minus(Duration.ofDays(3));
+
+  /** No grace, except a week for meetings. */
+  private static final Planner MEETINGS_WAIT_A_WEEK = new Planner(CLASSIFIER, new Grace(0, Map.of("meetings", 7)));
+
+  private static Classification.StateFile stateFile(String key) {
+    return (Classification.StateFile) CLASSIFIER.classify(key);
+  }
+
+  private static Record email() {
+    return record(EMAIL_STATE);
+  }
+
+  @Test
+  void deletedRecordWaitsForTheGraceOfItsKind() {
+    Record record = meeting().deleteTrue().deletedAt(THREE_DAYS_AGO).files(MINUTES).stored(MINUTES);
+
+    RecordPlan plan = MEETINGS_WAIT_A_WEEK.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.NOT_YET_DUE);
+    assertThat(plan.dueAt()).isEqualTo(THREE_DAYS_AGO.plus(Duration.ofDays(7)));
+    assertThat(plan.reason()).isEqualTo("not yet due: grace of 7 days ends at 2025-03-05T06:00:00Z");
+    assertThat(plan.deletes()).isEmpty();
+  }
+
+  @Test
+  void recordOfAKindWithoutAnOverrideTakesTheGlobalGrace() {
+    Record record = email().deleteTrue().deletedAt(THREE_DAYS_AGO).files(EMAIL_BODY).stored(EMAIL_BODY);
+
+    RecordPlan plan = MEETINGS_WAIT_A_WEEK.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.DELETE_RECORD);
+    assertThat(plan.reason()).isEqualTo("delete: true");
+    assertThat(plan.dueAt()).isEqualTo(THREE_DAYS_AGO);
+    assertThat(keys(plan)).containsExactly(EMAIL_BODY, EMAIL_STATE);
+  }
+
+  @Test
+  void recordWithoutAKindTakesTheGlobalGrace() {
+    Planner planner = new Planner(CLASSIFIER, new Grace(2, Map.of("meetings", 7)));
+    Record record = record(AGENT_STATE).deleteTrue().deletedAt(THREE_DAYS_AGO).files(AGENT_JSON).stored(AGENT_JSON)
+        .ownedBy(AGENT_JSON, AGENT_STATE);
+
+    RecordPlan plan = planner.plan(record.input(), NOW);
+
+    assertThat(planner.graceFor(stateFile(AGENT_STATE))).isEqualTo(new Grace.Applied(2, "global"));
+    assertThat(plan.action()).isEqualTo(Action.DELETE_RECORD);
+    assertThat(plan.reason()).isEqualTo("delete: true; grace of 2 days passed");
+    assertThat(plan.dueAt()).isEqualTo(THREE_DAYS_AGO.plus(Duration.ofDays(2)));
+  }
+
+  @Test
+  void graceForSaysWhichRuleGaveTheGrace() {
+    assertThat(MEETINGS_WAIT_A_WEEK.graceFor(stateFile(MEETING_STATE))).isEqualTo(new Grace.Applied(7, "kind meetings"));
+    assertThat(MEETINGS_WAIT_A_WEEK.graceFor(stateFile(EMAIL_STATE))).isEqualTo(new Grace.Applied(0, "global"));
+    assertThat(MEETINGS_WAIT_A_WEEK.graceFor(stateFile(AGENT_STATE))).isEqualTo(new Grace.Applied(0, "global"));
+    assertThat(MEETINGS_WAIT_A_WEEK.graceFor(stateFile(PROJECT_STATE))).isEqualTo(new Grace.Applied(0, "global"));
+  }
+
+  @Test
+  void kindGraceShorterThanTheGlobalOneMakesItsRecordsDueSooner() {
+    Planner planner = new Planner(CLASSIFIER, new Grace(30, Map.of("emails", 0)));
+    Record email = email().deleteTrue().deletedAt(THREE_DAYS_AGO).files(EMAIL_BODY).stored(EMAIL_BODY);
+    Record meeting = meeting().deleteTrue().deletedAt(THREE_DAYS_AGO).files(MINUTES).stored(MINUTES);
+
+    assertThat(planner.plan(email.input(), NOW).action()).isEqualTo(Action.DELETE_RECORD);
+    RecordPlan waiting = planner.plan(meeting.input(), NOW);
+    assertThat(waiting.action()).isEqualTo(Action.NOT_YET_DUE);
+    assertThat(waiting.dueAt()).isEqualTo(THREE_DAYS_AGO.plus(Duration.ofDays(30)));
+  }
+
+  @Test
+  void kindGraceCountsFromExpiresAtToo() {
+    Record record = meeting().expiresAt(THREE_DAYS_AGO).files(MINUTES).stored(MINUTES);
+
+    RecordPlan waiting = MEETINGS_WAIT_A_WEEK.plan(record.input(), NOW);
+    RecordPlan due = MEETINGS_WAIT_A_WEEK.plan(record.input(), THREE_DAYS_AGO.plus(Duration.ofDays(7)));
+
+    assertThat(waiting.action()).isEqualTo(Action.NOT_YET_DUE);
+    assertThat(waiting.dueAt()).isEqualTo(THREE_DAYS_AGO.plus(Duration.ofDays(7)));
+    assertThat(due.action()).isEqualTo(Action.DELETE_RECORD);
+    assertThat(due.reason()).isEqualTo("expired at 2025-02-26T06:00:00Z; grace of 7 days passed");
+  }
+
+  @Test
+  void removedFilesOfARecordWaitingForItsKindsGraceStillGo() {
+    Record record = meeting().deleteTrue().deletedAt(THREE_DAYS_AGO).files(MINUTES).removedFiles(OLD_SLIDES)
+        .stored(MINUTES).stored(OLD_SLIDES);
+
+    RecordPlan plan = MEETINGS_WAIT_A_WEEK.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.DELETE_REMOVED_FILES);
+    assertThat(plan.reason())
+        .isEqualTo("not yet due: grace of 7 days ends at 2025-03-05T06:00:00Z: 1 removed files still exist");
+    assertThat(keys(plan)).containsExactly(OLD_SLIDES);
+  }
+
+  @Test
+  void graceRefusesAPeriodOutsideZeroTo36500Days() {
+    assertThatThrownBy(() -> new Grace(0, Map.of("emails", -1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the grace of kind emails must be from 0 to 36500 days: -1");
+    assertThatThrownBy(() -> new Grace(36_501, Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the global grace must be from 0 to 36500 days: 36501");
+    assertThat(new Grace(36_500, Map.of("emails", 0)).forKind("emails")).isEqualTo(new Grace.Applied(0, "kind emails"));
+  }
+
+  @Test
+  void plannerWithGraceByKindSurvivesJavaSerialization() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(MEETINGS_WAIT_A_WEEK);
+    }
+    Planner copy;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      copy = (Planner) in.readObject();
+    }
+
+    assertThat(copy.graceFor(stateFile(MEETING_STATE))).isEqualTo(new Grace.Applied(7, "kind meetings"));
+    assertThat(copy.graceFor(stateFile(EMAIL_STATE))).isEqualTo(new Grace.Applied(0, "global"));
+  }
+
   // ---------------------------------------------------------------- spec section 3: safety rules
 
   @Test
@@ -892,6 +1020,13 @@ class PlannerTest {
     assertThatThrownBy(() -> new Planner(CLASSIFIER, Duration.ofDays(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("grace must not be negative: PT-24H");
+  }
+
+  @Test
+  void plannerRejectsAGraceThatIsNotWholeDaysRatherThanShortenIt() {
+    assertThatThrownBy(() -> new Planner(CLASSIFIER, Duration.ofHours(36)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("grace must be whole days: PT36H");
   }
 
   @Test

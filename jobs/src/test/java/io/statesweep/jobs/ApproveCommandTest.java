@@ -1,0 +1,133 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Review before delete, from the command line: plan, approve --run-id --by, then execute --run-id. */
+@ExtendWith(S3ServerExtension.class)
+class ApproveCommandTest {
+
+  @Test
+  void executeRefusesAPlanUntilItIsApprovedThenDeletesWhatItPlanned(LocalS3Server server, @TempDir Path warehouse) {
+    server.createBucket("approve-cli");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "approve-cli");
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 120, 12L, Instant.now());
+    Set<String> before = keys(store);
+    Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "approve-cli", "COGRAM_CLEANUP_PREFIX",
+        "cogram/", "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
+
+    Output plan = run(environment, "plan");
+    String runId = runId(plan.summary());
+    Output refused = run(environment, "execute", "--run-id", runId);
+
+    assertThat(plan.code).as(plan.errors).isZero();
+    assertThat(refused.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(refused.errors).isEqualTo("statesweep: The plan of run " + runId + " has not been approved. Review it"
+        + " (table " + warehouse + "/deletion_plan, view plan_summary, notebooks/), then record the approval with:"
+        + " statesweep approve --run-id " + runId + " --by <your name> --warehouse " + warehouse + "; or execute"
+        + " with --skip-approval\n");
+    assertThat(keys(store)).isEqualTo(before);
+
+    Output approved = run(Map.of(), "approve", "--run-id", runId, "--by", "ana", "--note", "looked at plan_summary",
+        "--warehouse", warehouse.toString());
+
+    assertThat(approved.code).as(approved.errors).isZero();
+    String[] lines = approved.text.split("\n");
+    assertThat(lines[0]).startsWith("approved run " + runId + " by ana at ")
+        .endsWith(": records_to_delete=" + field(plan.summary(), "records_deleted")
+            + " records_with_removed_files=" + field(plan.summary(), "records_with_removed_files")
+            + " keys_to_delete=" + manifest.expectedDeletes().size()
+            + " bytes_to_delete=" + field(plan.summary(), "bytes_deleted"));
+    assertThat(lines[1]).isEqualTo("execute it with: statesweep execute --run-id " + runId + " (and the plan's"
+        + " --bucket, --prefix and --warehouse)");
+
+    Output execute = run(environment, "execute", "--run-id", runId);
+
+    assertThat(execute.code).as(execute.errors).isZero();
+    assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes());
+    assertThat(keys(store)).isEqualTo(expectedLeft);
+  }
+
+  @Test
+  void approveNeedsTheRunIdAndWhoApproves(@TempDir Path warehouse) {
+    Output noRunId = run(Map.of(), "approve", "--by", "ana", "--warehouse", warehouse.toString());
+    Output noBy = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--warehouse", warehouse.toString());
+
+    assertThat(noRunId.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(noRunId.errors).isEqualTo("statesweep: Missing --run-id: the run_id of the plan you reviewed (table"
+        + " runs)\n");
+    assertThat(noBy.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(noBy.errors).isEqualTo("statesweep: Missing --by: who approves the plan (a name or an email)\n");
+  }
+
+  @Test
+  void approveHelpListsItsOptions() {
+    Output help = run(Map.of(), "approve", "--help");
+
+    assertThat(help.code).isZero();
+    assertThat(help.text).startsWith("usage: statesweep approve [options]\n")
+        .contains("--run-id ID", "--by NAME (required)", "--note TEXT", "--warehouse");
+  }
+
+  @Test
+  void executeHelpListsTheApprovalAndPlanAgeOptions() {
+    Output help = run(Map.of(), "execute", "--help");
+
+    assertThat(help.code).isZero();
+    assertThat(help.text).contains("--skip-approval", "--max-plan-age", "default: 24h; env STATESWEEP_MAX_PLAN_AGE;"
+        + " conf sweep.execute.max-plan-age");
+  }
+
+  private static String runId(String summary) {
+    Matcher matcher = Pattern.compile(" run_id=(\\S+)").matcher(summary);
+    assertThat(matcher.find()).as(summary).isTrue();
+    return matcher.group(1);
+  }
+
+  private static String field(String summary, String name) {
+    Matcher matcher = Pattern.compile(" " + name + "=(\\S+)").matcher(summary);
+    assertThat(matcher.find()).as(name + " in " + summary).isTrue();
+    return matcher.group(1);
+  }
+
+  private static Set<String> keys(ObjectStore store) {
+    Set<String> keys = new TreeSet<>();
+    store.listAll("", object -> keys.add(object.key()));
+    return keys;
+  }
+
+  private static Output run(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Output(int code, String text, String errors) {
+    String summary() {
+      return Arrays.stream(text.split("\n")).filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
+    }
+  }
+}
