@@ -4,6 +4,9 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.RunSummary;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.RunLock;
+import io.statesweep.s3.S3Clients;
 import io.statesweep.spark.ExecuteResult;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkExecuteAction;
@@ -19,12 +22,14 @@ import org.apache.spark.sql.SparkSession;
  * The command line: {@code plan} (a dry run that writes the Delta report), {@code run} (plan, then
  * with {@code --execute} delete), {@code execute --run-id} (a reviewed plan) and {@code demo} (the
  * embedded default: a local S3 server with a generated archive, then {@code plan}). Exit codes: 0 a
- * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings.
+ * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings, 3 another run
+ * holds the export's run lock.
  */
 public final class StatesweepCli {
   static final int OK = 0;
   static final int RUN_FAILED = 1;
   static final int BAD_SETTINGS = 2;
+  static final int LOCKED = 3;
   private static final String RUN_ID = "--run-id";
   private static final String BY = "--by";
   private static final String NOTE = "--note";
@@ -127,13 +132,44 @@ public final class StatesweepCli {
     } catch (IllegalArgumentException e) {
       err.println("statesweep: " + e.getMessage());
       return BAD_SETTINGS;
+    } catch (RunLock.HeldException e) {
+      err.println("statesweep: " + e.getMessage());
+      return LOCKED;
     } catch (Exception e) {
       err.println("statesweep: " + e);
       return RUN_FAILED;
     }
   }
 
+  /** Takes the export's run lock (one statesweep run at a time), renewed until it is closed. */
+  static RunLock lock(RunOptions options, String command) {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "unknown host";
+    }
+    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    return RunLock.acquire(store, RunLock.keyFor(options.prefix().value()),
+        "statesweep " + command + " (pid " + ProcessHandle.current().pid() + ")", host, options.lockTtl(),
+        java.time.Clock.systemUTC()).renewInBackground();
+  }
+
+  private static int unlessLost(RunLock lock, int code, PrintStream out) {
+    if (lock.lost()) {
+      out.println("statesweep: lost the run lock " + lock.key() + " during the run: another run replaced it");
+      return RUN_FAILED;
+    }
+    return code;
+  }
+
   static int run(RunOptions options, PrintStream out) {
+    try (RunLock lock = lock(options, "run")) {
+      return unlessLost(lock, runLocked(options, out), out);
+    }
+  }
+
+  private static int runLocked(RunOptions options, PrintStream out) {
     SparkSession spark = SparkSessions.forPlan("statesweep run", options);
     PlanResult plan = new SparkPlanAction(spark, options).execute();
     if (options.dryRun() || plan.failure() != null) {
@@ -158,6 +194,12 @@ public final class StatesweepCli {
   }
 
   static int execute(RunOptions options, String runId, PrintStream out) {
+    try (RunLock lock = lock(options, "execute --run-id " + runId)) {
+      return unlessLost(lock, executeLocked(options, runId, out), out);
+    }
+  }
+
+  private static int executeLocked(RunOptions options, String runId, PrintStream out) {
     SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
     ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
     print(result, out);
@@ -181,10 +223,12 @@ public final class StatesweepCli {
       throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
           + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
     }
-    SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
-    PlanResult result = new SparkPlanAction(spark, options).execute();
-    print(result, options, out);
-    return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
+    try (RunLock lock = lock(options, "plan")) {
+      SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
+      PlanResult result = new SparkPlanAction(spark, options).execute();
+      print(result, options, out);
+      return unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
+    }
   }
 
   static void print(PlanResult result, RunOptions options, PrintStream out) {

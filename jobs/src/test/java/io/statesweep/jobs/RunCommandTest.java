@@ -49,6 +49,40 @@ class RunCommandTest {
   }
 
   @Test
+  void aSecondRunWhileOneRunsExitsWithTheHolderNamedAndDeletesNothing(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
+    server.createBucket("locked");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "locked");
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 5L, Instant.now());
+    Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "locked", "COGRAM_CLEANUP_PREFIX", "cogram/",
+        "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
+    Set<String> before = keys(store);
+
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    java.util.concurrent.Future<Output> first = pool.submit(() -> run(environment, "run"));
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    while (store.read("cogram.statesweep/lock", 4096) == null && System.nanoTime() < deadline && !first.isDone()) {
+      Thread.sleep(20);
+    }
+    Output second = run(environment, "run", "--execute");
+    Output firstOutput = first.get(5, java.util.concurrent.TimeUnit.MINUTES);
+    pool.shutdown();
+
+    assertThat(second.code).as(second.errors).isEqualTo(StatesweepCli.LOCKED);
+    assertThat(second.errors).startsWith("statesweep: Another statesweep run holds the lock"
+        + " s3://locked/cogram.statesweep/lock: statesweep run (pid " + ProcessHandle.current().pid() + ") on ");
+    assertThat(exportKeys(store)).isEqualTo(before);
+    assertThat(firstOutput.code).as(firstOutput.text + firstOutput.errors).isZero();
+    assertThat(store.read("cogram.statesweep/lock", 4096)).as("released at the end of the run").isNull();
+
+    Output after = run(environment, "run", "--execute");
+    assertThat(after.code).as(after.errors).isZero();
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes());
+    assertThat(keys(store)).isEqualTo(expectedLeft);
+  }
+
+  @Test
   void executeRefusesAPlanThatDoesNotExist(LocalS3Server server, @TempDir Path warehouse) {
     Output output = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--bucket", "cli", "--prefix",
         "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
@@ -56,6 +90,13 @@ class RunCommandTest {
     assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(output.errors).startsWith("statesweep: No plan with run id 20990101T000000Z-000000: cannot read table "
         + warehouse + "/runs");
+  }
+
+  /** The export's keys: without statesweep's own folder beside it (the lock, while a run holds it). */
+  private static Set<String> exportKeys(ObjectStore store) {
+    Set<String> keys = keys(store);
+    keys.removeIf(key -> key.startsWith("cogram.statesweep/"));
+    return keys;
   }
 
   private static Set<String> keys(ObjectStore store) {

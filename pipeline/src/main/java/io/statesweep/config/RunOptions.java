@@ -39,6 +39,7 @@ public record RunOptions(
     InventoryManifest.Location inventory,
     boolean skipApproval,
     Duration maxPlanAge,
+    Duration lockTtl,
     Map<String, String> settings) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
@@ -58,6 +59,7 @@ public record RunOptions(
     requireNonNull(conditionalDeletes, "conditionalDeletes is null");
     requireNonNull(listing, "listing is null");
     requireNonNull(maxPlanAge, "maxPlanAge is null");
+    requireNonNull(lockTtl, "lockTtl is null");
     if ((listing == Listing.INVENTORY) != (inventory != null)) {
       throw new IllegalArgumentException("an inventory location goes with the inventory listing only");
     }
@@ -154,7 +156,8 @@ public record RunOptions(
     return new RunOptions(bucket, prefix, dryRun, graceDays, kindGraceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
         settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
-        duration(settings.value(Settings.MAX_PLAN_AGE)), settings.asMap());
+        duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
+        duration(settings.value(Settings.LOCK_TTL), Settings.LOCK_TTL), settings.asMap());
   }
 
   /** {@code drawings=90,emails=7}: each a kind folder of the layout, each once, each 0 to 36,500 days. */
@@ -196,12 +199,12 @@ public record RunOptions(
   }
 
   /** {@code 90m}, {@code 24h} or {@code 2d}: a whole number and a unit, at least a minute. */
-  static Duration duration(Settings.Value value) {
+  static Duration duration(Settings.Value value, Setting setting) {
     String text = value.value().trim().toLowerCase(java.util.Locale.ROOT);
     java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,6})\\s*([mhd])").matcher(text);
     if (!matcher.matches()) {
-      throw new IllegalArgumentException("Invalid sweep.execute.max-plan-age '" + value.value() + "' (from "
-          + value.source() + "): give a number and m, h or d, such as 24h");
+      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+          + value.source() + "): give a number and m, h or d, such as " + setting.defaultValue());
     }
     long amount = Long.parseLong(matcher.group(1));
     Duration duration = switch (matcher.group(2)) {
@@ -210,7 +213,7 @@ public record RunOptions(
       default -> Duration.ofDays(amount);
     };
     if (duration.isZero()) {
-      throw new IllegalArgumentException("Invalid sweep.execute.max-plan-age '" + value.value() + "' (from "
+      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
           + value.source() + "): must be more than 0");
     }
     return duration;

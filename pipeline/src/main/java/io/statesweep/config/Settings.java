@@ -84,9 +84,13 @@ public final class Settings {
       "STATESWEEP_MAX_PLAN_AGE", "24h",
       "refuse to execute a plan older than this (such as 90m, 24h, 2d): the bucket moves on", List.of());
 
+  public static final Setting LOCK_TTL = new Setting("sweep.lock.ttl", "--lock-ttl", "STATESWEEP_LOCK_TTL", "10m",
+      "how long the run lock lasts unless renewed (renewed every third of it); a dead run's lock is taken over"
+          + " after it", List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

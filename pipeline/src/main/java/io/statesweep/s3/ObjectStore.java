@@ -257,6 +257,46 @@ public final class ObjectStore {
     }
   }
 
+  /**
+   * Creates an object only if the key does not exist (PutObject {@code If-None-Match: *}); returns its
+   * ETag, or null when the key exists or another writer won a concurrent create.
+   */
+  public String createIfAbsent(String key, byte[] content) {
+    return conditionalPut(key, content, null);
+  }
+
+  /**
+   * Replaces an object only if it still has {@code etag} (PutObject {@code If-Match}); returns the new
+   * ETag, or null when the object changed or is gone.
+   */
+  public String replaceIfMatch(String key, byte[] content, String etag) {
+    return conditionalPut(key, content, requireNonNull(etag, "etag is null"));
+  }
+
+  private String conditionalPut(String key, byte[] content, String etag) {
+    try {
+      PutObjectResponse response = client.putObject(b -> {
+        b.bucket(bucket).key(key);
+        if (etag == null) {
+          b.ifNoneMatch("*");
+        } else {
+          b.ifMatch(quote(etag));
+        }
+      }, RequestBody.fromBytes(content));
+      return unquote(response.eTag());
+    } catch (NoSuchKeyException e) {
+      return null;
+    } catch (S3Exception e) {
+      // 412: the condition failed; 409: a concurrent conditional write to the same key won; 404: gone.
+      if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
+        return null;
+      }
+      throw translate("write", key, e);
+    } catch (SdkException e) {
+      throw translate("write", key, e);
+    }
+  }
+
   private static byte[] readAtMost(InputStream in, int maxBytes) throws IOException {
     return in.readNBytes(maxBytes);
   }

@@ -1,0 +1,211 @@
+package io.statesweep.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One statesweep run at a time per export: a lock object under statesweep's own key beside the
+ * prefix ({@code cogram.statesweep/lock}, never inside the exporter's folder), created with PutObject
+ * {@code If-None-Match: *} and holding who runs, where, since when and until when. The holder renews
+ * it while the run lasts; a lock past its expiry (its run died) is taken over with a write conditional
+ * on the stale lock's ETag, so two runs can never both hold it. The holder deletes it, conditionally,
+ * when the run ends.
+ */
+public final class RunLock implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RunLock.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int MAX_LOCK_BYTES = 64 * 1024;
+  private static final int ATTEMPTS = 5;
+
+  /** Who holds a lock, as its object says. */
+  public record Holder(String owner, String host, Instant startedAt, Instant expiresAt) {
+    public Holder {
+      requireNonNull(owner, "owner is null");
+      requireNonNull(host, "host is null");
+      requireNonNull(startedAt, "startedAt is null");
+      requireNonNull(expiresAt, "expiresAt is null");
+    }
+
+    String describe() {
+      return owner + " on " + host + " since " + startedAt + " (lock valid until " + expiresAt
+          + ", renewed while that run lasts)";
+    }
+  }
+
+  /** The lock is held by another run: the message names it and says what to do. */
+  public static final class HeldException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    HeldException(String message) {
+      super(message);
+    }
+  }
+
+  private final ObjectStore store;
+  private final String key;
+  private final Duration ttl;
+  private final Clock clock;
+  private final Holder holder;
+  private final AtomicBoolean lost = new AtomicBoolean();
+  private volatile String etag;
+  private ScheduledExecutorService renewer;
+
+  private RunLock(ObjectStore store, String key, Duration ttl, Clock clock, Holder holder, String etag) {
+    this.store = store;
+    this.key = key;
+    this.ttl = ttl;
+    this.clock = clock;
+    this.holder = holder;
+    this.etag = etag;
+  }
+
+  /** The lock key of an export prefix: beside it, in statesweep's own folder. */
+  public static String keyFor(String prefix) {
+    requireNonNull(prefix, "prefix is null");
+    return prefix.isEmpty() ? ".statesweep/lock" : prefix.substring(0, prefix.length() - 1) + ".statesweep/lock";
+  }
+
+  /**
+   * Takes the lock, or throws {@link HeldException} naming the run that holds it.
+   *
+   * @param owner who asks, such as {@code "statesweep run (pid 4242)"}
+   */
+  public static RunLock acquire(ObjectStore store, String key, String owner, String host, Duration ttl, Clock clock) {
+    requireNonNull(store, "store is null");
+    requireNonNull(key, "key is null");
+    if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
+      throw new IllegalArgumentException("lock ttl must be at least 3 seconds: " + ttl);
+    }
+    Instant now = clock.instant();
+    Holder me = new Holder(owner, host, now, now.plus(ttl));
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      String created = store.createIfAbsent(key, json(me));
+      if (created != null) {
+        LOG.info("Took the lock s3://{}/{} until {}", store.bucket(), key, me.expiresAt());
+        return new RunLock(store, key, ttl, clock, me, created);
+      }
+      ObjectContent current = store.read(key, MAX_LOCK_BYTES);
+      if (current == null) {
+        continue; // released between our create and our read: try again
+      }
+      Holder other = parse(current.bytes(), store.bucket(), key);
+      if (clock.instant().isBefore(other.expiresAt())) {
+        throw new HeldException("Another statesweep run holds the lock s3://" + store.bucket() + "/" + key + ": "
+            + other.describe() + ". Wait for it to finish; if it died, its lock expires at " + other.expiresAt()
+            + " and the next run takes it over");
+      }
+      Instant renewedNow = clock.instant();
+      Holder takeover = new Holder(owner, host, renewedNow, renewedNow.plus(ttl));
+      String replaced = store.replaceIfMatch(key, json(takeover), current.object().etag());
+      if (replaced != null) {
+        LOG.warn("Took over the stale lock s3://{}/{} of {}", store.bucket(), key, other.describe());
+        return new RunLock(store, key, ttl, clock, takeover, replaced);
+      }
+      // Another run took the stale lock first, or it was released: look again.
+    }
+    throw new HeldException("Could not take the lock s3://" + store.bucket() + "/" + key + " in " + ATTEMPTS
+        + " attempts: other runs are taking it at the same time");
+  }
+
+  /** Renews the lock every third of its ttl until {@link #close()}, on a daemon thread. */
+  public RunLock renewInBackground() {
+    long period = Math.max(1000, ttl.toMillis() / 3);
+    renewer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "statesweep-lock-renewer");
+      thread.setDaemon(true);
+      return thread;
+    });
+    renewer.scheduleAtFixedRate(this::renewQuietly, period, period, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /** Extends the lock by its ttl from now; false (and {@link #lost()}) when another run has it now. */
+  public boolean renew() {
+    if (lost.get()) {
+      return false;
+    }
+    Instant now = clock.instant();
+    Holder renewed = new Holder(holder.owner(), holder.host(), holder.startedAt(), now.plus(ttl));
+    String next = store.replaceIfMatch(key, json(renewed), etag);
+    if (next == null) {
+      lost.set(true);
+      LOG.error("Lost the lock s3://{}/{}: another run replaced or removed it", store.bucket(), key);
+      return false;
+    }
+    etag = next;
+    return true;
+  }
+
+  private void renewQuietly() {
+    try {
+      renew();
+    } catch (RuntimeException e) {
+      // A failed renewal is retried at the next period; the lock is valid until its expiry.
+      LOG.warn("Cannot renew the lock s3://{}/{}: {}", store.bucket(), key, e.getMessage());
+    }
+  }
+
+  /** Whether another run replaced or removed this lock while it was held. */
+  public boolean lost() {
+    return lost.get();
+  }
+
+  public Holder holder() {
+    return holder;
+  }
+
+  public String key() {
+    return key;
+  }
+
+  /** Stops renewing and deletes the lock if it is still this run's. */
+  @Override
+  public void close() {
+    if (renewer != null) {
+      renewer.shutdownNow();
+    }
+    if (lost.get()) {
+      return;
+    }
+    DeleteResult result = store.delete(java.util.List.of(new DeleteTarget(key, etag)));
+    if (!result.errors().isEmpty()) {
+      LOG.warn("Did not delete the lock s3://{}/{}: {}", store.bucket(), key, result.errors());
+    }
+  }
+
+  static byte[] json(Holder holder) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("owner", holder.owner());
+    node.put("host", holder.host());
+    node.put("started_at", holder.startedAt().toString());
+    node.put("expires_at", holder.expiresAt().toString());
+    node.put("tool", "statesweep");
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  static Holder parse(byte[] bytes, String bucket, String key) {
+    try {
+      JsonNode node = JSON.readTree(bytes);
+      return new Holder(node.get("owner").asText(), node.get("host").asText(),
+          Instant.parse(node.get("started_at").asText()), Instant.parse(node.get("expires_at").asText()));
+    } catch (IOException | RuntimeException e) {
+      // Never guess that an unreadable lock is free: a person decides.
+      throw new HeldException("The lock s3://" + bucket + "/" + key + " is not a statesweep lock document ("
+          + e.getMessage() + "): if no statesweep run is active, delete it and run again");
+    }
+  }
+}
