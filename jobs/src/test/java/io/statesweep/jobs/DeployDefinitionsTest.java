@@ -1,0 +1,145 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.s3.RunLock;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The job definitions in {@code conf/deploy} run what exists: their main class has a main method,
+ * their command is one the CLI knows, every option they name parses and validates as the job would
+ * read it; the Databricks schedule runs after the exporter's 03:00 UTC run; the IAM policy grants
+ * what those jobs touch and nothing wider.
+ */
+class DeployDefinitionsTest {
+  private static final Path DEPLOY = Path.of("..", "conf", "deploy");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Set<String> COMMANDS = Set.of("plan", "run", "approve", "execute");
+
+  private record Job(String mainClass, List<String> args) {}
+
+  @Test
+  void theEmrStepRunsTheCliWithValidOptions() throws Exception {
+    JsonNode step = read("emr-step.json").get(0);
+    List<String> args = strings(step.get("Args"));
+    assertThat(args.get(0)).isEqualTo("spark-submit");
+    String mainClass = args.get(args.indexOf("--class") + 1);
+    int jar = indexOfJobJar(args);
+
+    check(new Job(mainClass, args.subList(jar + 1, args.size())));
+  }
+
+  @Test
+  void theEmrServerlessJobRunRunsTheCliWithValidOptions() throws Exception {
+    JsonNode submit = read("emr-serverless-job-run.json").get("jobDriver").get("sparkSubmit");
+    List<String> parameters = Arrays.asList(submit.get("sparkSubmitParameters").asText().split("\\s+"));
+    assertThat(submit.get("entryPoint").asText()).endsWith("/statesweep.jar");
+
+    check(new Job(parameters.get(parameters.indexOf("--class") + 1), strings(submit.get("entryPointArguments"))));
+  }
+
+  @Test
+  void theDatabricksJobRunsTheCliDailyAfterTheExportersRunAndOneAtATime() throws Exception {
+    JsonNode job = read("databricks-job.json");
+    JsonNode task = job.get("tasks").get(0).get("spark_jar_task");
+
+    check(new Job(task.get("main_class_name").asText(), strings(task.get("parameters"))));
+    assertThat(job.get("max_concurrent_runs").asInt()).isEqualTo(1);
+    JsonNode schedule = job.get("schedule");
+    assertThat(schedule.get("timezone_id").asText()).isEqualTo("UTC");
+    String[] cron = schedule.get("quartz_cron_expression").asText().split(" ");
+    assertThat(cron[3]).as("every day").isEqualTo("*");
+    assertThat(Integer.parseInt(cron[2])).as("hour, after the exporter's 03:00 UTC run").isBetween(4, 23);
+  }
+
+  @Test
+  void theIamPolicyGrantsExactlyWhatTheJobsTouch() throws Exception {
+    Job job = job(read("databricks-job.json"));
+    RunOptions options = options(job.args());
+    String bucket = options.bucket();
+    String prefix = options.prefix().value();
+    String lockFolder = RunLock.keyFor(prefix).substring(0, RunLock.keyFor(prefix).lastIndexOf('/') + 1);
+    List<JsonNode> statements = new ArrayList<>();
+    read("iam-policy.json").get("Statement").forEach(statements::add);
+
+    assertThat(statements).allSatisfy(s -> assertThat(s.get("Effect").asText()).isEqualTo("Allow"));
+    assertThat(statements).noneSatisfy(s -> assertThat(s.get("Action").toString()).contains("*\""));
+    JsonNode list = statement(statements, "s3:ListBucket", "arn:aws:s3:::" + bucket);
+    assertThat(strings(list.get("Condition").get("StringLike").get("s3:prefix")))
+        .containsExactlyInAnyOrder(prefix + "*", lockFolder + "*");
+    assertThat(strings(statement(statements, "s3:DeleteObject", "arn:aws:s3:::" + bucket + "/" + prefix + "*")
+        .get("Action"))).containsExactlyInAnyOrder("s3:GetObject", "s3:DeleteObject");
+    assertThat(strings(statement(statements, "s3:PutObject", "arn:aws:s3:::" + bucket + "/" + lockFolder + "*")
+        .get("Action"))).containsExactlyInAnyOrder("s3:PutObject", "s3:GetObject", "s3:DeleteObject");
+    String warehouse = options.warehouse().replaceFirst("^s3a://", "");
+    assertThat(strings(statement(statements, "s3:PutObject", "arn:aws:s3:::" + warehouse + "/*").get("Action")))
+        .contains("s3:PutObject", "s3:GetObject", "s3:DeleteObject", "s3:ListBucket");
+    assertThat(statements).anySatisfy(s -> assertThat(s.get("Action").asText()).isEqualTo("kms:Decrypt"));
+    assertThat(statements).noneSatisfy(s -> assertThat(s.get("Resource").toString())
+        .contains("arn:aws:s3:::" + bucket + "/*"));
+  }
+
+  private static void check(Job job) throws Exception {
+    Class<?> main = Class.forName(job.mainClass());
+    Method method = main.getMethod("main", String[].class);
+    assertThat(Modifier.isStatic(method.getModifiers())).isTrue();
+    assertThat(COMMANDS).contains(job.args().get(0));
+    RunOptions options = options(job.args());
+    assertThat(options.dryRun()).as("the scheduled job deletes").isFalse();
+    assertThat(options.warehouse()).startsWith("s3a://");
+  }
+
+  /** Parses and validates the arguments exactly as the CLI would, without a request. */
+  private static RunOptions options(List<String> args) {
+    CommandLine commandLine = CommandLine.parse(args.toArray(String[]::new));
+    return RunOptions.from(Settings.resolve(commandLine.flags(), Map.of(), null));
+  }
+
+  private static Job job(JsonNode databricks) {
+    JsonNode task = databricks.get("tasks").get(0).get("spark_jar_task");
+    return new Job(task.get("main_class_name").asText(), strings(task.get("parameters")));
+  }
+
+  private static int indexOfJobJar(List<String> args) {
+    for (int i = 1; i < args.size(); i++) {
+      if (args.get(i).endsWith("statesweep.jar") && !args.get(i - 1).equals("--jars")) {
+        return i;
+      }
+    }
+    throw new AssertionError("no statesweep.jar in " + args);
+  }
+
+  private static JsonNode statement(List<JsonNode> statements, String action, String resource) {
+    return statements.stream()
+        .filter(s -> s.get("Action").toString().contains("\"" + action + "\""))
+        .filter(s -> s.get("Resource").toString().contains("\"" + resource + "\""))
+        .findFirst().orElseThrow(() -> new AssertionError("no statement grants " + action + " on " + resource));
+  }
+
+  private static List<String> strings(JsonNode node) {
+    List<String> values = new ArrayList<>();
+    if (node.isArray()) {
+      node.forEach(value -> values.add(value.asText()));
+    } else {
+      values.add(node.asText());
+    }
+    return values;
+  }
+
+  private static JsonNode read(String file) throws IOException {
+    return JSON.readTree(DEPLOY.resolve(file).toFile());
+  }
+}
