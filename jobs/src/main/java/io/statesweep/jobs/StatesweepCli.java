@@ -214,6 +214,7 @@ public final class StatesweepCli {
     }
     out.println("conditional deletes: " + result.conditionalDeletes());
     out.println("tables: executions=" + result.tables().executions() + " runs=" + result.tables().runs());
+    out.println("metrics: " + result.metricsJson());
     out.println(result.summary().line());
   }
 
@@ -245,6 +246,7 @@ public final class StatesweepCli {
     }
     out.println("tables: state_files=" + result.tables().stateFiles() + " deletion_plan="
         + result.tables().deletionPlan() + " runs=" + result.tables().runs());
+    out.println("metrics: " + result.metricsJson());
     out.println(summary.line());
   }
 

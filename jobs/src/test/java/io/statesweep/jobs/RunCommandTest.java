@@ -42,6 +42,9 @@ class RunCommandTest {
     assertThat(counts(execute.summary())).isEqualTo(counts(dryRun.summary()));
     assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
     assertThat(execute.text).doesNotContain("would delete ");
+    assertThat(execute.text).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"execute\"")
+        .contains("\"DeleteObjects\":{\"attempts\":");
+    assertThat(dryRun.text).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"plan\"");
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes());
     assertThat(keys(store)).isEqualTo(expectedLeft);

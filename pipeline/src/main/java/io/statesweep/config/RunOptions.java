@@ -40,6 +40,7 @@ public record RunOptions(
     boolean skipApproval,
     Duration maxPlanAge,
     Duration lockTtl,
+    int progressSeconds,
     Map<String, String> settings) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
@@ -157,7 +158,8 @@ public record RunOptions(
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
         settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
         duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
-        duration(settings.value(Settings.LOCK_TTL), Settings.LOCK_TTL), settings.asMap());
+        duration(settings.value(Settings.LOCK_TTL), Settings.LOCK_TTL),
+        settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap());
   }
 
   /** {@code drawings=90,emails=7}: each a kind folder of the layout, each once, each 0 to 36,500 days. */

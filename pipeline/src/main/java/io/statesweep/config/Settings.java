@@ -88,9 +88,12 @@ public final class Settings {
       "how long the run lock lasts unless renewed (renewed every third of it); a dead run's lock is taken over"
           + " after it", List.of());
 
+  public static final Setting PROGRESS_SECONDS = new Setting("sweep.log.progress-seconds", "--progress-seconds",
+      "STATESWEEP_PROGRESS_SECONDS", "30", "seconds between progress lines on the driver; 0 for none", List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, PROGRESS_SECONDS);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

@@ -21,6 +21,7 @@ import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -36,10 +37,20 @@ public final class ObjectStore {
 
   private final S3Client client;
   private final String bucket;
+  private final RequestCounts counts = new RequestCounts();
 
   public ObjectStore(S3Client client, String bucket) {
     this.client = requireNonNull(client, "client is null");
     this.bucket = requireNonNull(bucket, "bucket is null");
+  }
+
+  /** The requests this store made so far, by operation. */
+  public RequestCounts requestCounts() {
+    return counts;
+  }
+
+  private void counted(AwsRequestOverrideConfiguration.Builder override) {
+    override.putExecutionAttribute(RequestCounts.ATTRIBUTE, counts);
   }
 
   public String bucket() {
@@ -50,7 +61,7 @@ public final class ObjectStore {
   public FolderListing listFolder(String folder) {
     List<String> folders = new ArrayList<>();
     List<StoredObject> objects = new ArrayList<>();
-    ListObjectsV2Request request = ListObjectsV2Request.builder()
+    ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted)
         .bucket(bucket).prefix(folder).delimiter("/").maxKeys(PAGE_SIZE).build();
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
@@ -69,7 +80,7 @@ public final class ObjectStore {
 
   /** Lists every object under {@code prefix}, page by page, in key order. */
   public void listAll(String prefix, Consumer<StoredObject> consumer) {
-    ListObjectsV2Request request = ListObjectsV2Request.builder()
+    ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE).build();
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
@@ -88,7 +99,7 @@ public final class ObjectStore {
    * A failed request surfaces as a {@link StoreException} from {@code hasNext()}/{@code next()}.
    */
   public java.util.Iterator<StoredObject> iterate(String prefix, ListingDepth depth) {
-    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder()
+    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().overrideConfiguration(this::counted)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
     if (depth == ListingDepth.DIRECT) {
       request.delimiter("/");
@@ -119,6 +130,7 @@ public final class ObjectStore {
   public ListingPage listPage(String prefix, String startAfter) {
     try {
       ListObjectsV2Response response = client.listObjectsV2(b -> {
+        b.overrideConfiguration(this::counted);
         b.bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
         if (startAfter != null) {
           b.startAfter(startAfter);
@@ -139,7 +151,7 @@ public final class ObjectStore {
    * Returns null when the key does not exist.
    */
   public ObjectContent read(String key, int maxBytes) {
-    try (ResponseInputStream<GetObjectResponse> in = client.getObject(b -> b.bucket(bucket).key(key))) {
+    try (ResponseInputStream<GetObjectResponse> in = client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key))) {
       GetObjectResponse response = in.response();
       byte[] bytes = readAtMost(in, maxBytes);
       boolean truncated = bytes.length == maxBytes && in.read() != -1;
@@ -165,7 +177,7 @@ public final class ObjectStore {
    */
   public StateCheck checkUnchanged(String key, String etag) {
     try (ResponseInputStream<GetObjectResponse> in =
-        client.getObject(b -> b.bucket(bucket).key(key).ifMatch(quote(etag)))) {
+        client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).ifMatch(quote(etag)))) {
       in.readAllBytes();
       return StateCheck.UNCHANGED;
     } catch (NoSuchKeyException e) {
@@ -189,7 +201,7 @@ public final class ObjectStore {
   /** The object's current version (HEAD), or null when it does not exist. */
   public StoredObject head(String key) {
     try {
-      HeadObjectResponse response = client.headObject(b -> b.bucket(bucket).key(key));
+      HeadObjectResponse response = client.headObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key));
       return new StoredObject(key, unquote(response.eTag()), response.lastModified(),
           response.contentLength() == null ? 0L : response.contentLength());
     } catch (NoSuchKeyException e) {
@@ -226,7 +238,7 @@ public final class ObjectStore {
     }
     DeleteObjectsResponse response;
     try {
-      response = client.deleteObjects(b -> b.bucket(bucket)
+      response = client.deleteObjects(b -> b.overrideConfiguration(this::counted).bucket(bucket)
           .delete(Delete.builder().objects(identifiers).quiet(true).build()));
     } catch (SdkException e) {
       throw translate("delete", targets.get(0).key() + " and " + (targets.size() - 1) + " more keys", e);
@@ -250,7 +262,7 @@ public final class ObjectStore {
   /** Writes an object; returns its ETag. */
   public String write(String key, byte[] content) {
     try {
-      PutObjectResponse response = client.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(content));
+      PutObjectResponse response = client.putObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key), RequestBody.fromBytes(content));
       return unquote(response.eTag());
     } catch (SdkException e) {
       throw translate("write", key, e);
@@ -276,7 +288,7 @@ public final class ObjectStore {
   private String conditionalPut(String key, byte[] content, String etag) {
     try {
       PutObjectResponse response = client.putObject(b -> {
-        b.bucket(bucket).key(key);
+        b.overrideConfiguration(this::counted).bucket(bucket).key(key);
         if (etag == null) {
           b.ifNoneMatch("*");
         } else {

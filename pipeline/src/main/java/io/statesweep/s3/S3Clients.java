@@ -42,6 +42,7 @@ public final class S3Clients {
             .retryStrategy(retryStrategy)
             .apiCallTimeout(settings.apiCallTimeout())
             .apiCallAttemptTimeout(settings.apiCallAttemptTimeout())
+            .addExecutionInterceptor(new RequestCounts.Interceptor())
             .build())
         // Checksums only where S3 requires them (DeleteObjects): S3-compatible stores vary in support.
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)

@@ -47,9 +47,11 @@ final class ExecuteFunctions {
     private final ExecutionHook hook;
     private final String attemptId;
     private final int workers;
+    private final RunMetrics metrics;
 
     ExecuteRecords(KeyClassifier classifier, S3Settings s3, String bucket, int batchSize, ConditionalDeletes conditional,
-        double keysPerSecondPerTask, ExecutionHook hook, String attemptId, int workers) {
+        double keysPerSecondPerTask, ExecutionHook hook, String attemptId, int workers, RunMetrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics is null");
       this.workers = workers;
       this.classifier = requireNonNull(classifier, "classifier is null");
       this.s3 = requireNonNull(s3, "s3 is null");
@@ -63,8 +65,9 @@ final class ExecuteFunctions {
 
     @Override
     public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
+      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
       RecordExecutor executor = new RecordExecutor(
-          new ObjectStoreRecords(new ObjectStore(S3Clients.shared(s3), bucket)), classifier, batchSize, conditional,
+          new ObjectStoreRecords(store), classifier, batchSize, conditional,
           new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
       TaskContext task = TaskContext.get();
       if (task != null) {
@@ -72,6 +75,7 @@ final class ExecuteFunctions {
       }
       return new Iterator<>() {
         private Iterator<ExecutionRow> current = Collections.emptyIterator();
+        private boolean counted;
 
         @Override
         public boolean hasNext() {
@@ -87,13 +91,22 @@ final class ExecuteFunctions {
               keys += row.getDeletes().size();
             }
             List<ExecutionOutcome> outcomes = executor.execute(records);
+            metrics.recordsVerified.add(outcomes.size());
+            for (ExecutionOutcome outcome : outcomes) {
+              metrics.keysDeleted.add(outcome.childKeysDeleted() + (outcome.stateFileDeleted() ? 1 : 0));
+            }
             List<ExecutionRow> out = new ArrayList<>(outcomes.size());
             for (int i = 0; i < outcomes.size(); i++) {
               out.add(executionRow(window.get(i), outcomes.get(i)));
             }
             current = out.iterator();
           }
-          return current.hasNext();
+          boolean more = current.hasNext();
+          if (!more && !counted) {
+            counted = true;
+            metrics.addRequests(store.requestCounts());
+          }
+          return more;
         }
 
         @Override

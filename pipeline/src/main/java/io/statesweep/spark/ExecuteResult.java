@@ -10,7 +10,7 @@ import java.util.List;
  * per-record lines of what it kept, and why it stopped when it did not complete.
  */
 public record ExecuteResult(String runId, String attemptId, RunSummary summary, Tables tables,
-    String conditionalDeletes, List<String> logLines, String failure) {
+    String conditionalDeletes, List<String> logLines, String failure, String metricsJson) {
   public ExecuteResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(attemptId, "attemptId is null");

@@ -56,8 +56,10 @@ final class PlanFunctions {
     private final S3Settings s3;
     private final String bucket;
     private final int pagesPerTask;
+    private final RunMetrics metrics;
 
-    ListTasks(S3Settings s3, String bucket, int pagesPerTask) {
+    ListTasks(S3Settings s3, String bucket, int pagesPerTask, RunMetrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics is null");
       this.s3 = requireNonNull(s3, "s3 is null");
       this.bucket = requireNonNull(bucket, "bucket is null");
       this.pagesPerTask = pagesPerTask;
@@ -71,13 +73,21 @@ final class PlanFunctions {
       if (task.depth() == ListingDepth.DIRECT) {
         Iterator<StoredObject> objects = store.iterate(task.prefix(), ListingDepth.DIRECT);
         return new Iterator<>() {
+          private boolean counted;
+
           @Override
           public boolean hasNext() {
-            return objects.hasNext();
+            boolean more = objects.hasNext();
+            if (!more && !counted) {
+              counted = true;
+              metrics.addRequests(store.requestCounts());
+            }
+            return more;
           }
 
           @Override
           public ListedRow next() {
+            metrics.keysListed.add(1);
             return Rows.listedRow(objects.next());
           }
         };
@@ -86,6 +96,8 @@ final class PlanFunctions {
       List<ListedRow> out = new ArrayList<>();
       BudgetedListing.Outcome outcome = new BudgetedListing(store::listPage, pagesPerTask)
           .list(task, object -> out.add(Rows.listedRow(object)));
+      metrics.keysListed.add(out.size());
+      metrics.addRequests(store.requestCounts());
       for (ListingTask rest : outcome.rest()) {
         out.add(Rows.listedTask(rest));
       }
@@ -147,8 +159,11 @@ final class PlanFunctions {
     private final String bucket;
     private final int maxStateBytes;
     private final int workers;
+    private final RunMetrics metrics;
 
-    ReadStateFiles(KeyClassifier classifier, S3Settings s3, String bucket, int maxStateBytes, int workers) {
+    ReadStateFiles(KeyClassifier classifier, S3Settings s3, String bucket, int maxStateBytes, int workers,
+        RunMetrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics is null");
       this.classifier = requireNonNull(classifier, "classifier is null");
       this.s3 = requireNonNull(s3, "s3 is null");
       this.bucket = requireNonNull(bucket, "bucket is null");
@@ -169,18 +184,28 @@ final class PlanFunctions {
           row -> Rows.LISTED.equals(row.getStatus()) ? (Classification.StateFile) classifier.classify(row.getKey()) : null,
           Rows::withRead);
       return new Iterator<>() {
+        private boolean counted;
+
         @Override
         public boolean hasNext() {
           boolean more = read.hasNext();
           if (!more) {
             reader.close();
+            if (!counted) {
+              counted = true;
+              metrics.addRequests(store.requestCounts());
+            }
           }
           return more;
         }
 
         @Override
         public StateFileRow next() {
-          return read.next();
+          StateFileRow row = read.next();
+          if (!Rows.SKIPPED.equals(row.getStatus())) {
+            metrics.stateFilesRead.add(1);
+          }
+          return row;
         }
       };
     }
@@ -211,8 +236,10 @@ final class PlanFunctions {
     private final KeyClassifier classifier;
     private final Planner planner;
     private final RunContext run;
+    private final RunMetrics metrics;
 
-    PlanRecord(KeyClassifier classifier, Planner planner, RunContext run) {
+    PlanRecord(KeyClassifier classifier, Planner planner, RunContext run, RunMetrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics is null");
       this.classifier = requireNonNull(classifier, "classifier is null");
       this.planner = requireNonNull(planner, "planner is null");
       this.run = requireNonNull(run, "run is null");
@@ -240,6 +267,7 @@ final class PlanFunctions {
       StoredObject newest = record.getNewest() == null ? null : Rows.storedObject(record.getNewest().getKey(),
           record.getNewest().getEtag(), record.getNewest().getLastModified(), record.getNewest().getSize());
       RecordPlan plan = planner.plan(new RecordInput(stateFile, stateObject, parsed, listed, newest), run.now());
+      metrics.recordsPlanned.add(1);
       return Rows.planRow(state, plan, planner.graceFor(stateFile), run);
     }
   }

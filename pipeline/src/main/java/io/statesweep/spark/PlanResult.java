@@ -11,9 +11,10 @@ import java.util.List;
  * @param logLines {@code would delete <key>} lines, then refused, coming-back and skipped lines
  * @param failure why the run did not complete, or null
  * @param phaseSeconds how long each phase took (list, read-state-files, plan, summary, ...)
+ * @param metricsJson the run's metrics as one JSON object ({@link RunMetrics#json})
  */
 public record PlanResult(String runId, RunSummary summary, Tables tables, List<String> logLines, String failure,
-    java.util.Map<String, Double> phaseSeconds) {
+    java.util.Map<String, Double> phaseSeconds, String metricsJson) {
   public PlanResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(summary, "summary is null");

@@ -84,25 +84,35 @@ public final class SparkExecuteAction {
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
         "unverified: the probe did not run");
+    RunMetrics metrics = RunMetrics.register(spark.sparkContext());
+    Progress progress = Progress.every(options.progressSeconds(), metrics, runId);
+    Map<String, Double> seconds = new LinkedHashMap<>();
+    long phaseStart = System.nanoTime();
     try {
       conditional = conditional(store, attemptId);
+      metrics.addRequests(store.requestCounts());
       LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
           conditional.describe());
       phase("delete", "Verifying and deleting the planned keys of run " + runId);
       Dataset<PlanRow> planDS = plannedRows(tables, runDate);
+      progress.phase("delete", "records_verified", planDS.count());
       int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
       int partitions = parallelism * 2;
       double perTask = options.maxDeletesPerSecond() == 0 ? 0 : (double) options.maxDeletesPerSecond() / parallelism;
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       Dataset<ExecutionRow> executionsDS = planDS.repartition(partitions, col("stateFileKey"))
           .mapPartitions(new ExecuteFunctions.ExecuteRecords(classifier, options.s3(), options.bucket(),
-              options.batchSize(), conditional.mode(), perTask, hook, attemptId, options.workers()), ExecutionRow.ENCODER);
+              options.batchSize(), conditional.mode(), perTask, hook, attemptId, options.workers(), metrics),
+              ExecutionRow.ENCODER);
       Dataset<Row> rows = SparkPlanAction.toTable(executionsDS.toDF().withColumn("failures",
           expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code, 'message', f.message))")),
           Tables.EXECUTIONS_COLUMNS);
       SparkPlanAction.append(rows, tables.executions());
 
+      seconds.put("delete", (System.nanoTime() - phaseStart) / 1e9);
+      phaseStart = System.nanoTime();
       phase("summary", "Counting the attempt");
+      progress.phase("summary", null, -1);
       Row counts = spark.read().format("delta").load(tables.executions())
           .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)))
           .agg(expr("count_if(outcome = 'deleted')"), expr("coalesce(sum(child_keys_deleted), 0)"),
@@ -116,7 +126,9 @@ public final class SparkExecuteAction {
       List<String> lines = logLines(tables, runDate, attemptId);
       writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
           counts.getLong(6), null);
-      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), lines, null);
+      seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
+      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), lines, null,
+          metrics.json("execute", runId, attemptId, summary, seconds));
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       String failure = SparkPlanAction.rootMessage(e);
@@ -127,8 +139,11 @@ public final class SparkExecuteAction {
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
-      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), List.of(), failure);
+      seconds.put("failed", (System.nanoTime() - phaseStart) / 1e9);
+      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), List.of(), failure,
+          metrics.json("execute", runId, attemptId, summary, seconds));
     } finally {
+      progress.close();
       spark.sparkContext().clearJobGroup();
     }
   }

@@ -55,6 +55,8 @@ public final class SparkPlanAction {
   private long stateReads;
   private long phaseStarted;
   private RunsTable.Source source = RunsTable.Source.LIST;
+  private RunMetrics metrics;
+  private Progress progress;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -73,12 +75,16 @@ public final class SparkPlanAction {
     Instant startedAt = Instant.now();
     LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), options.bucket(),
         options.prefix(), options.layout().name(), options.graceDays(), tables.warehouse());
+    metrics = RunMetrics.register(spark.sparkContext());
+    progress = Progress.every(options.progressSeconds(), metrics, run.runId());
     try {
       Counts counts = plan(run, tables);
       RunSummary summary = summary(run, counts, true, 0);
       List<String> lines = logLines(run, tables);
       writeRun(run, tables, startedAt, summary, counts, null);
-      return new PlanResult(run.runId(), summary, tables, lines, null, phaseSeconds());
+      Map<String, Double> seconds = phaseSeconds();
+      return new PlanResult(run.runId(), summary, tables, lines, null, seconds,
+          metrics.json("plan", run.runId(), run.runId(), summary, seconds));
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
@@ -88,8 +94,11 @@ public final class SparkPlanAction {
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), tables.runs(), rootMessage(writeFailure));
       }
-      return new PlanResult(run.runId(), summary, tables, List.of(), rootMessage(e), phaseSeconds());
+      Map<String, Double> seconds = phaseSeconds();
+      return new PlanResult(run.runId(), summary, tables, List.of(), rootMessage(e), seconds,
+          metrics.json("plan", run.runId(), run.runId(), summary, seconds));
     } finally {
+      progress.close();
       spark.sparkContext().clearJobGroup();
     }
   }
@@ -113,21 +122,23 @@ public final class SparkPlanAction {
     if (previous != null) {
       classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous);
     }
+    // The rows still "listed" before reading are the ones that need a GET: the phase's total.
+    stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
+    progress.phase("read-state-files", "state_files_read", stateReads);
     Dataset<StateFileRow> stateFilesDS = classifiedDS
         .repartition(parallelism * 2, col("key"))
         .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
-            options.maxStateBytes(), options.workers()), StateFileRow.ENCODER)
+            options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
     append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
-    // The rows still "listed" before reading are the ones that needed a GET.
-    stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
         previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
 
     phase("plan", "Planning records");
+    progress.phase("plan", "records_planned", -1);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-        .map(new PlanFunctions.PlanRecord(classifier, planner, run), PlanRow.ENCODER);
+        .map(new PlanFunctions.PlanRecord(classifier, planner, run, metrics), PlanRow.ENCODER);
     append(planTable(planDS), tables.deletionPlan());
     append(PlanSummary.of(spark, tables, run.runId(), run.runDate()), tables.planSummary());
     return counts(run, tables, keysListed, tasksRun);
@@ -141,7 +152,9 @@ public final class SparkPlanAction {
     phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
     source = RunsTable.Source.LIST;
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    progress.phase("list", "keys_listed", -1);
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
+    metrics.addRequests(store.requestCounts());
     List<ListingTaskRow> pending = new ArrayList<>(tasks.size());
     for (ListingTask task : tasks) {
       pending.add(Rows.taskRow(task));
@@ -157,7 +170,7 @@ public final class SparkPlanAction {
       tasksRun += pending.size();
       Dataset<ListedRow> listedDS = spark.createDataset(pending, ListingTaskRow.ENCODER)
           .repartition(Math.max(1, Math.min(pending.size(), parallelism * 4)))
-          .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask()),
+          .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask(), metrics),
               ListedRow.ENCODER)
           // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
           .localCheckpoint(true);
@@ -184,8 +197,10 @@ public final class SparkPlanAction {
     InventoryManifest.Location location = options.inventory();
     phase("list", "Reading the inventory report " + location);
     source = new RunsTable.Source("inventory", location.toString(), null);
-    ObjectContent content = new ObjectStore(S3Clients.shared(options.s3()), location.bucket())
-        .read(location.key(), MAX_MANIFEST_BYTES);
+    progress.phase("list", "keys_listed", -1);
+    ObjectStore manifestStore = new ObjectStore(S3Clients.shared(options.s3()), location.bucket());
+    ObjectContent content = manifestStore.read(location.key(), MAX_MANIFEST_BYTES);
+    metrics.addRequests(manifestStore.requestCounts());
     if (content == null) {
       throw new IllegalArgumentException("Inventory manifest " + location + " does not exist");
     }
@@ -326,6 +341,9 @@ public final class SparkPlanAction {
     currentPhase = name;
     phaseStarted = now;
     spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep plan: " + description, false);
+    if (progress != null) {
+      progress.phase(name, null, -1);
+    }
     LOG.info("Phase {}: {}", name, description);
   }
 

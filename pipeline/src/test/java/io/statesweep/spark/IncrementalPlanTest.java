@@ -2,6 +2,8 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
@@ -21,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class IncrementalPlanTest {
 
   @Test
-  void readsOnlyChangedStateFilesAndPlansEveryRecordAgain(LocalS3Server server, @TempDir Path warehouse) {
+  void readsOnlyChangedStateFilesAndPlansEveryRecordAgain(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
     TestArchive archive = new TestArchive(server, "incremental", "cogram/");
     for (int i = 0; i < 20; i++) {
       String folder = "projects/p1/documents/d" + i + "/";
@@ -43,6 +46,37 @@ class IncrementalPlanTest {
     assertThat(third.summary().line()).contains(" state_files_scanned=20 records_deleted=1 child_keys_deleted=1 ");
     assertThat(full.summary().extra()).containsEntry("state_file_gets", "20");
     assertThat(full.summary().line()).contains(" state_files_scanned=20 records_deleted=1 child_keys_deleted=1 ");
+
+    // The metrics JSON counts the same GETs, by operation, beside the listing and the phases.
+    JsonNode firstMetrics = new ObjectMapper().readTree(first.metricsJson());
+    JsonNode secondMetrics = new ObjectMapper().readTree(second.metricsJson());
+    assertThat(firstMetrics.get("metric").asText()).isEqualTo("statesweep.run");
+    assertThat(firstMetrics.get("run_id").asText()).isEqualTo(first.runId());
+    assertThat(firstMetrics.at("/s3_requests/GetObject/calls").asLong()).isEqualTo(20);
+    assertThat(firstMetrics.at("/counts/state_files_read").asLong()).isEqualTo(20);
+    assertThat(firstMetrics.at("/counts/keys_listed").asLong()).isEqualTo(40)
+        .isEqualTo(Long.parseLong(first.summary().extra().get("keys_listed")));
+    assertThat(firstMetrics.at("/s3_requests/ListObjectsV2/calls").asLong()).isPositive();
+    assertThat(firstMetrics.at("/counts/records_planned").asLong()).isEqualTo(20);
+    assertThat(firstMetrics.at("/seconds/total").asDouble()).isPositive();
+    assertThat(firstMetrics.get("retries").asLong()).isZero();
+    assertThat(secondMetrics.at("/s3_requests/GetObject/calls").asLong()).isZero();
+  }
+
+  @Test
+  void theProgressLineNamesThePhaseItsCountersRateAndEta() {
+    RunMetrics metrics = RunMetrics.register(SharedSpark.session().sparkContext());
+    try (Progress progress = Progress.every(0, metrics, "20261129T000000Z-abcdef")) {
+      progress.phase("read-state-files", "state_files_read", 1000);
+      metrics.stateFilesRead.add(250);
+      metrics.keysListed.add(5000);
+
+      String line = progress.line();
+
+      assertThat(line).startsWith("progress run=20261129T000000Z-abcdef phase=read-state-files keys_listed=5000"
+          + " state_files_read=250 records_planned=0 records_verified=0 keys_deleted=0 rate=");
+      assertThat(line).contains(" of=1000 eta=").endsWith("s");
+    }
   }
 
   private static PlanResult plan(LocalS3Server server, Path warehouse, String reuse) {
