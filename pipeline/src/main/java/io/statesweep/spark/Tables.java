@@ -34,6 +34,10 @@ public record Tables(String warehouse) implements Serializable {
 
   public Tables {
     requireNonNull(warehouse, "warehouse is null");
+    // A relative local path is made absolute: Delta's table builder takes "target/wh/runs" for a name.
+    if (!warehouse.contains(":") && !warehouse.startsWith("/")) {
+      warehouse = java.nio.file.Path.of(warehouse).toAbsolutePath().normalize().toString();
+    }
     while (warehouse.endsWith("/") && warehouse.length() > 1) {
       warehouse = warehouse.substring(0, warehouse.length() - 1);
     }
