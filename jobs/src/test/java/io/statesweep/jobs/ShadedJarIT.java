@@ -41,12 +41,42 @@ class ShadedJarIT {
 
   @Test
   void javaCpRunsTheEmbeddedDefault(@TempDir Path workingDirectory) throws Exception {
-    String platform = Files.readString(Path.of(System.getProperty("statesweep.provided.classpath"))).strip();
+    List<String> command = java();
+    command.addAll(List.of("-cp", JAR + File.pathSeparator + platform(), "io.statesweep.jobs.StatesweepCli", "demo",
+        "--records", "120"));
+
+    assertDemoRan(command, workingDirectory);
+  }
+
+  /**
+   * What {@code spark-submit --master local[2] --class ... statesweep.jar demo} runs: Spark's own
+   * launcher class with the platform's jars, the job jar added by Spark as the application.
+   */
+  @Test
+  void sparkSubmitRunsTheJobJar(@TempDir Path workingDirectory) throws Exception {
+    List<String> command = java();
+    command.addAll(List.of("-cp", platform(), "org.apache.spark.deploy.SparkSubmit", "--master", "local[2]",
+        "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension",
+        "--conf", "spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        "--class", "io.statesweep.jobs.StatesweepCli", JAR.toString(), "demo", "--records", "120"));
+
+    assertDemoRan(command, workingDirectory);
+  }
+
+  private static List<String> java() {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx2g"));
     command.addAll(Arrays.asList(System.getProperty("spark.java17.flags").trim().split("\\s+")));
-    command.addAll(List.of("-Dstatesweep.s3proxy.jar=" + System.getProperty("statesweep.s3proxy.jar"),
-        "-cp", JAR + File.pathSeparator + platform, "io.statesweep.jobs.StatesweepCli", "demo", "--records", "120"));
+    command.add("-Dstatesweep.s3proxy.jar=" + System.getProperty("statesweep.s3proxy.jar"));
+    return command;
+  }
+
+  private static String platform() throws IOException {
+    return Files.readString(Path.of(System.getProperty("statesweep.provided.classpath"))).strip();
+  }
+
+  private static void assertDemoRan(List<String> command, Path workingDirectory) throws Exception {
     Path log = workingDirectory.resolve("demo.log");
     Process process = new ProcessBuilder(command).directory(workingDirectory.toFile()).redirectErrorStream(true)
         .redirectOutput(log.toFile()).start();
