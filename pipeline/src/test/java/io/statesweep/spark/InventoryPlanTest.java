@@ -127,10 +127,12 @@ class InventoryPlanTest {
   }
 
   @Test
-  void executionVerifiesTheLiveBucketNotTheReport() {
+  void executionVerifiesTheLiveBucketNotTheReport() throws InterruptedException {
     String manifest = writeInventory("Parquet", "stale", archive.snapshot().values());
     // After the inventory was taken: the deleted meeting gets a new file (it is coming back), and the
     // expired document's state file is deleted by the exporter.
+    // LastModified has whole seconds on the test server: only a later second is "newer" (the contract).
+    Thread.sleep(1_100);
     archive.put("projects/p1/meetings/m1/notes.txt", "new");
     archive.store().delete(List.of(new io.statesweep.s3.DeleteTarget(P + "projects/p1/documents/d1/state.json", null)));
     Map<String, StoredObject> before = archive.snapshot();
