@@ -264,7 +264,7 @@ public final class RecordExecutor implements AutoCloseable {
       Set<String> planned = new HashSet<>();
       record.files().forEach(delete -> planned.add(delete.key()));
       for (String key : record.listedKeys()) {
-        if (!planned.contains(key) && (current.containsKey(key) || store.head(key) != null)) {
+        if (!planned.contains(key) && (current.containsKey(key) || listing.existsOutsideCurrent(key, store))) {
           return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + key
               + ", which its state file lists, exists now but did not when the plan was made");
         }
@@ -301,6 +301,8 @@ public final class RecordExecutor implements AutoCloseable {
   private CurrentFiles currentFiles(PlannedRecord record) {
     Map<String, StoredObject> current = new LinkedHashMap<>();
     Map<String, String> otherOwners = new HashMap<>();
+    String listedFolder = null;
+    Set<String> listedKeys = new HashSet<>();
     Set<String> toHead = new LinkedHashSet<>();
     record.files().forEach(delete -> toHead.add(delete.key()));
     Classification classification = classifier.classify(record.stateFileKey());
@@ -310,10 +312,12 @@ public final class RecordExecutor implements AutoCloseable {
     if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.FOLDER) {
       List<StoredObject> listed = new ArrayList<>();
       Set<String> boundaries = new HashSet<>();
+      listedFolder = stateFile.scope();
       Iterator<StoredObject> objects = store.list(stateFile.scope());
       while (objects.hasNext()) {
         StoredObject object = objects.next();
         listed.add(object);
+        listedKeys.add(object.key());
         if (Keys.isStateFileName(object.key()) && classifier.isRecordBoundary(object.key())) {
           boundaries.add(object.key());
         }
@@ -338,7 +342,7 @@ public final class RecordExecutor implements AutoCloseable {
         }
       }
     }
-    return new CurrentFiles(current, otherOwners);
+    return new CurrentFiles(current, otherOwners, listedFolder, listedKeys);
   }
 
   private String owner(String key, Set<String> boundaries) {
@@ -435,7 +439,16 @@ public final class RecordExecutor implements AutoCloseable {
     return conditional == ConditionalDeletes.ON ? etag : null;
   }
 
-  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners) {}
+  /** {@code listedFolder} (or null) was listed whole just now: its keys are {@code listedKeys}, no HEAD needed. */
+  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners, String listedFolder,
+      Set<String> listedKeys) {
+    boolean existsOutsideCurrent(String key, RecordStore store) {
+      if (listedFolder != null && key.startsWith(listedFolder)) {
+        return listedKeys.contains(key);
+      }
+      return store.head(key) != null;
+    }
+  }
 
   private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept) {}
 

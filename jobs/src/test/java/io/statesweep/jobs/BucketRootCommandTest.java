@@ -1,0 +1,94 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The bucket root is never the export by accident: every command that lists or deletes refuses an
+ * empty prefix, however it is given, unless {@code --allow-bucket-root} says so, and it refuses before
+ * any request (the endpoint here has no server: a request would fail the run with exit 1, not 2).
+ * The settings rule itself is {@code RunOptionsTest.refusesTheBucketRootUnlessAllowed}.
+ */
+class BucketRootCommandTest {
+  private static final String REFUSAL = "statesweep: Refusing the bucket root as the export prefix: give --prefix"
+      + " (such as cogram/), or --allow-bucket-root if the export really fills the whole bucket\n";
+  private static final String NO_SERVER = "http://127.0.0.1:9";
+
+  @ParameterizedTest(name = "{0} with the prefix from {1}")
+  @CsvSource(textBlock = """
+      plan,    nowhere
+      plan,    empty flag
+      plan,    blank flag
+      plan,    environment
+      plan,    conf file
+      run,     nowhere
+      run,     environment
+      execute, nowhere
+      execute, conf file
+      """)
+  void commandsThatListOrDeleteRefuseTheBucketRootUnlessAllowed(String command, String prefixFrom,
+      @TempDir Path dir) throws IOException {
+    List<String> args = new ArrayList<>(List.of(command, "--bucket", "b", "--endpoint", NO_SERVER,
+        "--warehouse", dir.resolve("warehouse").toString()));
+    if (command.equals("run")) {
+      args.add("--execute");
+    }
+    if (command.equals("execute")) {
+      args.addAll(List.of("--run-id", "20261129T204415Z-3f9a1c", "--skip-approval"));
+    }
+    Map<String, String> environment = Map.of();
+    switch (prefixFrom) {
+      case "empty flag" -> args.addAll(List.of("--prefix", ""));
+      case "blank flag" -> args.addAll(List.of("--prefix", "  "));
+      case "environment" -> environment = Map.of("COGRAM_CLEANUP_PREFIX", "");
+      case "conf file" -> {
+        Path conf = Files.writeString(dir.resolve("sweep.properties"), "prefix=\n");
+        args.addAll(List.of("--conf", conf.toString()));
+      }
+      default -> { }
+    }
+
+    Output output = run(args, environment);
+
+    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors).isEqualTo(REFUSAL);
+    assertThat(output.text).isEmpty();
+    assertThat(dir.resolve("warehouse")).doesNotExist();
+  }
+
+  @ParameterizedTest(name = "--prefix ''{0}''")
+  @CsvSource(delimiter = '|', textBlock = """
+      /   | it is empty
+      //  | it has an empty segment
+      """)
+  void aPrefixOfOnlySlashesIsRefusedEvenWithAllowBucketRoot(String prefix, String problem, @TempDir Path dir) {
+    Output output = run(List.of("plan", "--bucket", "b", "--prefix", prefix, "--allow-bucket-root",
+        "--endpoint", NO_SERVER, "--warehouse", dir.resolve("warehouse").toString()), Map.of());
+
+    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors).isEqualTo("statesweep: Invalid prefix '" + prefix + "': " + problem + " (from --prefix)\n");
+    assertThat(dir.resolve("warehouse")).doesNotExist();
+  }
+
+  private record Output(int code, String text, String errors) {}
+
+  private static Output run(List<String> args, Map<String, String> environment) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(args.toArray(String[]::new), environment,
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+}
