@@ -59,6 +59,18 @@ public final class SyntheticArchive {
     return filesPerRecord + 1;
   }
 
+  public long recordsPerProject() {
+    return recordsPerProject;
+  }
+
+  public boolean skewed() {
+    return skewed;
+  }
+
+  public int dueEvery() {
+    return dueEvery;
+  }
+
   long project(long record) {
     if (!skewed) {
       return record / recordsPerProject;

@@ -15,14 +15,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,10 +36,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * An HTTP server on 127.0.0.1 that speaks the part of the S3 protocol statesweep uses (path style):
- * ListObjectsV2 (prefix, delimiter, start-after, continuation, max-keys), GetObject and HeadObject
- * (If-Match), DeleteObjects (per-object ETag), PutObject (If-None-Match: *), over a
+ * An HTTP server on 127.0.0.1 that speaks the part of the S3 protocol statesweep and Hadoop's S3A
+ * use (path style): ListObjectsV2 (prefix, delimiter, start-after, continuation, max-keys,
+ * encoding-type=url) and ListObjects V1 (marker), GetObject and HeadObject (If-Match,
+ * If-None-Match, a single byte Range), HeadBucket, GetBucketLocation, ListMultipartUploads (always
+ * empty), ListBuckets, DeleteObjects (per-object ETag), DeleteObject (If-Match), PutObject
+ * (If-None-Match: *, If-Match; an aws-chunked body decoded), over a
  * {@link SyntheticArchive} that it never holds in memory: deletions and writes are a small overlay.
+ * Other sub-resources of a bucket or object are answered 501 NotImplemented, as S3 does for what it
+ * does not implement.
  *
  * <p>It can add a fixed latency to every request and answer 503 SlowDown above a request rate per
  * prefix (the first three segments of a key), like S3's per-prefix limits. Signatures are not checked.
@@ -47,6 +57,11 @@ public final class SyntheticS3Server implements AutoCloseable {
   private static final Pattern DELETE_OBJECT = Pattern.compile(
       "<Object>\\s*<Key>(.*?)</Key>\\s*(?:<ETag>(.*?)</ETag>)?\\s*</Object>", Pattern.DOTALL);
   private static final String MAX = "\uffff";
+  private static final String REGION = "us-east-1";
+  private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
+  /** Query parameters of a listing (V1 or V2); any other makes the request another operation. */
+  private static final Set<String> LIST_PARAMETERS = Set.of("list-type", "prefix", "delimiter", "max-keys",
+      "start-after", "continuation-token", "fetch-owner", "encoding-type", "marker", "x-id");
 
   private final String bucket;
   private final SyntheticArchive archive;
@@ -58,6 +73,8 @@ public final class SyntheticS3Server implements AutoCloseable {
   private final Set<String> deleted = ConcurrentHashMap.newKeySet();
   private final Map<String, RateWindow> rates = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
+  private volatile boolean echoXmlInvalidStartAfter;
+  private final Queue<String> unsupported = new ConcurrentLinkedQueue<>();
 
   private record Written(byte[] content, String etag, Instant lastModified) {}
 
@@ -92,11 +109,32 @@ public final class SyntheticS3Server implements AutoCloseable {
     return archive;
   }
 
-  /** Requests answered so far, by operation (LIST, GET, HEAD, PUT, DELETE), throttled ones as SLOWDOWN. */
+  /**
+   * Requests answered so far, by operation: LIST (V2), LIST_V1, GET, HEAD, PUT, DELETE (DeleteObjects),
+   * DELETE_OBJECT, HEAD_BUCKET, LOCATION, LIST_UPLOADS, LIST_BUCKETS, OTHER (answered 501); throttled
+   * ones as SLOWDOWN.
+   */
   public Map<String, Long> requestCounts() {
     Map<String, Long> counts = new HashMap<>();
     requests.forEach((operation, count) -> counts.put(operation, count.get()));
     return counts;
+  }
+
+  /**
+   * S3 echoes a ListObjectsV2 request's StartAfter in its answer, characters that XML 1.0 cannot carry
+   * (U+FFFF, control characters) included, so that no XML parser reads the answer unless the request
+   * asked for {@code encoding-type=url}. By default this server leaves such a StartAfter out of its
+   * answer (the one place it departs from S3 on purpose, so that clients that do not ask for URL
+   * encoding keep working here); {@code true} answers as S3 does.
+   */
+  public SyntheticS3Server echoXmlInvalidStartAfter(boolean echo) {
+    this.echoXmlInvalidStartAfter = echo;
+    return this;
+  }
+
+  /** The first (up to 20) requests answered 501 NotImplemented: method and URI. */
+  public List<String> unsupportedRequests() {
+    return List.copyOf(unsupported);
   }
 
   public void resetCounts() {
@@ -124,47 +162,102 @@ public final class SyntheticS3Server implements AutoCloseable {
       if (!latency.isZero()) {
         Thread.sleep(latency.toMillis());
       }
-      String path = URLDecoder.decode(exchange.getRequestURI().getRawPath(), StandardCharsets.UTF_8);
+      // The path's percent-escapes decoded, a '+' kept as it is (it is not a space in a path).
+      String path = exchange.getRequestURI().getPath();
       Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
       String method = exchange.getRequestMethod();
+      if (path.equals("/") || path.isEmpty()) {
+        count("LIST_BUCKETS");
+        listBuckets(exchange);
+        return;
+      }
       String expected = "/" + bucket;
       if (!path.equals(expected) && !path.startsWith(expected + "/")) {
-        error(exchange, 404, "NoSuchBucket", "The specified bucket does not exist");
+        error(exchange, 404, "NoSuchBucket", "The specified bucket does not exist", !"HEAD".equals(method));
         return;
       }
       String key = path.length() > expected.length() + 1 ? path.substring(expected.length() + 1) : "";
-      String operation = switch (method) {
-        case "GET" -> key.isEmpty() ? "LIST" : "GET";
-        case "HEAD" -> "HEAD";
-        case "PUT" -> "PUT";
-        case "POST" -> "DELETE";
-        default -> "OTHER";
-      };
+      String operation = key.isEmpty() ? bucketOperation(method, query) : objectOperation(method, query);
       if (throttled(key.isEmpty() ? query.getOrDefault("prefix", "") : key)) {
         count("SLOWDOWN");
-        error(exchange, 503, "SlowDown", "Please reduce your request rate.");
+        error(exchange, 503, "SlowDown", "Please reduce your request rate.", !"HEAD".equals(method));
         return;
       }
       count(operation);
       switch (operation) {
         case "LIST" -> list(exchange, query);
+        case "LIST_V1" -> listV1(exchange, query);
+        case "HEAD_BUCKET" -> {
+          exchange.getResponseHeaders().set("x-amz-bucket-region", REGION);
+          exchange.sendResponseHeaders(200, -1);
+        }
+        case "LOCATION" -> send(exchange, 200, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            // us-east-1 is the empty constraint, as S3 answers it.
+            + "<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"/>");
+        case "LIST_UPLOADS" -> send(exchange, 200, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<ListMultipartUploadsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>" + bucket
+            + "</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><Prefix>"
+            + escape(query.getOrDefault("prefix", "")) + "</Prefix><MaxUploads>1000</MaxUploads>"
+            + "<IsTruncated>false</IsTruncated></ListMultipartUploadsResult>");
         case "GET" -> get(exchange, key, true);
         case "HEAD" -> get(exchange, key, false);
         case "PUT" -> put(exchange, key);
-        case "DELETE" -> {
-          if (!query.containsKey("delete")) {
-            error(exchange, 400, "InvalidRequest", "only DeleteObjects is supported");
-          } else {
-            deleteObjects(exchange);
+        case "DELETE" -> deleteObjects(exchange);
+        case "DELETE_OBJECT" -> deleteObject(exchange, key);
+        default -> {
+          if (unsupported.size() < 20) {
+            unsupported.add(method + " " + exchange.getRequestURI());
           }
+          error(exchange, 501, "NotImplemented",
+              "A header or query you provided implies functionality that is not implemented", !"HEAD".equals(method));
         }
-        default -> error(exchange, 405, "MethodNotAllowed", method + " is not supported");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       error(exchange, 500, "InternalError", String.valueOf(e));
     }
+  }
+
+  /** The operation on the bucket itself: its name is the counter's too. */
+  private static String bucketOperation(String method, Map<String, String> query) {
+    return switch (method) {
+      case "HEAD" -> "HEAD_BUCKET";
+      case "GET" -> {
+        if (query.containsKey("location")) {
+          yield "LOCATION";
+        }
+        if (query.containsKey("uploads")) {
+          yield "LIST_UPLOADS";
+        }
+        if (!LIST_PARAMETERS.containsAll(query.keySet())) {
+          yield "OTHER";
+        }
+        yield "2".equals(query.get("list-type")) ? "LIST" : "LIST_V1";
+      }
+      case "POST" -> query.containsKey("delete") ? "DELETE" : "OTHER";
+      default -> "OTHER";
+    };
+  }
+
+  private static String objectOperation(String method, Map<String, String> query) {
+    if (!query.isEmpty() && !(query.size() == 1 && query.containsKey("x-id"))) {
+      return "OTHER"; // ?acl, ?tagging, ?uploads, ?partNumber...: not implemented here.
+    }
+    return switch (method) {
+      case "GET" -> "GET";
+      case "HEAD" -> "HEAD";
+      case "PUT" -> "PUT";
+      case "DELETE" -> "DELETE_OBJECT";
+      default -> "OTHER";
+    };
+  }
+
+  private void listBuckets(HttpExchange exchange) throws IOException {
+    send(exchange, 200, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        + "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Owner><ID>synthetic</ID>"
+        + "<DisplayName>synthetic</DisplayName></Owner><Buckets><Bucket><Name>" + bucket + "</Name><CreationDate>"
+        + XML_DATE.format(SyntheticArchive.BASE) + "</CreationDate></Bucket></Buckets></ListAllMyBucketsResult>");
   }
 
   private boolean throttled(String keyOrPrefix) {
@@ -234,26 +327,155 @@ public final class SyntheticS3Server implements AutoCloseable {
       error(exchange, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold", body);
       return;
     }
-    byte[] content = content(stored);
     exchange.getResponseHeaders().set("ETag", "\"" + stored.etag + "\"");
     exchange.getResponseHeaders().set("Last-Modified", HTTP_DATE.format(stored.lastModified));
+    exchange.getResponseHeaders().set("Accept-Ranges", "bytes");
+    String ifNoneMatch = exchange.getRequestHeaders().getFirst("If-None-Match");
+    if (ifNoneMatch != null && (ifNoneMatch.trim().equals("*") || unquote(ifNoneMatch).equals(stored.etag))) {
+      exchange.sendResponseHeaders(304, -1);
+      return;
+    }
+    byte[] content = content(stored);
     exchange.getResponseHeaders().set("Content-Type", "application/octet-stream");
+    long[] range = range(exchange.getRequestHeaders().getFirst("Range"), content.length);
+    if (range != null && range.length == 0) {
+      exchange.getResponseHeaders().set("Content-Range", "bytes */" + content.length);
+      error(exchange, 416, "InvalidRange", "The requested range is not satisfiable", body);
+      return;
+    }
+    int from = range == null ? 0 : (int) range[0];
+    int length = range == null ? content.length : (int) (range[1] - range[0] + 1);
+    int status = range == null ? 200 : 206;
+    if (range != null) {
+      exchange.getResponseHeaders().set("Content-Range", "bytes " + range[0] + "-" + range[1] + "/" + content.length);
+    }
     if (body) {
-      exchange.sendResponseHeaders(200, content.length);
+      exchange.sendResponseHeaders(status, length == 0 ? -1 : length);
       try (OutputStream out = exchange.getResponseBody()) {
-        out.write(content);
+        out.write(content, from, length);
       }
     } else {
-      exchange.getResponseHeaders().set("Content-Length", Integer.toString(content.length));
-      exchange.sendResponseHeaders(200, -1);
+      exchange.getResponseHeaders().set("Content-Length", Integer.toString(length));
+      exchange.sendResponseHeaders(status, -1);
+    }
+  }
+
+  /**
+   * A single byte range as S3 reads it: null for no (or an unparsable, or a multi-range) header,
+   * which S3 answers with the whole object; an empty array when it is not satisfiable (416); else the
+   * first and last byte, clipped to the object.
+   */
+  static long[] range(String header, long size) {
+    if (header == null) {
+      return null;
+    }
+    Matcher matcher = RANGE.matcher(header.trim());
+    if (!matcher.matches() || (matcher.group(1).isEmpty() && matcher.group(2).isEmpty())) {
+      return null;
+    }
+    long first;
+    long last;
+    if (matcher.group(1).isEmpty()) {
+      long suffix = Long.parseLong(matcher.group(2));
+      if (suffix == 0 || size == 0) {
+        return new long[0];
+      }
+      first = Math.max(0, size - suffix);
+      last = size - 1;
+    } else {
+      first = Long.parseLong(matcher.group(1));
+      long requestedLast = matcher.group(2).isEmpty() ? Long.MAX_VALUE : Long.parseLong(matcher.group(2));
+      if (requestedLast < first) {
+        return null; // bytes=5-3 is invalid: ignored, the whole object (RFC 9110)
+      }
+      if (first >= size) {
+        return new long[0];
+      }
+      last = Math.min(size - 1, requestedLast);
+    }
+    return new long[] {first, last};
+  }
+
+  /**
+   * The payload of an {@code aws-chunked} body, as S3 stores it: chunks of {@code <hex size>[;chunk-signature=...]\r\n
+   * <bytes>\r\n} up to a chunk of size 0 (trailers after it, such as a checksum, are left out).
+   */
+  static byte[] decodeAwsChunked(byte[] body) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length);
+    int at = 0;
+    while (at < body.length) {
+      int lineEnd = indexOf(body, at);
+      if (lineEnd < 0) {
+        throw new IllegalArgumentException("aws-chunked body without a chunk header at byte " + at);
+      }
+      String header = new String(body, at, lineEnd - at, StandardCharsets.US_ASCII);
+      int semicolon = header.indexOf(';');
+      int size = Integer.parseInt((semicolon < 0 ? header : header.substring(0, semicolon)).trim(), 16);
+      if (size == 0) {
+        break;
+      }
+      out.write(body, lineEnd + 2, size);
+      at = lineEnd + 2 + size + 2;
+    }
+    return out.toByteArray();
+  }
+
+  private static int indexOf(byte[] body, int from) {
+    for (int i = from; i + 1 < body.length; i++) {
+      if (body[i] == '\r' && body[i + 1] == '\n') {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** DeleteObject: 204 whether or not the key existed; with If-Match, 412 on another ETag, 404 when gone. */
+  private void deleteObject(HttpExchange exchange, String key) throws IOException {
+    String ifMatch = exchange.getRequestHeaders().getFirst("If-Match");
+    synchronized (this) {
+      Stored stored = lookup(key);
+      if (ifMatch != null && stored == null) {
+        error(exchange, 404, "NoSuchKey", "The specified key does not exist.");
+        return;
+      }
+      if (ifMatch != null && !unquote(ifMatch).equals(stored.etag)) {
+        error(exchange, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
+        return;
+      }
+      if (stored != null) {
+        remove(key);
+      }
+    }
+    exchange.sendResponseHeaders(204, -1);
+  }
+
+  private void remove(String key) {
+    written.remove(key);
+    if (archive.position(key) != null) {
+      deleted.add(key);
     }
   }
 
   private void put(HttpExchange exchange, String key) throws IOException {
     byte[] content = exchange.getRequestBody().readAllBytes();
+    String payload = exchange.getRequestHeaders().getFirst("x-amz-content-sha256");
+    String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
+    if ((payload != null && payload.startsWith("STREAMING-")) || (encoding != null && encoding.contains("aws-chunked"))) {
+      content = decodeAwsChunked(content);
+    }
     String ifNoneMatch = exchange.getRequestHeaders().getFirst("If-None-Match");
+    String ifMatch = exchange.getRequestHeaders().getFirst("If-Match");
     synchronized (this) {
-      if ("*".equals(ifNoneMatch) && lookup(key) != null) {
+      Stored current = lookup(key);
+      if ("*".equals(ifNoneMatch) && current != null) {
+        error(exchange, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
+        return;
+      }
+      if (ifMatch != null && current == null) {
+        error(exchange, 404, "NoSuchKey", "The specified key does not exist.");
+        return;
+      }
+      if (ifMatch != null && !unquote(ifMatch).equals(current.etag)) {
         error(exchange, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
         return;
       }
@@ -280,10 +502,7 @@ public final class SyntheticS3Server implements AutoCloseable {
           continue;
         }
         if (stored != null) {
-          written.remove(key);
-          if (archive.position(key) != null) {
-            deleted.add(key);
-          }
+          remove(key);
         }
       }
       if (!quiet) {
@@ -294,29 +513,105 @@ public final class SyntheticS3Server implements AutoCloseable {
     send(exchange, 200, xml.toString());
   }
 
+  /** ListObjectsV2. */
   private void list(HttpExchange exchange, Map<String, String> query) throws IOException {
-    if (!"2".equals(query.get("list-type"))) {
-      error(exchange, 400, "InvalidRequest", "only ListObjectsV2 is supported");
-      return;
-    }
     String prefix = query.getOrDefault("prefix", "");
-    String delimiter = query.get("delimiter");
-    int maxKeys = Math.min(1000, Integer.parseInt(query.getOrDefault("max-keys", "1000")));
-    String start = prefix;
-    boolean exclusive = false;
+    String delimiter = emptyToNull(query.get("delimiter"));
+    boolean url = "url".equals(query.get("encoding-type"));
+    int maxKeys = maxKeys(query);
+    String startAfter = query.get("start-after");
     String token = query.get("continuation-token");
+    Page page;
     if (token != null) {
       String decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-      start = decoded.startsWith("p:") ? decoded.substring(2) + MAX : decoded.substring(2);
-      exclusive = decoded.startsWith("k:");
-    } else if (query.get("start-after") != null && query.get("start-after").compareTo(start) >= 0) {
-      start = query.get("start-after");
+      page = page(prefix, delimiter, maxKeys, decoded.substring(2), decoded.startsWith("p:"));
+    } else {
+      page = page(prefix, delimiter, maxKeys, startAfter, false);
+    }
+    StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>").append(bucket)
+        .append("</Name><Prefix>").append(text(prefix, url)).append("</Prefix>");
+    if (startAfter != null && (url || echoXmlInvalidStartAfter || xmlCarries(startAfter))) {
+      xml.append("<StartAfter>").append(text(startAfter, url)).append("</StartAfter>");
+    }
+    xml.append("<KeyCount>").append(page.count).append("</KeyCount><MaxKeys>").append(maxKeys).append("</MaxKeys>");
+    if (delimiter != null) {
+      xml.append("<Delimiter>").append(text(delimiter, url)).append("</Delimiter>");
+    }
+    if (url) {
+      xml.append("<EncodingType>url</EncodingType>");
+    }
+    xml.append("<IsTruncated>").append(page.truncated).append("</IsTruncated>");
+    if (token != null) {
+      xml.append("<ContinuationToken>").append(token).append("</ContinuationToken>");
+    }
+    if (page.truncated) {
+      String next = (page.lastIsPrefix ? "p:" : "k:") + page.last;
+      xml.append("<NextContinuationToken>")
+          .append(Base64.getUrlEncoder().encodeToString(next.getBytes(StandardCharsets.UTF_8)))
+          .append("</NextContinuationToken>");
+    }
+    page.appendTo(xml, url);
+    send(exchange, 200, xml.append("</ListBucketResult>").toString());
+  }
+
+  /** ListObjects (V1): a marker instead of a token; NextMarker only with a delimiter, as S3 does. */
+  private void listV1(HttpExchange exchange, Map<String, String> query) throws IOException {
+    String prefix = query.getOrDefault("prefix", "");
+    String delimiter = emptyToNull(query.get("delimiter"));
+    boolean url = "url".equals(query.get("encoding-type"));
+    int maxKeys = maxKeys(query);
+    String marker = emptyToNull(query.get("marker"));
+    // A marker that is a common prefix of this listing (the NextMarker of a page that ended on one)
+    // covers every key under it.
+    boolean markerIsPrefix = marker != null && delimiter != null && marker.startsWith(prefix)
+        && marker.endsWith(delimiter) && marker.indexOf(delimiter, prefix.length()) == marker.length() - delimiter.length();
+    Page page = page(prefix, delimiter, maxKeys, marker, markerIsPrefix);
+    StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>").append(bucket)
+        .append("</Name><Prefix>").append(text(prefix, url)).append("</Prefix><Marker>")
+        .append(marker == null ? "" : text(marker, url)).append("</Marker><MaxKeys>").append(maxKeys)
+        .append("</MaxKeys>");
+    if (delimiter != null) {
+      xml.append("<Delimiter>").append(text(delimiter, url)).append("</Delimiter>");
+    }
+    if (url) {
+      xml.append("<EncodingType>url</EncodingType>");
+    }
+    xml.append("<IsTruncated>").append(page.truncated).append("</IsTruncated>");
+    if (page.truncated && delimiter != null) {
+      xml.append("<NextMarker>").append(text(page.last, url)).append("</NextMarker>");
+    }
+    page.appendTo(xml, url);
+    send(exchange, 200, xml.append("</ListBucketResult>").toString());
+  }
+
+  private static int maxKeys(Map<String, String> query) {
+    try {
+      return Math.max(0, Math.min(1000, Integer.parseInt(query.getOrDefault("max-keys", "1000"))));
+    } catch (NumberFormatException e) {
+      return 1000;
+    }
+  }
+
+  private static String emptyToNull(String value) {
+    return value == null || value.isEmpty() ? null : value;
+  }
+
+  /** Up to {@code maxKeys} entries (objects and common prefixes) of a listing after {@code after}. */
+  private Page page(String prefix, String delimiter, int maxKeys, String after, boolean afterIsPrefix) {
+    String start = prefix;
+    boolean exclusive = false;
+    if (after != null && afterIsPrefix) {
+      start = after + MAX;
+    } else if (after != null && after.compareTo(start) >= 0) {
+      start = after;
       exclusive = true;
     }
-    StringBuilder contents = new StringBuilder();
-    int count = 0;
-    String last = null;
-    boolean truncated = false;
+    Page page = new Page();
+    if (maxKeys == 0) {
+      return page;
+    }
     Merged keys = new Merged(start);
     while (keys.hasNext()) {
       Stored stored = keys.peek();
@@ -331,44 +626,74 @@ public final class SyntheticS3Server implements AutoCloseable {
         keys.next();
         continue;
       }
-      if (count == maxKeys) {
-        truncated = true;
+      if (page.count == maxKeys) {
+        page.truncated = true;
         break;
       }
       int at = delimiter == null ? -1 : stored.key.indexOf(delimiter, prefix.length());
       if (at >= 0) {
         String common = stored.key.substring(0, at + delimiter.length());
-        contents.append("<CommonPrefixes><Prefix>").append(escape(common)).append("</Prefix></CommonPrefixes>");
-        last = "p:" + common;
+        page.prefixes.add(common);
+        page.last = common;
+        page.lastIsPrefix = true;
         keys.skipTo(common + MAX);
       } else {
         keys.next();
-        contents.append("<Contents><Key>").append(escape(stored.key)).append("</Key><LastModified>")
+        page.objects.add(stored);
+        page.last = stored.key;
+        page.lastIsPrefix = false;
+      }
+      page.count++;
+    }
+    return page;
+  }
+
+  private final class Page {
+    final List<Stored> objects = new ArrayList<>();
+    final List<String> prefixes = new ArrayList<>();
+    int count;
+    boolean truncated;
+    String last;
+    boolean lastIsPrefix;
+
+    void appendTo(StringBuilder xml, boolean url) {
+      for (Stored stored : objects) {
+        xml.append("<Contents><Key>").append(text(stored.key, url)).append("</Key><LastModified>")
             .append(XML_DATE.format(stored.lastModified)).append("</LastModified><ETag>&quot;").append(stored.etag)
             .append("&quot;</ETag><Size>").append(size(stored))
             .append("</Size><StorageClass>STANDARD</StorageClass></Contents>");
-        last = "k:" + stored.key;
       }
-      count++;
+      for (String common : prefixes) {
+        xml.append("<CommonPrefixes><Prefix>").append(text(common, url)).append("</Prefix></CommonPrefixes>");
+      }
     }
-    StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>").append(bucket)
-        .append("</Name><Prefix>").append(escape(prefix)).append("</Prefix><KeyCount>").append(count)
-        .append("</KeyCount><MaxKeys>").append(maxKeys).append("</MaxKeys>");
-    if (delimiter != null) {
-      xml.append("<Delimiter>").append(escape(delimiter)).append("</Delimiter>");
+  }
+
+  /** Whether XML 1.0 can carry every character of {@code text} (its Char production). */
+  static boolean xmlCarries(String text) {
+    return text.codePoints().allMatch(c -> c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF)
+        || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF));
+  }
+
+  /** A key or prefix in a listing: escaped for XML, or URL-encoded when the client asked for it. */
+  private static String text(String value, boolean url) {
+    return url ? urlEncode(value) : escape(value);
+  }
+
+  /** S3's encoding-type=url: every byte but unreserved characters and '/' as %XX. */
+  static String urlEncode(String value) {
+    StringBuilder out = new StringBuilder(value.length() + 16);
+    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+      char c = (char) (b & 0xff);
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+          || c == '.' || c == '~' || c == '/') {
+        out.append(c);
+      } else {
+        out.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xf, 16)))
+            .append(Character.toUpperCase(Character.forDigit(b & 0xf, 16)));
+      }
     }
-    xml.append("<IsTruncated>").append(truncated).append("</IsTruncated>");
-    if (token != null) {
-      xml.append("<ContinuationToken>").append(token).append("</ContinuationToken>");
-    }
-    if (truncated) {
-      xml.append("<NextContinuationToken>")
-          .append(Base64.getUrlEncoder().encodeToString(last.getBytes(StandardCharsets.UTF_8)))
-          .append("</NextContinuationToken>");
-    }
-    xml.append(contents).append("</ListBucketResult>");
-    send(exchange, 200, xml.toString());
+    return out.toString();
   }
 
   /** The generated keys and the overlay, merged in key order, deleted keys left out. */
@@ -384,7 +709,7 @@ public final class SyntheticS3Server implements AutoCloseable {
 
     void skipTo(String from) {
       SyntheticArchive.Position start = archive.ceiling(from);
-      generated = start == null ? java.util.Collections.emptyIterator() : archive.from(start);
+      generated = start == null ? Collections.emptyIterator() : archive.from(start);
       overlay = written.tailMap(from, true).entrySet().iterator();
       nextGenerated = null;
       nextOverlay = null;

@@ -99,6 +99,22 @@ class SyntheticS3ServerTest {
               b -> b.bucket("synthetic").key(lock).ifNoneMatch("*"),
               software.amazon.awssdk.core.sync.RequestBody.fromString("two")))
           .isInstanceOf(S3Exception.class).extracting(e -> ((S3Exception) e).statusCode()).isEqualTo(412);
+      String etag = client.headObject(b -> b.bucket("synthetic").key(lock)).eTag();
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.putObject(
+              b -> b.bucket("synthetic").key(lock).ifMatch("\"0123\""),
+              software.amazon.awssdk.core.sync.RequestBody.fromString("three")))
+          .isInstanceOf(S3Exception.class).extracting(e -> ((S3Exception) e).statusCode()).isEqualTo(412);
+      client.putObject(b -> b.bucket("synthetic").key(lock).ifMatch(etag),
+          software.amazon.awssdk.core.sync.RequestBody.fromString("four"));
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.putObject(
+              b -> b.bucket("synthetic").key("cogram.statesweep/none").ifMatch(etag),
+              software.amazon.awssdk.core.sync.RequestBody.fromString("five")))
+          .isInstanceOf(S3Exception.class).extracting(e -> ((S3Exception) e).statusCode()).isEqualTo(404);
+      // The SDK sends a PUT over http as aws-chunked (signed chunks): what is stored is the payload.
+      assertThat(store.read(lock, 100).bytes()).asString().isEqualTo("four");
+      assertThat(new String(SyntheticS3Server.decodeAwsChunked(("3;chunk-signature=ab\r\nabc\r\n2;chunk-signature=cd\r\n"
+          + "de\r\n0;chunk-signature=ef\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+          java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("abcde");
       List<String> keys = new ArrayList<>();
       store.listAll("", o -> keys.add(o.key()));
       assertThat(keys).contains(lock).doesNotContain(key).hasSize(240);
@@ -142,6 +158,203 @@ class SyntheticS3ServerTest {
           .isEqualTo(plan(s3proxy.endpoint(), "synthetic-copy", warehouse.resolve("b")))
           .containsValue("delete_record/4").containsValue("keep/0").hasSize(60);
     }
+  }
+
+  @Test
+  void answersWhatHadoopS3aAsksToListAndRead() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)) {
+      org.apache.hadoop.conf.Configuration conf = s3a(server.endpoint());
+      conf.set("fs.s3a.bucket.probe", "2"); // HEAD bucket when the file system starts
+      try (org.apache.hadoop.fs.FileSystem fs = org.apache.hadoop.fs.FileSystem.newInstance(URI.create("s3a://synthetic/"),
+          conf)) {
+        String stateKey = SMALL.key(8, 3);
+        byte[] document = SMALL.content(8, 3);
+        org.apache.hadoop.fs.FileStatus prefix = fs.getFileStatus(new org.apache.hadoop.fs.Path("s3a://synthetic/cogram"));
+        org.apache.hadoop.fs.FileStatus state = fs.getFileStatus(new org.apache.hadoop.fs.Path("s3a://synthetic/" + stateKey));
+        org.apache.hadoop.fs.FileStatus[] projects = fs.listStatus(new org.apache.hadoop.fs.Path("s3a://synthetic/cogram/projects"));
+        List<String> keys = new ArrayList<>();
+        org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> files =
+            fs.listFiles(new org.apache.hadoop.fs.Path("s3a://synthetic/cogram/"), true);
+        while (files.hasNext()) {
+          keys.add(files.next().getPath().toUri().getPath().substring(1));
+        }
+        byte[] read;
+        byte[] tail = new byte[10];
+        try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(state.getPath())) {
+          read = in.readAllBytes();
+          in.readFully(document.length - 10, tail); // a positioned read: a ranged GET
+        }
+
+        assertThat(prefix.isDirectory()).isTrue();
+        assertThat(state.isFile()).isTrue();
+        assertThat(state.getLen()).isEqualTo(document.length);
+        assertThat(projects).hasSize(9).allMatch(org.apache.hadoop.fs.FileStatus::isDirectory);
+        assertThat(keys).hasSize(240).isSorted().contains(stateKey);
+        assertThat(read).isEqualTo(document);
+        assertThat(tail).isEqualTo(java.util.Arrays.copyOfRange(document, document.length - 10, document.length));
+        assertThat(server.requestCounts()).containsKeys("HEAD_BUCKET", "HEAD", "LIST", "GET")
+            .doesNotContainKey("OTHER");
+        assertThat(server.unsupportedRequests()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void bucketRequestsAreAnsweredAsS3Does() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)) {
+      HttpResponse<String> head = send(server, "HEAD", "/synthetic", Map.of());
+      HttpResponse<String> missing = send(server, "HEAD", "/other", Map.of());
+      HttpResponse<String> location = send(server, "GET", "/synthetic?location", Map.of());
+      HttpResponse<String> uploads = send(server, "GET", "/synthetic?uploads", Map.of());
+      HttpResponse<String> buckets = send(server, "GET", "/", Map.of());
+      HttpResponse<String> versioning = send(server, "GET", "/synthetic?versioning", Map.of());
+      var client = S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true));
+
+      assertThat(head.statusCode()).isEqualTo(200);
+      assertThat(head.headers().firstValue("x-amz-bucket-region")).hasValue("us-east-1");
+      assertThat(missing.statusCode()).isEqualTo(404);
+      assertThat(location.body()).contains("<LocationConstraint");
+      assertThat(client.getBucketLocation(b -> b.bucket("synthetic")).locationConstraintAsString()).isEmpty();
+      assertThat(client.headBucket(b -> b.bucket("synthetic")).sdkHttpResponse().isSuccessful()).isTrue();
+      assertThat(uploads.body()).contains("<IsTruncated>false</IsTruncated>").doesNotContain("<Upload>");
+      assertThat(buckets.body()).contains("<Name>synthetic</Name>");
+      assertThat(versioning.statusCode()).isEqualTo(501);
+      assertThat(server.unsupportedRequests()).containsExactly("GET /synthetic?versioning");
+    }
+  }
+
+  @Test
+  void listObjectsV1PagesWithMarkersAndUrlEncodingIsHonoured() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)) {
+      var client = S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true));
+      List<String> keys = new ArrayList<>();
+      String marker = null;
+      int pages = 0;
+      do {
+        String from = marker;
+        var page = client.listObjects(b -> b.bucket("synthetic").prefix("cogram/").maxKeys(70).marker(from));
+        page.contents().forEach(o -> keys.add(o.key()));
+        marker = page.isTruncated() ? page.contents().get(page.contents().size() - 1).key() : null;
+        pages++;
+      } while (marker != null);
+      List<String> projects = new ArrayList<>();
+      String next = null;
+      do {
+        String from = next;
+        var page = client.listObjects(b -> b.bucket("synthetic").prefix("cogram/projects/").delimiter("/").maxKeys(4)
+            .marker(from));
+        page.commonPrefixes().forEach(p -> projects.add(p.prefix()));
+        next = page.isTruncated() ? page.nextMarker() : null;
+      } while (next != null);
+      String odd = "cogram/odd/a key+with%signs & <xml>.bin";
+      server.put(odd, "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      HttpResponse<String> encoded = send(server, "GET", "/synthetic?list-type=2&prefix=cogram%2Fodd%2F&encoding-type=url",
+          Map.of());
+      var decoded = client.listObjectsV2(b -> b.bucket("synthetic").prefix("cogram/odd/").encodingType("url"));
+
+      assertThat(keys).hasSize(240).isSorted().doesNotHaveDuplicates();
+      assertThat(pages).isEqualTo(4);
+      assertThat(projects).hasSize(9).doesNotHaveDuplicates().first().isEqualTo("cogram/projects/p000000/");
+      assertThat(encoded.body()).contains("<Key>cogram/odd/a%20key%2Bwith%25signs%20%26%20%3Cxml%3E.bin</Key>")
+          .contains("<EncodingType>url</EncodingType>");
+      assertThat(decoded.contents()).extracting(o -> o.key()).containsExactly(odd);
+      assertThat(client.headObject(b -> b.bucket("synthetic").key(odd)).contentLength()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void rangesAndIfNoneMatchAndSingleDeletesBehaveLikeS3() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)) {
+      String key = SMALL.key(2, 3);
+      String path = "/synthetic/" + key;
+      byte[] content = SMALL.content(2, 3);
+      String etag = "\"" + SMALL.etag(2, 3) + "\"";
+      HttpResponse<String> first = send(server, "GET", path, Map.of("Range", "bytes=0-9"));
+      HttpResponse<String> open = send(server, "GET", path, Map.of("Range", "bytes=5-"));
+      HttpResponse<String> suffix = send(server, "GET", path, Map.of("Range", "bytes=-4"));
+      HttpResponse<String> beyond = send(server, "GET", path, Map.of("Range", "bytes=" + content.length + "-"));
+      HttpResponse<String> clipped = send(server, "GET", path, Map.of("Range", "bytes=0-99999"));
+      HttpResponse<String> notModified = send(server, "GET", path, Map.of("If-None-Match", etag));
+      HttpResponse<String> modified = send(server, "GET", path, Map.of("If-None-Match", "\"0123\""));
+      HttpResponse<String> wrongDelete = send(server, "DELETE", path, Map.of("If-Match", "\"0123\""));
+      HttpResponse<String> delete = send(server, "DELETE", path, Map.of("If-Match", etag));
+      HttpResponse<String> goneWithIfMatch = send(server, "DELETE", path, Map.of("If-Match", etag));
+      HttpResponse<String> gone = send(server, "DELETE", path, Map.of());
+      String text = new String(content, java.nio.charset.StandardCharsets.UTF_8);
+
+      assertThat(first.statusCode()).isEqualTo(206);
+      assertThat(first.body()).isEqualTo(text.substring(0, 10));
+      assertThat(first.headers().firstValue("Content-Range")).hasValue("bytes 0-9/" + content.length);
+      assertThat(open.body()).isEqualTo(text.substring(5));
+      assertThat(suffix.body()).isEqualTo(text.substring(text.length() - 4));
+      assertThat(beyond.statusCode()).isEqualTo(416);
+      assertThat(clipped.statusCode()).isEqualTo(206);
+      assertThat(clipped.body()).isEqualTo(text);
+      assertThat(notModified.statusCode()).isEqualTo(304);
+      assertThat(modified.statusCode()).isEqualTo(200);
+      assertThat(wrongDelete.statusCode()).isEqualTo(412);
+      assertThat(delete.statusCode()).isEqualTo(204);
+      assertThat(goneWithIfMatch.statusCode()).isEqualTo(404);
+      assertThat(gone.statusCode()).isEqualTo(204);
+      assertThat(send(server, "HEAD", path, Map.of()).statusCode()).isEqualTo(404);
+      assertThat(SyntheticS3Server.range("bytes=5-3", 10)).isNull();
+      assertThat(SyntheticS3Server.range("bytes=0-1,4-5", 10)).isNull();
+    }
+  }
+
+  @Test
+  void aStartAfterThatXmlCannotCarryIsEchoedAsS3DoesAndOnlyUrlEncodingReadsIt() throws Exception {
+    // statesweep's listing splits start after "<covered prefix>\uffff" (BudgetedListing); S3 echoes it.
+    String after = "cogram/projects/p000001/documents/d00000000\uffff";
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)) {
+      var client = S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true));
+      var lenient = client.listObjectsV2(b -> b.bucket("synthetic").prefix("cogram/").startAfter(after).maxKeys(1));
+      server.echoXmlInvalidStartAfter(true);
+      var encoded = client.listObjectsV2(b -> b.bucket("synthetic").prefix("cogram/").startAfter(after).maxKeys(1)
+          .encodingType("url"));
+
+      assertThat(lenient.startAfter()).isNull();
+      assertThat(lenient.contents().get(0).key()).isEqualTo(SMALL.key(10, 0));
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.listObjectsV2(
+              b -> b.bucket("synthetic").prefix("cogram/").startAfter(after).maxKeys(1)))
+          .hasMessageContaining("Could not parse XML response");
+      assertThat(encoded.startAfter()).isEqualTo(after);
+      assertThat(encoded.contents().get(0).key()).isEqualTo(SMALL.key(10, 0));
+    }
+  }
+
+  @Test
+  void runsInAProcessOfItsOwn() throws Exception {
+    try (SyntheticS3Process process = SyntheticS3Process.start("synthetic", SMALL, Duration.ZERO, "128m")) {
+      List<String> keys = new ArrayList<>();
+      store(process.endpoint(), "synthetic").listAll("cogram/", object -> keys.add(object.key()));
+
+      assertThat(keys).hasSize(240);
+      assertThat(process.requestCounts()).containsEntry("LIST", 1L);
+      process.resetCounts();
+      assertThat(process.requestCounts()).isEmpty();
+    }
+  }
+
+  /** Hadoop S3A pointed at a synthetic server, as a Spark user configures it for an S3-compatible store. */
+  static org.apache.hadoop.conf.Configuration s3a(String endpoint) {
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
+    conf.set("fs.s3a.endpoint", endpoint);
+    conf.set("fs.s3a.endpoint.region", "us-east-1");
+    conf.set("fs.s3a.path.style.access", "true");
+    conf.set("fs.s3a.connection.ssl.enabled", "false");
+    conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+    conf.set("fs.s3a.access.key", "synthetic");
+    conf.set("fs.s3a.secret.key", "synthetic");
+    return conf;
+  }
+
+  private static HttpResponse<String> send(SyntheticS3Server server, String method, String pathAndQuery,
+      Map<String, String> headers) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.endpoint() + pathAndQuery))
+        .method(method, HttpRequest.BodyPublishers.noBody());
+    headers.forEach(request::header);
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static Map<String, String> plan(String endpoint, String bucket, Path warehouse) {

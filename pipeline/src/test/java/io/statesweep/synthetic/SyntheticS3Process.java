@@ -1,0 +1,148 @@
+package io.statesweep.synthetic;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link SyntheticS3Server} in a JVM of its own, so that its threads, CPU allocation and memory do
+ * not count in the JVM measured (a benchmark's Spark driver). {@link #start} launches it with the
+ * caller's classpath; {@link #main} is the child: it prints {@code endpoint <url>} and then answers
+ * commands on stdin, one a line ({@code counts}, {@code reset}), until stdin closes.
+ */
+public final class SyntheticS3Process implements AutoCloseable {
+  private final Process process;
+  private final BufferedReader out;
+  private final Writer in;
+  private final String endpoint;
+
+  private SyntheticS3Process(Process process) throws IOException {
+    this.process = process;
+    this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
+    this.in = new java.io.OutputStreamWriter(process.getOutputStream(), UTF_8);
+    String line = out.readLine();
+    if (line == null || !line.startsWith("endpoint ")) {
+      process.destroyForcibly();
+      throw new IOException("the synthetic S3 process did not start: " + line);
+    }
+    this.endpoint = line.substring("endpoint ".length());
+  }
+
+  /**
+   * Starts a server of {@code archive} in a new JVM ({@code heap}, e.g. "256m") with the classpath
+   * of this JVM. Its stderr goes to this JVM's stderr.
+   */
+  public static SyntheticS3Process start(String bucket, SyntheticArchive archive, Duration latency, String heap)
+      throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
+        "-cp", System.getProperty("java.class.path"), SyntheticS3Process.class.getName(),
+        bucket, archive.prefix(), Long.toString(archive.records()), Integer.toString(archive.keysPerRecord() - 1),
+        Long.toString(archive.recordsPerProject()), Boolean.toString(archive.skewed()),
+        Integer.toString(archive.dueEvery()),
+        Long.toString(latency.toMillis())));
+    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    return new SyntheticS3Process(process);
+  }
+
+  public String endpoint() {
+    return endpoint;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** The server's request counts by operation (see {@link SyntheticS3Server#requestCounts()}). */
+  public synchronized Map<String, Long> requestCounts() throws IOException {
+    String line = command("counts");
+    Map<String, Long> counts = new TreeMap<>();
+    for (String pair : line.substring("counts".length()).trim().split(" ")) {
+      if (!pair.isEmpty()) {
+        int equals = pair.indexOf('=');
+        counts.put(pair.substring(0, equals), Long.parseLong(pair.substring(equals + 1)));
+      }
+    }
+    return counts;
+  }
+
+  public synchronized void resetCounts() throws IOException {
+    command("reset");
+  }
+
+  private String command(String command) throws IOException {
+    in.write(command + "\n");
+    in.flush();
+    String line = out.readLine();
+    if (line == null) {
+      throw new IOException("the synthetic S3 process exited");
+    }
+    return line;
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      in.close();
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroy();
+        process.waitFor(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (process.isAlive()) {
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  /**
+   * The child: {@code bucket prefix records filesPerRecord recordsPerProject skewed dueEvery latencyMillis}.
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length != 8) {
+      System.err.println("usage: SyntheticS3Process bucket prefix records filesPerRecord recordsPerProject skewed"
+          + " dueEvery latencyMillis");
+      System.exit(2);
+    }
+    SyntheticArchive archive = new SyntheticArchive(args[1], Long.parseLong(args[2]), Integer.parseInt(args[3]),
+        Long.parseLong(args[4]), Boolean.parseBoolean(args[5]), Integer.parseInt(args[6]));
+    PrintStream stdout = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, UTF_8);
+    try (SyntheticS3Server server = new SyntheticS3Server(args[0], archive, Duration.ofMillis(Long.parseLong(args[7])),
+        0)) {
+      stdout.println("endpoint " + server.endpoint());
+      BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, UTF_8));
+      for (String line = commands.readLine(); line != null; line = commands.readLine()) {
+        switch (line.trim()) {
+          case "counts" -> {
+            StringBuilder answer = new StringBuilder("counts");
+            new TreeMap<>(server.requestCounts()).forEach((operation, count) ->
+                answer.append(' ').append(operation).append('=').append(count));
+            stdout.println(answer);
+          }
+          case "reset" -> {
+            server.resetCounts();
+            stdout.println("reset");
+          }
+          default -> stdout.println("unknown " + line);
+        }
+      }
+      List<String> unsupported = server.unsupportedRequests();
+      if (!unsupported.isEmpty()) {
+        System.err.println("synthetic S3: requests answered 501: " + unsupported);
+      }
+    }
+  }
+}
