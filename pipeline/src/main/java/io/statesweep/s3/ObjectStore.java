@@ -22,6 +22,7 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.services.s3.model.EncodingType;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -61,7 +62,7 @@ public final class ObjectStore {
   public FolderListing listFolder(String folder) {
     List<String> folders = new ArrayList<>();
     List<StoredObject> objects = new ArrayList<>();
-    ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted)
+    ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(folder).delimiter("/").maxKeys(PAGE_SIZE).build();
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
@@ -80,7 +81,7 @@ public final class ObjectStore {
 
   /** Lists every object under {@code prefix}, page by page, in key order. */
   public void listAll(String prefix, Consumer<StoredObject> consumer) {
-    ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted)
+    ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE).build();
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
@@ -99,7 +100,7 @@ public final class ObjectStore {
    * A failed request surfaces as a {@link StoreException} from {@code hasNext()}/{@code next()}.
    */
   public java.util.Iterator<StoredObject> iterate(String prefix, ListingDepth depth) {
-    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().overrideConfiguration(this::counted)
+    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
     if (depth == ListingDepth.DIRECT) {
       request.delimiter("/");
@@ -130,7 +131,9 @@ public final class ObjectStore {
   public ListingPage listPage(String prefix, String startAfter) {
     try {
       ListObjectsV2Response response = client.listObjectsV2(b -> {
-        b.overrideConfiguration(this::counted);
+        // URL-encoded answers: S3 echoes StartAfter, and keys may hold characters XML cannot carry
+        // (the split after prefix + U+FFFF); the SDK decodes them.
+        b.overrideConfiguration(this::counted).encodingType(EncodingType.URL);
         b.bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
         if (startAfter != null) {
           b.startAfter(startAfter);

@@ -24,7 +24,9 @@ class SkewedListingTest {
   @Test
   void aSkewedArchiveIsListedCompletelyByManyBoundedTasks(@TempDir Path warehouse) throws Exception {
     SyntheticArchive archive = new SyntheticArchive("cogram/", 3_000, 3, 100, true, 5);
-    try (SyntheticS3Server server = new SyntheticS3Server("skewed", archive, Duration.ZERO, 0)) {
+    // As S3 answers: StartAfter echoed even when XML cannot carry it (the split after prefix + U+FFFF).
+    try (SyntheticS3Server server = new SyntheticS3Server("skewed", archive, Duration.ZERO, 0)
+        .echoXmlInvalidStartAfter(true)) {
       Map<String, String> flags = new HashMap<>();
       flags.put("--bucket", "skewed");
       flags.put("--prefix", "cogram/");
