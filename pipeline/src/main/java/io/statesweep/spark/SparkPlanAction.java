@@ -26,8 +26,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -46,6 +48,9 @@ public final class SparkPlanAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);
   private static final String JOB_GROUP = "statesweep-plan";
   private static final int MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
+  private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
+  static final long KEYS_PER_SHUFFLE_PARTITION = 200_000;
+  private static final long MAX_SHUFFLE_PARTITIONS = 20_000;
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -107,13 +112,34 @@ public final class SparkPlanAction {
     KeyClassifier classifier = options.layout().classifier(options.prefix());
     Planner planner = new Planner(classifier, options.gracePolicy());
 
-    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     Listing listing = options.listing() == RunOptions.Listing.INVENTORY ? fromInventory(run) : fromListing(run, classifier);
     Dataset<ObjectRow> listingDS = listing.objects();
     long keysListed = listingDS.count();
-    long tasksRun = listing.tasks();
     LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed, listing.description());
+    String configuredPartitions = spark.conf().get(SHUFFLE_PARTITIONS);
+    int partitions = shufflePartitions(keysListed, Integer.parseInt(configuredPartitions));
+    spark.conf().set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
+    try {
+      return planListed(run, tables, classifier, planner, listingDS, keysListed, listing.tasks(), partitions);
+    } finally {
+      spark.conf().set(SHUFFLE_PARTITIONS, configuredPartitions);
+    }
+  }
 
+  /**
+   * The shuffle partitions of the plan's joins: the session's setting, raised so that no partition
+   * holds more than {@link #KEYS_PER_SHUFFLE_PARTITION} listed keys (a fixed count that suits a test
+   * archive would give a 100M-key archive's joins partitions of millions of rows).
+   */
+  static int shufflePartitions(long keysListed, int configured) {
+    long needed = (keysListed + KEYS_PER_SHUFFLE_PARTITION - 1) / KEYS_PER_SHUFFLE_PARTITION;
+    return (int) Math.max(configured, Math.min(needed, MAX_SHUFFLE_PARTITIONS));
+  }
+
+  private Counts planListed(RunContext run, Tables tables, KeyClassifier classifier, Planner planner,
+      Dataset<ObjectRow> listingDS, long keysListed, long tasksRun, int partitions) {
+
+    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     phase("read-state-files", "Reading state files");
     Dataset<StateFileRow> classifiedDS = listingDS
         .filter(new PlanFunctions.IsStateFileName())
@@ -126,7 +152,7 @@ public final class SparkPlanAction {
     stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
     progress.phase("read-state-files", "state_files_read", stateReads);
     Dataset<StateFileRow> stateFilesDS = classifiedDS
-        .repartition(parallelism * 2, col("key"))
+        .repartition(Math.max(parallelism * 2, partitions), col("key"))
         .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
             options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
@@ -168,7 +194,10 @@ public final class SparkPlanAction {
     while (!pending.isEmpty()) {
       rounds++;
       tasksRun += pending.size();
-      Dataset<ListedRow> listedDS = spark.createDataset(pending, ListingTaskRow.ENCODER)
+      // From an RDD, not a local list: a Dataset of a local list carries its (tiny) size into every
+      // estimate derived from it, so Spark would plan the listing's joins as broadcasts and collect
+      // millions of keys into the driver. An RDD's size is unknown, so the joins shuffle.
+      Dataset<ListedRow> listedDS = ofUnknownSize(spark, pending, ListingTaskRow.ENCODER)
           .repartition(Math.max(1, Math.min(pending.size(), parallelism * 4)))
           .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask(), metrics),
               ListedRow.ENCODER)
@@ -187,6 +216,15 @@ public final class SparkPlanAction {
       listingDS = spark.emptyDataset(ObjectRow.ENCODER);
     }
     return new Listing(listingDS, tasksRun, "listed in " + tasksRun + " tasks over " + rounds + " rounds");
+  }
+
+  /**
+   * A Dataset of {@code rows} whose size Spark does not know, as if it were read from a source:
+   * nothing derived from it is ever planned as a broadcast on a size estimate.
+   */
+  static <T> Dataset<T> ofUnknownSize(SparkSession spark, List<T> rows, Encoder<T> encoder) {
+    return spark.createDataset(JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(rows, 1).rdd(),
+        encoder);
   }
 
   /**

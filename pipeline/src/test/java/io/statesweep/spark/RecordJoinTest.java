@@ -1,5 +1,7 @@
 package io.statesweep.spark;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.holdenkarau.spark.testing.JavaDatasetSuiteBase;
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.KeyClassifier;
@@ -77,6 +79,34 @@ class RecordJoinTest {
             "t/projects/p3/meetings/orphan/a.txt", "t/projects/p3/state.json"), 1)), schema);
 
     datasets.assertDatasetEquals(expected, actual);
+  }
+
+  @Test
+  void joinsOfAListingOfUnknownSizeShuffleAndNeverBroadcastTheListing() {
+    object("projects/p1/project.json", -10);
+    state("projects/p1/state.json", true, "projects/p1/project.json");
+    SparkSession spark = SharedSpark.session();
+
+    // A listing made from a local list looks tiny to Spark: it plans broadcasts, which would collect a
+    // listing of millions of keys into the driver. This is what the test guards against.
+    String fromLocalList = RecordJoin.records(spark.createDataset(stateFiles, StateFileRow.ENCODER),
+        spark.createDataset(listing, ObjectRow.ENCODER), CLASSIFIER).queryExecution().sparkPlan().toString();
+    assertThat(fromLocalList).contains("BroadcastHashJoin");
+
+    String ofUnknownSize = RecordJoin.records(
+        SparkPlanAction.ofUnknownSize(spark, stateFiles, StateFileRow.ENCODER),
+        SparkPlanAction.ofUnknownSize(spark, listing, ObjectRow.ENCODER), CLASSIFIER)
+        .queryExecution().sparkPlan().toString();
+    assertThat(ofUnknownSize).doesNotContain("Broadcast").contains("SortMergeJoin");
+  }
+
+  @Test
+  void shufflePartitionsGrowWithTheListingAndNeverFallBelowTheSessionsSetting() {
+    assertThat(SparkPlanAction.shufflePartitions(5_000, 8)).isEqualTo(8);
+    assertThat(SparkPlanAction.shufflePartitions(10_000_000, 8)).isEqualTo(50);
+    assertThat(SparkPlanAction.shufflePartitions(10_000_001, 8)).isEqualTo(51);
+    assertThat(SparkPlanAction.shufflePartitions(10_000_000, 200)).isEqualTo(200);
+    assertThat(SparkPlanAction.shufflePartitions(Long.MAX_VALUE / 2, 8)).isEqualTo(20_000);
   }
 
   private void object(String key, long secondsAfterState) {
