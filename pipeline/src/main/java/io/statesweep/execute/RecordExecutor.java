@@ -264,7 +264,8 @@ public final class RecordExecutor implements AutoCloseable {
       Set<String> planned = new HashSet<>();
       record.files().forEach(delete -> planned.add(delete.key()));
       for (String key : record.listedKeys()) {
-        if (!planned.contains(key) && (current.containsKey(key) || listing.existsOutsideCurrent(key, store))) {
+        // A state file that lists its own key: ignored, as the planner does (it goes last anyway).
+        if (!planned.contains(key) && !key.equals(record.stateFileKey()) && (current.containsKey(key) || listing.existsOutsideCurrent(key, store))) {
           return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + key
               + ", which its state file lists, exists now but did not when the plan was made");
         }
@@ -279,7 +280,11 @@ public final class RecordExecutor implements AutoCloseable {
         }
       }
     }
+    Set<String> targeted = new HashSet<>();
     for (PlannedDelete delete : record.files()) {
+      if (!targeted.add(delete.key())) {
+        continue; // a plan row that names a key twice: it is sent, and counted, once
+      }
       StoredObject now = current.get(delete.key());
       if (now == null) {
         alreadyGone++;

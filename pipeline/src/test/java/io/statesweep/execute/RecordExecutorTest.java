@@ -20,8 +20,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -136,6 +136,34 @@ class RecordExecutorTest {
         List.of(new DeleteTarget(MEETING_STATE, stateEtag)));
     // Delete only what state files list: an unlisted file of the folder stays.
     assertThat(store.keys()).containsExactly(unlisted);
+  }
+
+  @Test
+  void stateFileThatListsItsOwnKeyIsDeletedAsPlanned() {
+    // Found by ExecutionInvariantsTest: the planner ignores such a key, so execution must too (it
+    // took the existing state file for a listed key that appeared since the plan, and kept the record).
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    StoredObject minutes = store.put(MINUTES, BEFORE_STATE);
+    PlannedRecord planned = new PlannedRecord(Action.DELETE_RECORD, state, List.of(
+        new PlannedDelete(minutes, DeleteRole.FILE), new PlannedDelete(state, DeleteRole.STATE_FILE)),
+        Set.of(MINUTES, MEETING_STATE));
+
+    ExecutionOutcome outcome = executeOne(executor(), planned);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.sentKeys()).containsExactly(MINUTES, MEETING_STATE);
+  }
+
+  @Test
+  void planRowThatNamesAKeyTwiceSendsAndCountsItOnce() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    StoredObject minutes = store.put(MINUTES, BEFORE_STATE);
+
+    ExecutionOutcome outcome = executeOne(executor(), dueRecord(state, minutes, minutes));
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(outcome.childKeysDeleted()).isEqualTo(1);
+    assertThat(store.sentKeys()).containsExactly(MINUTES, MEETING_STATE);
   }
 
   @Test
