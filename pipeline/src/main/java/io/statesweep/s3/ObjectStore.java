@@ -35,6 +35,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 public final class ObjectStore {
   private static final int PAGE_SIZE = 1000;
+  /** Reads of a GET's body, the first included, before a broken-off body is an error. */
+  private static final int BODY_ATTEMPTS = 5;
 
   private final S3Client client;
   private final String bucket;
@@ -154,6 +156,10 @@ public final class ObjectStore {
    * Returns null when the key does not exist.
    */
   public ObjectContent read(String key, int maxBytes) {
+    return retryingBody(key, () -> readOnce(key, maxBytes));
+  }
+
+  private ObjectContent readOnce(String key, int maxBytes) throws IOException {
     try (ResponseInputStream<GetObjectResponse> in = client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key))) {
       GetObjectResponse response = in.response();
       byte[] bytes = readAtMost(in, maxBytes);
@@ -168,9 +174,6 @@ public final class ObjectStore {
       return null;
     } catch (SdkException e) {
       throw translate("read", key, e);
-    } catch (IOException e) {
-      throw new StoreException("Cannot read s3://" + bucket + "/" + key + ": " + e.getMessage(),
-          e.getClass().getSimpleName(), e);
     }
   }
 
@@ -179,6 +182,10 @@ public final class ObjectStore {
    * an old plan: a 412 answer is {@link StateCheck#CHANGED}, a 404 {@link StateCheck#GONE}.
    */
   public StateCheck checkUnchanged(String key, String etag) {
+    return retryingBody(key, () -> checkUnchangedOnce(key, etag));
+  }
+
+  private StateCheck checkUnchangedOnce(String key, String etag) throws IOException {
     try (ResponseInputStream<GetObjectResponse> in =
         client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).ifMatch(quote(etag)))) {
       in.readAllBytes();
@@ -195,9 +202,6 @@ public final class ObjectStore {
       throw translate("read", key, e);
     } catch (SdkException e) {
       throw translate("read", key, e);
-    } catch (IOException e) {
-      throw new StoreException("Cannot read s3://" + bucket + "/" + key + ": " + e.getMessage(),
-          e.getClass().getSimpleName(), e);
     }
   }
 
@@ -309,6 +313,35 @@ public final class ObjectStore {
       throw translate("write", key, e);
     } catch (SdkException e) {
       throw translate("write", key, e);
+    }
+  }
+
+  /** A GET whose body is read after the SDK returned: a body cut off midway is not the SDK's to retry. */
+  @FunctionalInterface
+  private interface BodyRead<T> {
+    T read() throws IOException;
+  }
+
+  /**
+   * Repeats a GET whose answer's body broke off (a connection reset while reading it), with a short
+   * backoff, as many times as the client's own attempts; then fails naming the key.
+   */
+  private <T> T retryingBody(String key, BodyRead<T> read) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return read.read();
+      } catch (IOException e) {
+        if (attempt >= BODY_ATTEMPTS) {
+          throw new StoreException("Cannot read s3://" + bucket + "/" + key + ": " + e.getMessage() + " ("
+              + attempt + " attempts)", e.getClass().getSimpleName(), e);
+        }
+        try {
+          Thread.sleep(Math.min(2_000L, 50L << attempt));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new StoreException("Interrupted while reading s3://" + bucket + "/" + key, "Interrupted", interrupted);
+        }
+      }
     }
   }
 

@@ -92,8 +92,9 @@ public final class RunLock implements AutoCloseable {
     }
     Instant now = clock.instant();
     Holder me = new Holder(owner, host, now, now.plus(ttl));
+    byte[] mine = json(me);
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      String created = store.createIfAbsent(key, json(me));
+      String created = store.createIfAbsent(key, mine);
       if (created != null) {
         LOG.info("Took the lock s3://{}/{} until {}", store.bucket(), key, me.expiresAt());
         return new RunLock(store, key, ttl, clock, me, created);
@@ -101,6 +102,12 @@ public final class RunLock implements AutoCloseable {
       ObjectContent current = store.read(key, MAX_LOCK_BYTES);
       if (current == null) {
         continue; // released between our create and our read: try again
+      }
+      if (java.util.Arrays.equals(current.bytes(), mine)) {
+        // Our own create went through but its answer was lost, and the SDK's retry found the lock taken.
+        LOG.info("Took the lock s3://{}/{} until {} (the answer to its creation was lost)", store.bucket(), key,
+            me.expiresAt());
+        return new RunLock(store, key, ttl, clock, me, current.object().etag());
       }
       Holder other = parse(current.bytes(), store.bucket(), key);
       if (clock.instant().isBefore(other.expiresAt())) {
@@ -140,7 +147,16 @@ public final class RunLock implements AutoCloseable {
     }
     Instant now = clock.instant();
     Holder renewed = new Holder(holder.owner(), holder.host(), holder.startedAt(), now.plus(ttl));
-    String next = store.replaceIfMatch(key, json(renewed), etag);
+    byte[] mine = json(renewed);
+    String next = store.replaceIfMatch(key, mine, etag);
+    if (next == null) {
+      // The answer to our own replace may have been lost and the retry refused: then the lock is ours.
+      ObjectContent current = store.read(key, MAX_LOCK_BYTES);
+      if (current != null && java.util.Arrays.equals(current.bytes(), mine)) {
+        etag = current.object().etag();
+        return true;
+      }
+    }
     if (next == null) {
       lost.set(true);
       LOG.error("Lost the lock s3://{}/{}: another run replaced or removed it", store.bucket(), key);

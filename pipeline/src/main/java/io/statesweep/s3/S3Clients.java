@@ -34,6 +34,12 @@ public final class S3Clients {
   public static S3Client build(S3Settings settings) {
     RetryStrategy retryStrategy = AwsRetryStrategy.standardRetryStrategy().toBuilder()
         .maxAttempts(settings.maxAttempts())
+        // A connection reset while the SDK reads an answer's body (a LIST page half parsed) surfaces from
+        // the unmarshaller wrapped twice, and the standard strategy does not retry it. Every operation
+        // here is safe to repeat: reads, conditional writes (whose lost answers RunLock recognises),
+        // and deletes (a key already gone counts as deleted).
+        .retryOnExceptionOrCauseInstanceOf(java.io.IOException.class)
+        .retryOnRootCauseInstanceOf(java.io.IOException.class)
         .build();
     var builder = S3Client.builder()
         .credentialsProvider(DefaultCredentialsProvider.builder().build())

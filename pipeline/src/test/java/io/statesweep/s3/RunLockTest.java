@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -31,11 +32,34 @@ class RunLockTest {
   private ObjectStore store;
   private final String key = RunLock.keyFor("cogram/");
 
+  private LocalS3Server server;
+
   @BeforeEach
   void bucket(LocalS3Server server) {
+    this.server = server;
     String bucket = "lock-" + BUCKETS.incrementAndGet();
     server.createBucket(bucket);
     store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+  }
+
+  @Test
+  void aLockWhoseCreationAnswerWasLostIsStillOurs() throws Exception {
+    // Found with the fault-injecting proxy: the server creates the lock, the answer is cut off, the
+    // SDK retries, and the retry's 412 made the run refuse itself as "another run".
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+      proxy.plan(request -> request.method().equals("PUT") && first.getAndSet(false)
+          ? FaultProxy.Fault.RESET_MID_RESPONSE : null);
+      ObjectStore throughProxy = new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(proxy.endpoint(),
+          true)), store.bucket());
+
+      try (RunLock lock = RunLock.acquire(throughProxy, key, "statesweep run (pid 1)", "host-a", TTL, at(T0))) {
+        assertThat(proxy.injected()).containsEntry(FaultProxy.Fault.RESET_MID_RESPONSE, 1L);
+        assertThat(lock.holder().owner()).isEqualTo("statesweep run (pid 1)");
+        assertThat(lock.renew()).isTrue();
+      }
+      assertThat(store.read(key, 1024)).as("released").isNull();
+    }
   }
 
   @Test

@@ -1,0 +1,205 @@
+package io.statesweep.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.execute.ExecutionHook;
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.FaultProxy;
+import io.statesweep.testing.FaultProxy.Fault;
+import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.SharedSpark;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plan and execute through a fault-injecting proxy in front of the real S3-protocol server: bursts
+ * of 503 SlowDown, 500s, connections reset mid-response after the server did the work, slow answers,
+ * and DeleteObjects answers with per-key errors. A run either completes by retrying or ends with
+ * errors and loses nothing; once the faults stop, a rerun finishes; no key outside the plan (no file
+ * of a live record) is deleted at any point. The archive is the generated sample, whose manifest
+ * says independently what must go.
+ */
+@ExtendWith(S3ServerExtension.class)
+class FaultInjectionTest {
+  private static final String PREFIX = "cogram/";
+  private static final int RECORDS = SampleArchive.minimumRecordCount() + 30;
+
+  private LocalS3Server server;
+  private FaultProxy proxy;
+  private String bucket;
+  private SampleArchive.Manifest manifest;
+  private Instant now;
+  @TempDir
+  Path warehouse;
+
+  @BeforeEach
+  void seed(LocalS3Server server) throws IOException {
+    this.server = server;
+    bucket = server.createBucket("faults-" + System.nanoTime());
+    now = Instant.now();
+    manifest = SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), bucket), PREFIX, RECORDS,
+        11L, now);
+    proxy = new FaultProxy(server.endpoint());
+  }
+
+  @AfterEach
+  void stopProxy() throws IOException {
+    proxy.close();
+  }
+
+  @Test
+  void planThroughBurstsOfFaultsRetriesAndPlansExactlyWhatAFaultFreePlanDoes() {
+    PlanResult reference = plan(server.endpoint());
+    proxy.plan(random(7, Map.of(Fault.SLOW_DOWN, 0.12, Fault.INTERNAL_ERROR, 0.05, Fault.RESET_MID_RESPONSE, 0.05,
+        Fault.SLOW, 0.02)));
+
+    PlanResult faulty = plan(proxy.endpoint());
+    System.out.println("plan through faults: " + proxy.requests() + " requests, injected " + proxy.injected() + "; "
+        + faulty.summary().line());
+
+    assertThat(proxy.injected()).containsKeys(Fault.SLOW_DOWN, Fault.INTERNAL_ERROR, Fault.RESET_MID_RESPONSE);
+    assertThat(faulty.failure()).isNull();
+    assertThat(faulty.summary().complete()).isTrue();
+    assertThat(faulty.summary().errors()).as("state files that could not be read").isZero();
+    Map<String, String> expected = planRows(reference);
+    Map<String, String> actual = planRows(faulty);
+    Set<String> differing = new TreeSet<>(expected.keySet());
+    differing.addAll(actual.keySet());
+    differing.removeIf(key -> java.util.Objects.equals(expected.get(key), actual.get(key)));
+    assertThat(differing).as("records planned differently under faults: %s",
+        differing.stream().map(key -> key + ": " + expected.get(key) + " / " + actual.get(key)).toList()).isEmpty();
+    assertThat(faulty.summary().recordsDeleted()).isEqualTo(reference.summary().recordsDeleted());
+    assertThat(faulty.metricsJson()).contains("\"retries\"");
+  }
+
+  @Test
+  void executeThroughFaultsLosesNothingAndARerunAfterTheFaultsStopFinishes() {
+    Set<String> before = keys();
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes(Duration.ZERO));
+    PlanResult plan = plan(server.endpoint());
+    assertThat(plan.summary().recordsDeleted()).isPositive();
+
+    // Attempt 1: faults everywhere, and DeleteObjects answers that lose the server's work.
+    proxy.plan(random(3, Map.of(Fault.SLOW_DOWN, 0.10, Fault.INTERNAL_ERROR, 0.05, Fault.RESET_MID_RESPONSE, 0.05,
+        Fault.SLOW, 0.02, Fault.DELETE_KEY_ERRORS, 0.5)));
+    ExecuteResult first = execute(plan.runId());
+    System.out.println("execute attempt 1 through faults: injected " + proxy.injected() + "; " + first.summary().line());
+    assertThat(proxy.injected()).containsKeys(Fault.SLOW_DOWN, Fault.RESET_MID_RESPONSE, Fault.DELETE_KEY_ERRORS);
+    assertNothingOutsideThePlanIsGone(before, expectedLeft);
+    assertThat(first.summary().errors()).as("per-key errors are the run's errors: %s", first.summary().line())
+        .isPositive();
+
+    // Attempt 2: every DeleteObjects answer reports errors for half its keys.
+    proxy.plan(request -> request.isDeleteObjects() ? Fault.DELETE_KEY_ERRORS : null);
+    ExecuteResult second = execute(plan.runId());
+    System.out.println("execute attempt 2, per-key errors on every DeleteObjects: " + second.summary().line());
+    assertNothingOutsideThePlanIsGone(before, expectedLeft);
+
+    // The faults stop: a rerun finishes, and the bucket is exactly the bucket less the plan.
+    proxy.heal();
+    ExecuteResult last = execute(plan.runId());
+    System.out.println("execute attempt 3, healed: " + last.summary().line());
+    assertThat(last.failure()).isNull();
+    assertThat(last.summary().complete()).isTrue();
+    assertThat(last.summary().errors()).isZero();
+    assertThat(keys()).isEqualTo(expectedLeft);
+  }
+
+  /** No key the plan does not delete has gone, and no state file has gone while a key of its plan remains. */
+  private void assertNothingOutsideThePlanIsGone(Set<String> before, Set<String> expectedLeft) {
+    Set<String> now = keys();
+    assertThat(now).as("every key outside the plan is still there").containsAll(expectedLeft);
+    for (SampleArchive.SampleRecord record : manifest.records().values()) {
+      Set<String> deletes = record.expectedDeletes(this.now, Duration.ZERO);
+      if (deletes.contains(record.stateFileKey()) && !now.contains(record.stateFileKey())) {
+        for (String key : deletes) {
+          assertThat(now).as("%s is gone while %s of its record remains", record.stateFileKey(), key).doesNotContain(key);
+        }
+      }
+    }
+    assertThat(before).containsAll(now);
+  }
+
+  private static FaultProxy.FaultPlan random(long seed, Map<Fault, Double> rates) {
+    Random random = new Random(seed);
+    Map<Fault, Double> ordered = new TreeMap<>(rates);
+    return request -> {
+      double roll;
+      synchronized (random) {
+        roll = random.nextDouble();
+      }
+      double upTo = 0;
+      for (Map.Entry<Fault, Double> rate : ordered.entrySet()) {
+        upTo += rate.getValue();
+        if (roll < upTo) {
+          return rate.getKey();
+        }
+      }
+      return null;
+    };
+  }
+
+  private Set<String> keys() {
+    Set<String> keys = new TreeSet<>();
+    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll(PREFIX,
+        (StoredObject object) -> keys.add(object.key()));
+    return keys;
+  }
+
+  private Map<String, String> planRows(PlanResult result) {
+    List<Row> rows = SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+        .filter("run_id = '" + result.runId() + "'")
+        .selectExpr("state_file_key", "concat(action, ' ', reason, ' ', array_join(array_sort(transform(deletes,"
+            + " d -> concat(d.key, '@', d.etag))), ','))")
+        .collectAsList();
+    Map<String, String> byStateFile = new TreeMap<>();
+    rows.forEach(row -> byStateFile.put(row.getString(0), row.getString(1)));
+    return byStateFile;
+  }
+
+  private PlanResult plan(String endpoint) {
+    return new SparkPlanAction(SharedSpark.session(), options(endpoint, Map.of()))
+        .clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
+  }
+
+  private ExecuteResult execute(String runId) {
+    return new SparkExecuteAction(SharedSpark.session(), options(proxy.endpoint(), Map.of("--dry-run", "false",
+        "--skip-approval", "true", "--batch-size", "50", "--reuse-state-files", "false")), runId)
+        .hook(ExecutionHook.NONE).execute();
+  }
+
+  private RunOptions options(String endpoint, Map<String, String> extra) {
+    Map<String, String> flags = new HashMap<>(extra);
+    flags.put("--bucket", bucket);
+    flags.put("--prefix", PREFIX);
+    flags.put("--endpoint", endpoint);
+    flags.put("--warehouse", warehouse.toString());
+    flags.put("--log-lines", "0");
+    flags.put("--reuse-state-files", "false");
+    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+  }
+}
