@@ -11,6 +11,7 @@ import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +40,9 @@ import org.apache.spark.sql.SparkSession;
  * 16 Spark tasks, on a uniform archive and (c) on a skewed one (half of all records in one project),
  * then an incremental plan. Prints a table; not a test.
  *
- * <p>Run: {@code mvn -B -q -Pscale -DskipTests verify} ({@code -Dscale.args="records latency-ms"}).
+ * <p>Run: {@code mvn -B -q -Pscale -DskipTests verify} ({@code -Dscale.args="records latency-ms [ms:records]"};
+ * the optional third compares the listing alone once more at another latency, with as many records;
+ * {@code -Dscale.args="listing latency-ms records"} runs only that comparison).
  * {@code -Dscale.args="heap keys[,keys...] latency-ms [heap] [master]"} runs {@link HeapRun} instead:
  * statesweep plan in a JVM of its own with a 1 GB heap, the synthetic server in another.
  */
@@ -54,20 +57,23 @@ public final class ScaleBenchmark {
       HeapRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
+    if (args.length > 0 && args[0].equals("listing")) {
+      setUp();
+      printListingAt(Long.parseLong(args[2]), Integer.parseInt(args[1]));
+      session().stop();
+      return;
+    }
     long records = args.length > 0 ? Long.parseLong(args[0]) : 100_000;
     int latencyMillis = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+    // Optional "ms:records": listing alone once more at another latency.
+    int extraLatency = args.length > 2 ? Integer.parseInt(args[2].split(":")[0]) : 0;
+    long extraRecords = args.length > 2 ? Long.parseLong(args[2].split(":")[1]) : 0;
     int filesPerRecord = 9;
-    System.setProperty("aws.accessKeyId", "synthetic");
-    System.setProperty("aws.secretAccessKey", "synthetic");
-    System.setProperty("aws.region", "us-east-1");
-    System.setProperty("spark.master", "local[16]");
     System.out.printf("synthetic S3: %d records x %d keys = %d keys, %d ms per request; %d cores%n", records,
         filesPerRecord + 1, records * (filesPerRecord + 1), latencyMillis, Runtime.getRuntime().availableProcessors());
-
-    // Warm up: the first Spark job of a JVM pays for class loading and code generation; S3A too.
+    setUp();
     try (SyntheticS3Server warmUp = new SyntheticS3Server(BUCKET, new SyntheticArchive(PREFIX, 2_000, 2, 100, false,
         10), Duration.ZERO, 0)) {
-      plan(warmUp.endpoint(), Files.createTempDirectory("statesweep-warm-up"));
       s3a(session(), warmUp.endpoint());
     }
     List<Row> rows = new ArrayList<>();
@@ -78,7 +84,7 @@ public final class ScaleBenchmark {
       String shape = skewed ? "skewed" : "uniform";
       try (SyntheticS3Server server = new SyntheticS3Server(BUCKET, archive, Duration.ofMillis(latencyMillis), 0)) {
         if (!skewed) {
-          rows.add(reference(server.endpoint(), shape));
+          rows.add(reference(server.endpoint(), shape, true));
           System.out.println("(a) requests: " + server.requestCounts());
           server.resetCounts();
           rows.add(s3a(session(), server.endpoint()).named("(b) Spark + S3A, " + shape));
@@ -88,16 +94,13 @@ public final class ScaleBenchmark {
         server.resetCounts();
         Path warehouse = Files.createTempDirectory("statesweep-scale");
         long started = System.nanoTime();
-        PlanResult plan = plan(server.endpoint(), warehouse);
+        PlannedRow planned = planRow(server.endpoint(), warehouse, "(c) statesweep plan, " + shape);
+        PlanResult plan = planned.plan();
         double planSeconds = (System.nanoTime() - started) / 1e9;
         if (!skewed) {
           wholePlan = planSeconds;
         }
-        double listSeconds = plan.phaseSeconds().getOrDefault("list", 0.0);
-        double readSeconds = plan.phaseSeconds().getOrDefault("read-state-files", 0.0);
-        long keys = Long.parseLong(plan.summary().extra().get("keys_listed"));
-        rows.add(new Row("(c) statesweep plan, " + shape, keys, listSeconds, plan.summary().stateFilesScanned(),
-            readSeconds));
+        rows.add(planned.row());
         System.out.println(shape + " plan phases (s): " + plan.phaseSeconds() + "; requests: " + server.requestCounts());
         if (!skewed) {
           // An incremental plan after 1 % of the state files changed.
@@ -114,8 +117,8 @@ public final class ScaleBenchmark {
       }
     }
     System.out.println();
-    System.out.printf("%-30s %10s %7s %9s %8s %7s %7s %7s%n", "run", "keys", "list s", "keys/s", "GETs", "read s",
-        "GETs/s", "wall s");
+    System.out.printf("%-30s %10s %7s %9s %8s %8s %7s %7s %7s%n", "run", "keys", "list s", "keys/s", "cpu ms/p",
+        "GETs", "read s", "GETs/s", "wall s");
     for (Row row : rows) {
       System.out.println(row);
     }
@@ -130,6 +133,14 @@ public final class ScaleBenchmark {
     System.out.printf("%-30s %7.2f %7.2f%n", "wall (list + read) speed-up", a.wall() / b.wall(), a.wall() / c.wall());
     System.out.printf("skewed/uniform listing keys/s (statesweep) = %.2f%n", rows.get(3).keysPerSecond()
         / c.keysPerSecond());
+    System.out.printf("cpu ms/p: CPU of this JVM (client, Spark, the in-process server) per 1,000 keys listed."
+        + " With %d cores, listing c/a can be at most (a)'s wall ms per page / ((c)'s cpu ms per page / cores)"
+        + " = %.1f / (%.1f / %d) = %.2f at %d ms%n", Runtime.getRuntime().availableProcessors(),
+        a.wallMillisPerPage(), c.cpuMillisPerPage(), Runtime.getRuntime().availableProcessors(), cpuCeiling(a, c),
+        latencyMillis);
+    if (extraLatency > 0) {
+      printListingAt(extraRecords, extraLatency);
+    }
     System.out.printf("(c) wall s is its list and read-state-files phases (the latter with writing table"
         + " state_files); the whole uniform plan took %.1f s (with the joins, planning and the Delta tables)%n",
         wholePlan);
@@ -137,9 +148,18 @@ public final class ScaleBenchmark {
   }
 
   /** One measured approach: keys listed and state files read, and how long each took. */
-  record Row(String name, long keys, double listSeconds, long gets, double readSeconds) {
+  record Row(String name, long keys, double listSeconds, long gets, double readSeconds, double listCpuSeconds) {
     Row named(String newName) {
-      return new Row(newName, keys, listSeconds, gets, readSeconds);
+      return new Row(newName, keys, listSeconds, gets, readSeconds, listCpuSeconds);
+    }
+
+    /** CPU of this whole JVM (client, Spark and the in-process server) per 1,000 keys listed. */
+    double cpuMillisPerPage() {
+      return listCpuSeconds * 1000 / (keys / 1000.0);
+    }
+
+    double wallMillisPerPage() {
+      return listSeconds * 1000 / (keys / 1000.0);
     }
 
     double keysPerSecond() {
@@ -154,18 +174,145 @@ public final class ScaleBenchmark {
       return listSeconds + readSeconds;
     }
 
+    String listingColumns() {
+      return String.format("%-30s %10d %7.1f %9.0f %8.1f", name, keys, listSeconds, keysPerSecond(), cpuMillisPerPage());
+    }
+
     @Override
     public String toString() {
-      return String.format("%-30s %10d %7.1f %9.0f %8d %7.1f %7.0f %7.1f", name, keys, listSeconds, keysPerSecond(),
-          gets, readSeconds, getsPerSecond(), wall());
+      return String.format("%s %8d %7.1f %7.0f %7.1f", listingColumns(), gets, readSeconds, getsPerSecond(), wall());
+    }
+  }
+
+  /**
+   * Credentials for the synthetic endpoint, 16 Spark tasks, and a warm-up plan: the first Spark job of
+   * a JVM pays for class loading and code generation.
+   */
+  private static void setUp() throws Exception {
+    System.setProperty("aws.accessKeyId", "synthetic");
+    System.setProperty("aws.secretAccessKey", "synthetic");
+    System.setProperty("aws.region", "us-east-1");
+    System.setProperty("spark.master", "local[16]");
+    try (SyntheticS3Server warmUp = new SyntheticS3Server(BUCKET, new SyntheticArchive(PREFIX, 2_000, 2, 100, false,
+        10), Duration.ZERO, 0)) {
+      plan(warmUp.endpoint(), Files.createTempDirectory("statesweep-warm-up"));
+    }
+  }
+
+  /** A plan and its row: keys listed and the CPU of this JVM during its list phase, state files read. */
+  private record PlannedRow(PlanResult plan, Row row) {}
+
+  private static PlannedRow planRow(String endpoint, Path warehouse, String name) throws Exception {
+    try (CpuSampler cpu = new CpuSampler()) {
+      long started = System.nanoTime();
+      PlanResult plan = plan(endpoint, warehouse);
+      double listSeconds = plan.phaseSeconds().getOrDefault("list", 0.0);
+      double readSeconds = plan.phaseSeconds().getOrDefault("read-state-files", 0.0);
+      long keys = Long.parseLong(plan.summary().extra().get("keys_listed"));
+      // The list phase is the plan's first: it starts within milliseconds of the call.
+      double listCpu = cpu.secondsBetween(started, started + (long) (listSeconds * 1e9));
+      return new PlannedRow(plan, new Row(name, keys, listSeconds, plan.summary().stateFilesScanned(), readSeconds,
+          listCpu));
+    }
+  }
+
+  /**
+   * Listing alone at another latency: (a)'s sequential walk beside (c)'s list phase, and the ceiling
+   * that this machine's cores put on their ratio.
+   */
+  private static List<Row> listingAt(long records, int latencyMillis) throws Exception {
+    SyntheticArchive archive = new SyntheticArchive(PREFIX, records, 9, 1_000, false, 10);
+    try (SyntheticS3Server server = new SyntheticS3Server(BUCKET, archive, Duration.ofMillis(latencyMillis), 0)) {
+      Row a = reference(server.endpoint(), "uniform, " + latencyMillis + " ms", false);
+      Row c = planRow(server.endpoint(), Files.createTempDirectory("statesweep-scale"),
+          "(c) statesweep plan, " + latencyMillis + " ms").row();
+      return List.of(a, c);
+    }
+  }
+
+  private static void printListingAt(long records, int latencyMillis) throws Exception {
+    List<Row> listing = listingAt(records, latencyMillis);
+    Row a = listing.get(0);
+    Row c = listing.get(1);
+    System.out.println();
+    System.out.printf("listing alone at %d ms per request (%d keys):%n", latencyMillis, a.keys());
+    System.out.printf("%-30s %10s %7s %9s %8s%n", "run", "keys", "list s", "keys/s", "cpu ms/p");
+    for (Row row : listing) {
+      System.out.println(row.listingColumns());
+    }
+    System.out.printf("listing c/a = %.2f at %d ms (cpu ceiling %.2f)%n", c.keysPerSecond() / a.keysPerSecond(),
+        latencyMillis, cpuCeiling(a, c));
+  }
+
+  /**
+   * How far {@code c} can outrun the sequential {@code a} on this machine's cores: (a) waits a whole
+   * request per page; (c) can do no better than its CPU per page spread over the cores.
+   */
+  private static double cpuCeiling(Row a, Row c) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    return a.wallMillisPerPage() / (c.cpuMillisPerPage() / cores);
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** This JVM's CPU time, sampled every 20 ms, so a window inside a longer call can be measured. */
+  private static final class CpuSampler implements AutoCloseable {
+    private final List<long[]> samples = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Thread thread;
+
+    CpuSampler() {
+      sample();
+      thread = new Thread(() -> {
+        try {
+          while (!Thread.currentThread().isInterrupted()) {
+            Thread.sleep(20);
+            sample();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "cpu-sampler");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void sample() {
+      samples.add(new long[] {System.nanoTime(), processCpuNanos()});
+    }
+
+    /** CPU seconds between two {@code System.nanoTime()} instants, from the samples nearest each. */
+    double secondsBetween(long from, long to) {
+      return (cpuAt(to) - cpuAt(from)) / 1e9;
+    }
+
+    private long cpuAt(long time) {
+      synchronized (samples) {
+        long[] best = samples.get(0);
+        for (long[] sample : samples) {
+          if (Math.abs(sample[0] - time) < Math.abs(best[0] - time)) {
+            best = sample;
+          }
+        }
+        return best[1];
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      thread.interrupt();
+      thread.join();
     }
   }
 
   /** (a) One sequential ListObjectsV2 walk, then 16 threads of GETs, in this process (no Spark). */
-  private static Row reference(String endpoint, String shape) throws Exception {
+  private static Row reference(String endpoint, String shape, boolean readStateFiles) throws Exception {
     ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(endpoint, true)
         .withMaxConnections(300)), BUCKET);
     long started = System.nanoTime();
+    long cpuStarted = processCpuNanos();
     List<String> stateFiles = new ArrayList<>();
     long[] listed = {0};
     store.listAll(PREFIX, object -> {
@@ -175,10 +322,15 @@ public final class ScaleBenchmark {
       }
     });
     double listSeconds = (System.nanoTime() - started) / 1e9;
-    started = System.nanoTime();
-    readAll(store, stateFiles, 16);
-    double getSeconds = (System.nanoTime() - started) / 1e9;
-    return new Row("(a) reference, " + shape, listed[0], listSeconds, stateFiles.size(), getSeconds);
+    double listCpu = (processCpuNanos() - cpuStarted) / 1e9;
+    double getSeconds = 0;
+    if (readStateFiles) {
+      started = System.nanoTime();
+      readAll(store, stateFiles, 16);
+      getSeconds = (System.nanoTime() - started) / 1e9;
+    }
+    return new Row("(a) reference, " + shape, listed[0], listSeconds, readStateFiles ? stateFiles.size() : 0,
+        getSeconds, listCpu);
   }
 
   /**
@@ -192,6 +344,7 @@ public final class ScaleBenchmark {
     settings.forEach(conf::set);
     URI bucket = URI.create("s3a://" + BUCKET + "/");
     long started = System.nanoTime();
+    long cpuStarted = processCpuNanos();
     List<String> stateFiles = new ArrayList<>();
     long listed = 0;
     // A new instance, not FileSystem.get: the cache is keyed by bucket, and every server here is a new endpoint.
@@ -207,6 +360,7 @@ public final class ScaleBenchmark {
       }
     }
     double listSeconds = (System.nanoTime() - started) / 1e9;
+    double listCpu = (processCpuNanos() - cpuStarted) / 1e9;
     started = System.nanoTime();
     long read = 0;
     for (Long count : spark.createDataset(stateFiles, Encoders.STRING()).repartition(16)
@@ -217,7 +371,7 @@ public final class ScaleBenchmark {
     if (read != stateFiles.size()) {
       throw new IllegalStateException("S3A read " + read + " of " + stateFiles.size() + " state files");
     }
-    return new Row("(b) Spark + S3A", listed, listSeconds, read, readSeconds);
+    return new Row("(b) Spark + S3A", listed, listSeconds, read, readSeconds, listCpu);
   }
 
   static Map<String, String> s3aSettings(String endpoint) {
