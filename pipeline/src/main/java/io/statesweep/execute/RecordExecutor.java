@@ -265,7 +265,8 @@ public final class RecordExecutor implements AutoCloseable {
       record.files().forEach(delete -> planned.add(delete.key()));
       for (String key : record.listedKeys()) {
         // A state file that lists its own key: ignored, as the planner does (it goes last anyway).
-        if (!planned.contains(key) && !key.equals(record.stateFileKey()) && (current.containsKey(key) || listing.existsOutsideCurrent(key, store))) {
+        boolean ownKey = key.equals(record.stateFileKey());
+        if (!planned.contains(key) && !ownKey && (current.containsKey(key) || listing.existsOutsideCurrent(key, store))) {
           return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + key
               + ", which its state file lists, exists now but did not when the plan was made");
         }

@@ -324,7 +324,7 @@ public final class ObjectStore {
 
   /**
    * Repeats a GET whose answer's body broke off (a connection reset while reading it), with a short
-   * backoff, as many times as the client's own attempts; then fails naming the key.
+   * backoff, up to {@link #BODY_ATTEMPTS} times; then fails naming the key.
    */
   private <T> T retryingBody(String key, BodyRead<T> read) {
     for (int attempt = 1; ; attempt++) {

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -103,7 +104,7 @@ public final class RunLock implements AutoCloseable {
       if (current == null) {
         continue; // released between our create and our read: try again
       }
-      if (java.util.Arrays.equals(current.bytes(), mine)) {
+      if (Arrays.equals(current.bytes(), mine)) {
         // Our own create went through but its answer was lost, and the SDK's retry found the lock taken.
         LOG.info("Took the lock s3://{}/{} until {} (the answer to its creation was lost)", store.bucket(), key,
             me.expiresAt());
@@ -152,10 +153,7 @@ public final class RunLock implements AutoCloseable {
     if (next == null) {
       // The answer to our own replace may have been lost and the retry refused: then the lock is ours.
       ObjectContent current = store.read(key, MAX_LOCK_BYTES);
-      if (current != null && java.util.Arrays.equals(current.bytes(), mine)) {
-        etag = current.object().etag();
-        return true;
-      }
+      next = current != null && Arrays.equals(current.bytes(), mine) ? current.object().etag() : null;
     }
     if (next == null) {
       lost.set(true);

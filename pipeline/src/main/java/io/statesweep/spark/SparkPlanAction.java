@@ -138,7 +138,6 @@ public final class SparkPlanAction {
 
   private Counts planListed(RunContext run, Tables tables, KeyClassifier classifier, Planner planner,
       Dataset<ObjectRow> listingDS, long keysListed, long tasksRun, int partitions) {
-
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     phase("read-state-files", "Reading state files");
     Dataset<StateFileRow> classifiedDS = listingDS

@@ -43,7 +43,7 @@ class RunLockTest {
   }
 
   @Test
-  void aLockWhoseCreationAnswerWasLostIsStillOurs() throws Exception {
+  void aLockWhoseCreationOrRenewalAnswerWasLostIsStillOurs() throws Exception {
     // Found with the fault-injecting proxy: the server creates the lock, the answer is cut off, the
     // SDK retries, and the retry's 412 made the run refuse itself as "another run".
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
@@ -56,7 +56,13 @@ class RunLockTest {
       try (RunLock lock = RunLock.acquire(throughProxy, key, "statesweep run (pid 1)", "host-a", TTL, at(T0))) {
         assertThat(proxy.injected()).containsEntry(FaultProxy.Fault.RESET_MID_RESPONSE, 1L);
         assertThat(lock.holder().owner()).isEqualTo("statesweep run (pid 1)");
+
+        // The same for a renewal: its answer cut off, the retry refused (the ETag moved on).
+        first.set(true);
         assertThat(lock.renew()).isTrue();
+        assertThat(proxy.injected()).containsEntry(FaultProxy.Fault.RESET_MID_RESPONSE, 2L);
+        assertThat(lock.lost()).isFalse();
+        assertThat(lock.renew()).as("renewed again on the ETag it found").isTrue();
       }
       assertThat(store.read(key, 1024)).as("released").isNull();
     }
