@@ -15,7 +15,8 @@ public final class SharedSpark {
     if (session == null) {
       session = SparkSession.builder()
           .appName("statesweep-tests")
-          .master("local[2]")
+          // local[2,4] (the task-retries execution of the build) retries a failed task, as a cluster does.
+          .master(System.getProperty("statesweep.test.master", "local[2]"))
           .config("spark.driver.host", "127.0.0.1")
           .config("spark.driver.bindAddress", "127.0.0.1")
           .config("spark.ui.enabled", "false")

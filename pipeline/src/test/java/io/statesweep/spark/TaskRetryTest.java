@@ -1,0 +1,112 @@
+package io.statesweep.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.execute.ExecutionHook;
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.SharedSpark;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Spark task that dies in the middle of its partition (an executor lost after some of its batches
+ * went) is retried by Spark: the retry verifies every record again, so nothing is deleted twice or
+ * beyond the plan, no record is counted twice, and the job completes. Runs in the build's
+ * {@code task-retries} execution, whose session ({@code local[2,4]}) retries failed tasks.
+ */
+@ExtendWith(S3ServerExtension.class)
+class TaskRetryTest {
+  private static final String PREFIX = "cogram/";
+  /** Set by the first task that reaches its second DeleteObjects batch, which then dies. */
+  static final AtomicBoolean KILLED = new AtomicBoolean();
+
+  @Test
+  void aTaskKilledMidPartitionIsRetriedWithNothingDeletedTwiceOrCountedTwice(LocalS3Server server,
+      @TempDir Path warehouse) {
+    assertThat(SharedSpark.session().sparkContext().master()).as("a session that retries tasks").isEqualTo("local[2,4]");
+    String bucket = server.createBucket("task-retry");
+    Instant now = Instant.now();
+    SampleArchive.Manifest manifest = SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()),
+        bucket), PREFIX, SampleArchive.minimumRecordCount() + 60, 5L, now);
+    Set<String> expectedLeft = keys(server, bucket);
+    expectedLeft.removeAll(manifest.expectedDeletes(Duration.ZERO));
+    Map<String, String> flags = new HashMap<>();
+    flags.put("--bucket", bucket);
+    flags.put("--prefix", PREFIX);
+    flags.put("--endpoint", server.endpoint());
+    flags.put("--warehouse", warehouse.toString());
+    flags.put("--log-lines", "0");
+    PlanResult plan = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
+        null))).clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
+    assertThat(plan.failure()).isNull();
+
+    flags.put("--dry-run", "false");
+    flags.put("--skip-approval", "true");
+    flags.put("--batch-size", "3");
+    ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags,
+        Map.of(), null)), plan.runId()).hook(new KillOnce()).execute();
+
+    assertThat(KILLED).as("a task died mid-partition").isTrue();
+    assertThat(result.failure()).isNull();
+    assertThat(result.summary().complete()).isTrue();
+    assertThat(result.summary().errors()).isZero();
+    assertThat(keys(server, bucket)).as("exactly the plan is gone").isEqualTo(expectedLeft);
+
+    Dataset<Row> executions = SharedSpark.session().read().format("delta").load(result.tables().executions())
+        .filter("attempt_id = '" + result.attemptId() + "'");
+    Dataset<Row> planned = SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+        .filter("run_id = '" + plan.runId() + "' and action in ('delete_record', 'delete_removed_files')");
+    assertThat(executions.count()).as("one row per planned record, none from the dead task").isEqualTo(planned.count());
+    assertThat(executions.select("state_file_key").distinct().count()).isEqualTo(planned.count());
+    // Keys the dead task deleted are "already gone" to its retry, and a record it finished (state file
+    // included) is "already_deleted" with its planned keys: each key deleted once, accounted for once.
+    Row counted = executions.join(planned.selectExpr("state_file_key", "child_keys_to_delete"), "state_file_key")
+        .selectExpr("sum(if(outcome = 'already_deleted', child_keys_to_delete, child_keys_deleted + keys_already_gone))",
+            "count_if(outcome in ('deleted', 'already_deleted'))").first();
+    Row promised = planned.selectExpr("sum(child_keys_to_delete)", "count_if(action = 'delete_record')").first();
+    assertThat(counted.getLong(0)).isEqualTo(promised.getLong(0));
+    assertThat(counted.getLong(1)).isEqualTo(promised.getLong(1));
+    assertThat(result.summary().recordsDeleted() + result.summary().extra().getOrDefault("already_deleted", "0")
+        .transform(Long::parseLong)).isEqualTo(plan.summary().recordsDeleted());
+  }
+
+  private static Set<String> keys(LocalS3Server server, String bucket) {
+    Set<String> keys = new TreeSet<>();
+    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll(PREFIX,
+        (StoredObject object) -> keys.add(object.key()));
+    return keys;
+  }
+
+  /** The first task to finish its second batch dies, as if its executor were lost. */
+  static final class KillOnce implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+    private transient int batches;
+
+    @Override
+    public void afterBatch(long batchesOfThisJvm) {
+      if (++batches == 2 && KILLED.compareAndSet(false, true)) {
+        throw new IllegalStateException("executor lost (simulated) after 2 batches of this task");
+      }
+    }
+  }
+}
