@@ -1,0 +1,113 @@
+package io.statesweep.jobs;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The driver of an {@code execute} is killed (SIGKILL, its JVM gone mid-attempt, its lock left
+ * behind): nothing outside the plan is gone, the next run is refused while the dead run's lock is
+ * valid and names it, and once the lock expires a rerun takes it over and finishes the plan exactly.
+ */
+@ExtendWith(S3ServerExtension.class)
+class DriverKillTest {
+  private static final String BUCKET = "driver-kill";
+
+  @Test
+  void aDriverKilledMidExecuteIsFollowedByARerunThatFinishes(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
+    server.createBucket(BUCKET);
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 150, 3L, Instant.now());
+    Set<String> before = exportKeys(store);
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes());
+    Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", BUCKET, "COGRAM_CLEANUP_PREFIX", "cogram/",
+        "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
+    String planned = run(environment, "plan");
+    String runId = planned.replaceAll("(?s).*run_id=(\\S+).*", "$1");
+
+    // The execute in a JVM of its own, slowed down so that it is killed with deletes still to do.
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx1g"));
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
+          || flag.startsWith("-Djdk.reflect")) {
+        command.add(flag);
+      }
+    }
+    command.addAll(List.of("-Daws.accessKeyId=" + System.getProperty("aws.accessKeyId"),
+        "-Daws.secretAccessKey=" + System.getProperty("aws.secretAccessKey"), "-Daws.region=us-east-1",
+        "-cp", System.getProperty("java.class.path"), StatesweepCli.class.getName(), "execute", "--run-id", runId,
+        "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "1m"));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(Files.createTempFile(warehouse, "killed-execute", ".log").toFile());
+    builder.environment().putAll(environment);
+    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    Process execute = builder.start();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+    while (exportKeys(store).size() > before.size() - 6 && execute.isAlive() && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(execute.isAlive()).as("the execute is still deleting when it is killed").isTrue();
+    execute.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    Set<String> afterKill = exportKeys(store);
+    assertThat(afterKill).as("nothing outside the plan is gone").containsAll(expectedLeft);
+    assertThat(afterKill).as("deletes were still to do").isNotEqualTo(expectedLeft);
+    assertThat(store.read("cogram.statesweep/lock", 4096)).as("the dead run's lock").isNotNull();
+
+    // While the dead run's lock is valid, a rerun is refused and told who holds it; then it takes over.
+    Output rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
+    assertThat(rerun.code()).as(rerun.errors()).isEqualTo(StatesweepCli.LOCKED);
+    assertThat(rerun.errors()).contains("statesweep execute --run-id " + runId + " (pid " + execute.pid() + ")");
+    long lockDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+    while (rerun.code() == StatesweepCli.LOCKED && System.nanoTime() < lockDeadline) {
+      Thread.sleep(5_000);
+      rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
+    }
+    assertThat(rerun.code()).as(rerun.text() + rerun.errors()).isZero();
+    assertThat(rerun.text()).contains("summary: dry_run=false complete=true");
+    assertThat(exportKeys(store)).isEqualTo(expectedLeft);
+  }
+
+  private static String run(Map<String, String> environment, String... args) {
+    Output output = runWithCode(environment, args);
+    assertThat(output.code()).as(output.errors()).isZero();
+    return output.text();
+  }
+
+  private static Output runWithCode(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+    return new Output(code, out.toString(UTF_8), err.toString(UTF_8));
+  }
+
+  private record Output(int code, String text, String errors) {}
+
+  private static Set<String> exportKeys(ObjectStore store) {
+    Set<String> keys = new TreeSet<>();
+    store.listAll("cogram/", object -> keys.add(object.key()));
+    return keys;
+  }
+}
