@@ -103,15 +103,22 @@ class FaultInjectionTest {
     PlanResult plan = plan(server.endpoint());
     assertThat(plan.summary().recordsDeleted()).isPositive();
 
-    // Attempt 1: faults everywhere, and DeleteObjects answers that lose the server's work.
-    proxy.plan(random(3, Map.of(Fault.SLOW_DOWN, 0.10, Fault.INTERNAL_ERROR, 0.05, Fault.RESET_MID_RESPONSE, 0.05,
-        Fault.SLOW, 0.02, Fault.DELETE_KEY_ERRORS, 0.5)));
+    // Attempt 1: faults everywhere, and DeleteObjects answers that lose the server's work; the first
+    // DeleteObjects of the export's keys (files: state files go after) reports errors for half its keys.
+    java.util.concurrent.atomic.AtomicBoolean firstDelete = new java.util.concurrent.atomic.AtomicBoolean(true);
+    FaultProxy.FaultPlan faults = random(3, Map.of(Fault.SLOW_DOWN, 0.10, Fault.INTERNAL_ERROR, 0.05,
+        Fault.RESET_MID_RESPONSE, 0.05, Fault.SLOW, 0.02, Fault.DELETE_KEY_ERRORS, 0.3));
+    proxy.plan(request -> request.isDeleteObjects() && request.deleteKeys().stream().allMatch(
+        key -> key.startsWith(PREFIX)) && firstDelete.getAndSet(false) ? Fault.DELETE_KEY_ERRORS
+        : faults.faultOf(request));
     ExecuteResult first = execute(plan.runId());
     System.out.println("execute attempt 1 through faults: injected " + proxy.injected() + "; " + first.summary().line());
     assertThat(proxy.injected()).containsKeys(Fault.SLOW_DOWN, Fault.RESET_MID_RESPONSE, Fault.DELETE_KEY_ERRORS);
     assertNothingOutsideThePlanIsGone(before, expectedLeft);
     assertThat(first.summary().errors()).as("per-key errors are the run's errors: %s", first.summary().line())
         .isPositive();
+    assertThat(keys()).as("state files of records whose files failed stay for the next run")
+        .containsAnyElementsOf(plannedStateFiles());
 
     // Attempt 2: every DeleteObjects answer reports errors for half its keys.
     proxy.plan(request -> request.isDeleteObjects() ? Fault.DELETE_KEY_ERRORS : null);
@@ -127,6 +134,7 @@ class FaultInjectionTest {
     assertThat(last.summary().complete()).isTrue();
     assertThat(last.summary().errors()).isZero();
     assertThat(keys()).isEqualTo(expectedLeft);
+    assertThat(keys()).doesNotContainAnyElementsOf(plannedStateFiles());
   }
 
   /** No key the plan does not delete has gone, and no state file has gone while a key of its plan remains. */
@@ -142,6 +150,16 @@ class FaultInjectionTest {
       }
     }
     assertThat(before).containsAll(now);
+  }
+
+  private Set<String> plannedStateFiles() {
+    Set<String> stateFiles = new TreeSet<>();
+    for (SampleArchive.SampleRecord record : manifest.records().values()) {
+      if (record.expectedDeletes(now, Duration.ZERO).contains(record.stateFileKey())) {
+        stateFiles.add(record.stateFileKey());
+      }
+    }
+    return stateFiles;
   }
 
   private static FaultProxy.FaultPlan random(long seed, Map<Fault, Double> rates) {

@@ -44,8 +44,11 @@ public final class FaultProxy implements AutoCloseable {
     DELETE_KEY_ERRORS
   }
 
-  /** A request as the proxy sees it: method, path with query, and its sequence number from 1. */
-  public record Request(String method, String target, long sequence) {
+  /**
+   * A request as the proxy sees it: method, path with query, its sequence number from 1, and the keys
+   * of a DeleteObjects request (as they stand in its XML).
+   */
+  public record Request(String method, String target, long sequence, List<String> deleteKeys) {
     public boolean isDeleteObjects() {
       return method.equals("POST") && target.contains("?delete");
     }
@@ -145,7 +148,12 @@ public final class FaultProxy implements AutoCloseable {
         return;
       }
       String[] line = request.startLine.split(" ", 3);
-      Request seen = new Request(line[0], line[1], requests.incrementAndGet());
+      List<String> deleteKeys = new ArrayList<>();
+      Matcher keys = OBJECT_KEY.matcher(new String(request.body, UTF_8));
+      while (keys.find()) {
+        deleteKeys.add(keys.group(1));
+      }
+      Request seen = new Request(line[0], line[1], requests.incrementAndGet(), List.copyOf(deleteKeys));
       Fault fault = plan.faultOf(seen);
       if (fault == Fault.DELETE_KEY_ERRORS && !seen.isDeleteObjects()) {
         fault = null;
