@@ -15,6 +15,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.DeletedObject;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Error;
@@ -37,6 +38,8 @@ public final class ObjectStore {
   private static final int PAGE_SIZE = 1000;
   /** Reads of a GET's body, the first included, before a broken-off body is an error. */
   private static final int BODY_ATTEMPTS = 5;
+  /** The error code of a key that a DeleteObjects answer does not mention. */
+  public static final String NO_ANSWER = "NoAnswer";
 
   private final S3Client client;
   private final String bucket;
@@ -224,17 +227,38 @@ public final class ObjectStore {
   }
 
   /**
-   * Deletes up to 1,000 keys in one DeleteObjects request (quiet mode), each conditional on its ETag
-   * where one is given. Per-key errors are returned, never thrown; a key the store reports missing
-   * counts as deleted (it is gone either way). A failure of the whole request throws.
+   * Deletes up to 1,000 keys, each conditional on its ETag where one is given: the keys XML can carry
+   * in one DeleteObjects request, each other key alone with DeleteObject (its key travels in the URL;
+   * see {@link XmlKeys}), so that one odd key can never fail the request of other records' keys.
+   *
+   * <p>A key counts as deleted only when the store says so: DeleteObjects is sent in verbose mode
+   * (not quiet), and a key that its answer lists neither as deleted nor as an error is an error
+   * ({@code NoAnswer}), never a deletion. A key the store reports missing counts as deleted (it is
+   * gone either way). Per-key errors are returned, never thrown; a failure of the whole
+   * DeleteObjects request throws.
    */
   public DeleteResult delete(List<DeleteTarget> targets) {
-    if (targets.isEmpty()) {
-      return new DeleteResult(java.util.Set.of(), java.util.Map.of());
-    }
     if (targets.size() > 1000) {
       throw new IllegalArgumentException("DeleteObjects takes at most 1000 keys, not " + targets.size());
     }
+    java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
+    java.util.Map<String, DeleteResult.KeyError> errors = new java.util.LinkedHashMap<>();
+    List<DeleteTarget> inXml = new ArrayList<>(targets.size());
+    for (DeleteTarget target : targets) {
+      if (XmlKeys.canTravelInXml(target.key())) {
+        inXml.add(target);
+      } else {
+        deleteAlone(target, deleted, errors);
+      }
+    }
+    if (!inXml.isEmpty()) {
+      deleteInOneRequest(inXml, deleted, errors);
+    }
+    return new DeleteResult(deleted, errors);
+  }
+
+  private void deleteInOneRequest(List<DeleteTarget> targets, java.util.Set<String> deleted,
+      java.util.Map<String, DeleteResult.KeyError> errors) {
     List<ObjectIdentifier> identifiers = new ArrayList<>(targets.size());
     for (DeleteTarget target : targets) {
       ObjectIdentifier.Builder identifier = ObjectIdentifier.builder().key(target.key());
@@ -246,24 +270,66 @@ public final class ObjectStore {
     DeleteObjectsResponse response;
     try {
       response = client.deleteObjects(b -> b.overrideConfiguration(this::counted).bucket(bucket)
-          .delete(Delete.builder().objects(identifiers).quiet(true).build()));
+          .delete(Delete.builder().objects(identifiers).quiet(false).build()));
     } catch (SdkException e) {
       throw translate("delete", targets.get(0).key() + " and " + (targets.size() - 1) + " more keys", e);
     }
-    java.util.Map<String, DeleteResult.KeyError> errors = new java.util.LinkedHashMap<>();
+    java.util.Set<String> asked = new java.util.HashSet<>();
+    targets.forEach(target -> asked.add(target.key()));
+    java.util.Set<String> answered = new java.util.HashSet<>();
+    for (DeletedObject object : response.deleted()) {
+      answered.add(object.key());
+    }
     for (S3Error error : response.errors()) {
+      if (!asked.contains(error.key())) {
+        continue; // an answer for a key nobody asked about says nothing of the keys asked
+      }
       if ("NoSuchKey".equals(error.code())) {
+        answered.add(error.key());
+      } else {
+        errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
+      }
+    }
+    for (DeleteTarget target : targets) {
+      if (errors.containsKey(target.key())) {
         continue;
       }
-      errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
-    }
-    java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
-    for (DeleteTarget target : targets) {
-      if (!errors.containsKey(target.key())) {
+      if (answered.contains(target.key())) {
         deleted.add(target.key());
+      } else {
+        errors.put(target.key(), new DeleteResult.KeyError(NO_ANSWER,
+            "the DeleteObjects answer lists this key neither as deleted nor as an error"));
       }
     }
-    return new DeleteResult(deleted, errors);
+  }
+
+  /** DeleteObject for one key, with If-Match when an ETag is given; a key already gone counts as deleted. */
+  private void deleteAlone(DeleteTarget target, java.util.Set<String> deleted,
+      java.util.Map<String, DeleteResult.KeyError> errors) {
+    try {
+      client.deleteObject(b -> {
+        b.overrideConfiguration(this::counted).bucket(bucket).key(target.key());
+        if (target.etag() != null) {
+          b.ifMatch(quote(target.etag()));
+        }
+      });
+      deleted.add(target.key());
+    } catch (NoSuchKeyException e) {
+      deleted.add(target.key());
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        deleted.add(target.key());
+      } else if (e.statusCode() == 412) {
+        errors.put(target.key(), new DeleteResult.KeyError("PreconditionFailed",
+            "the object no longer has the ETag it was verified with"));
+      } else {
+        StoreException failure = translate("delete", target.key(), e);
+        errors.put(target.key(), new DeleteResult.KeyError(failure.errorCode(), failure.getMessage()));
+      }
+    } catch (SdkException e) {
+      StoreException failure = translate("delete", target.key(), e);
+      errors.put(target.key(), new DeleteResult.KeyError(failure.errorCode(), failure.getMessage()));
+    }
   }
 
   /** Writes an object; returns its ETag. */

@@ -27,6 +27,12 @@ import java.util.List;
  * <p>Used fields: {@code delete} (boolean; absent or null means false), {@code expires_at} (ISO-8601
  * timestamp with a zone offset, or null), {@code files} and {@code delete_files} (arrays of strings;
  * absent or null means empty) and the layout's marked-at fields (timestamps, or null).
+ *
+ * <p>Every used value is validated here, once, before it can reach a row, a table or a request, and
+ * never repaired (spec section 1): a timestamp outside {@link #EARLIEST} .. {@link #LATEST} (what every
+ * table can hold: Spark's timestamps overflow past year 294247, Parquet refuses dates before 1900 by
+ * default) and a string that is not valid Unicode (a lone UTF-16 surrogate, which any encoder would
+ * turn into {@code ?} or U+FFFD: another key) make the document bad, naming the field.
  */
 public final class StateParser implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -35,6 +41,12 @@ public final class StateParser implements Serializable {
   public static final int DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
   private static final int MAX_NESTING_DEPTH = 200;
+
+  /** The earliest timestamp a state document may hold. */
+  public static final Instant EARLIEST = Instant.parse("1900-01-01T00:00:00Z");
+
+  /** The latest timestamp a state document may hold. */
+  public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
 
   private final List<String> markedAtFields;
   private transient ObjectMapper mapper;
@@ -112,10 +124,33 @@ public final class StateParser implements Serializable {
     if (!value.isTextual()) {
       throw new FieldException("field " + field + " is not a timestamp string but " + describe(value));
     }
+    requireUnicode(field, value.textValue());
+    Instant instant;
     try {
-      return OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+      instant = OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
     } catch (DateTimeParseException e) {
       throw new FieldException("field " + field + " is not an ISO-8601 timestamp with a zone: " + quote(value.textValue()));
+    }
+    if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+      throw new FieldException("field " + field + " is outside " + EARLIEST + " .. " + LATEST + ": "
+          + quote(value.textValue()));
+    }
+    return instant;
+  }
+
+  /**
+   * Refuses a string that is not valid Unicode: a high surrogate not followed by a low one, or a low
+   * surrogate not preceded by a high one. JSON's {@code \ud800} escapes produce them.
+   */
+  private static void requireUnicode(String field, String text) throws FieldException {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new FieldException("field " + field + " is not valid Unicode: a lone surrogate "
+            + String.format("\\u%04x", (int) c) + " at character " + i);
+      }
     }
   }
 
@@ -133,6 +168,7 @@ public final class StateParser implements Serializable {
       if (!entry.isTextual()) {
         throw new FieldException("field " + field + "[" + i + "] is not a string but " + describe(entry));
       }
+      requireUnicode(field + "[" + i + "]", entry.textValue());
       keys.add(entry.textValue());
     }
     return keys;
@@ -159,7 +195,11 @@ public final class StateParser implements Serializable {
   }
 
   private static String quote(String text) {
-    return "\"" + (text.length() > 60 ? text.substring(0, 60) + "..." : text) + "\"";
+    if (text.length() <= 60) {
+      return "\"" + text + "\"";
+    }
+    int end = Character.isHighSurrogate(text.charAt(59)) ? 59 : 60; // never cut a surrogate pair in two
+    return "\"" + text.substring(0, end) + "...\"";
   }
 
   private static String firstLine(String message) {

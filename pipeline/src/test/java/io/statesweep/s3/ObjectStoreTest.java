@@ -8,7 +8,9 @@ import io.statesweep.plan.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -142,6 +144,80 @@ class ObjectStoreTest {
     assertThatThrownBy(() -> missing.write("a/b.txt", new byte[] {1}))
         .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
         .hasMessageStartingWith("Cannot write s3://no-such-bucket/a/b.txt: NoSuchBucket (404): ");
+  }
+
+  /**
+   * One key per class of characters XML cannot carry or carries altered, each among normal keys in one
+   * delete: every key goes (its own DeleteObject where XML cannot carry it), exactly that key (the
+   * keys that an XML parser or a "repair" would turn it into stay), and the normal keys go in one
+   * DeleteObjects request that no odd key can fail.
+   */
+  @Test
+  void deletesKeysThatXmlCannotCarryAloneAndExactlyThoseKeys() {
+    Map<String, List<String>> oddKeysAndLookAlikes = new LinkedHashMap<>();
+    oddKeysAndLookAlikes.put("xml/a\u0001b.pdf", List.of("xml/ab.pdf", "xml/a b.pdf", "xml/a\ufffdb.pdf"));
+    oddKeysAndLookAlikes.put("xml/cr\rcr.pdf", List.of("xml/cr\ncr.pdf", "xml/cr cr.pdf", "xml/crcr.pdf"));
+    oddKeysAndLookAlikes.put("xml/crlf\r\ncrlf.pdf", List.of("xml/crlf\ncrlf.pdf", "xml/crlf  crlf.pdf"));
+    oddKeysAndLookAlikes.put("xml/lf\nlf.pdf", List.of("xml/lf lf.pdf"));
+    oddKeysAndLookAlikes.put("xml/tab\ttab.pdf", List.of("xml/tab tab.pdf"));
+    oddKeysAndLookAlikes.put("xml/del\u007fc1\u0085.pdf", List.of("xml/del\u007fc1\n.pdf"));
+    oddKeysAndLookAlikes.put("xml/nonchar\uffff.pdf", List.of("xml/nonchar\ufffd.pdf"));
+    oddKeysAndLookAlikes.put("xml/escaped &amp; <tag> \"q\" 'a'.pdf", List.of("xml/escaped & <tag> \"q\" 'a'.pdf"));
+    List<String> normal = IntStream.range(0, 20).mapToObj(i -> "xml/normal-" + i + ".pdf").toList();
+    List<DeleteTarget> targets = new ArrayList<>();
+    for (String key : normal) {
+      targets.add(new DeleteTarget(key, write(key, key)));
+    }
+    oddKeysAndLookAlikes.forEach((key, lookAlikes) -> {
+      targets.add(new DeleteTarget(key, write(key, "odd")));
+      lookAlikes.forEach(lookAlike -> write(lookAlike, "look-alike"));
+    });
+    List<StoredObject> before = new ArrayList<>();
+    store.listAll("xml/", before::add);
+    assertThat(before).extracting(StoredObject::key).containsAll(oddKeysAndLookAlikes.keySet());
+    ObjectStore counted = new ObjectStore(client, BUCKET);
+
+    DeleteResult result = counted.delete(targets);
+
+    assertThat(result.errors()).isEmpty();
+    assertThat(result.deleted()).containsExactlyInAnyOrderElementsOf(targets.stream().map(DeleteTarget::key).toList());
+    List<String> left = new ArrayList<>();
+    store.listAll("xml/", object -> left.add(object.key()));
+    assertThat(left).containsExactlyInAnyOrderElementsOf(
+        oddKeysAndLookAlikes.values().stream().flatMap(List::stream).toList());
+    assertThat(counted.requestCounts().snapshot())
+        .containsEntry("DeleteObjects.calls", 1L)
+        .containsEntry("DeleteObject.calls", 7L);
+  }
+
+  @Test
+  void aKeyXmlCannotCarryIsDeletedOnlyWhileItHasItsETag() {
+    String key = "xml-etag/a\u0001b.pdf";
+    String old = write(key, "first");
+    write(key, "second");
+
+    DeleteResult result = store.delete(List.of(new DeleteTarget(key, old), new DeleteTarget("xml-etag/missing\u0002", "x")));
+
+    assertThat(result.errors()).containsOnlyKeys(key);
+    assertThat(result.errors().get(key).code()).isEqualTo("PreconditionFailed");
+    assertThat(result.deleted()).containsExactly("xml-etag/missing\u0002");
+    assertThat(store.read(key, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("second");
+  }
+
+  @Test
+  void eachKeyOfADeleteObjectsRequestCountsAsDeletedOnlyWhenTheAnswerSaysSo() {
+    String kept = "verbose/changed.pdf";
+    String oldEtag = write(kept, "first");
+    write(kept, "second");
+    String plain = "verbose/plain.pdf";
+    String plainEtag = write(plain, "plain");
+
+    DeleteResult result = store.delete(List.of(new DeleteTarget(kept, oldEtag), new DeleteTarget(plain, plainEtag),
+        new DeleteTarget("verbose/never-existed.pdf", null)));
+
+    assertThat(result.deleted()).containsExactlyInAnyOrder(plain, "verbose/never-existed.pdf");
+    assertThat(result.errors()).containsOnlyKeys(kept);
+    assertThat(result.errors().get(kept).isPreconditionFailed()).isTrue();
   }
 
   private static String write(String key, String content) {

@@ -99,6 +99,7 @@ class BadInputTest {
     seedBigList();
     seedDuplicates();
     seedUnicode();
+    seedValuesNoTableOrRequestCanCarry();
     archive.put("_cogram/manifest.json", "{}");
     archive.store().write("bad-copy/projects/p1/meetings/outside/minutes.pdf", bytes("pdf"));
     otherBucket.write(P + "projects/p1/meetings/arn/minutes.pdf", bytes("pdf"));
@@ -122,13 +123,13 @@ class BadInputTest {
   @Test
   void planAndExecutionCompleteWithoutErrorsDespiteEveryBadInput() {
     assertThat(plan.failure()).isNull();
-    assertThat(plan.summary().line()).startsWith("summary: dry_run=true complete=true state_files_scanned=31"
-        + " records_deleted=7 child_keys_deleted=12 records_kept=24 kept_newer_files=0 kept_refused=11 skipped=0"
-        + " errors=0 bad_state=9 ");
+    assertThat(plan.summary().line()).startsWith("summary: dry_run=true complete=true state_files_scanned=39"
+        + " records_deleted=9 child_keys_deleted=16 records_kept=30 kept_newer_files=0 kept_refused=11 skipped=0"
+        + " errors=0 bad_state=14 ");
     assertThat(execution.failure()).isNull();
-    assertThat(execution.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=31"
-        + " records_deleted=7 child_keys_deleted=12 records_kept=24 kept_newer_files=0 kept_refused=11 skipped=0"
-        + " errors=0 state_changed=0 already_deleted=0 changed_during_delete=0 bad_state=9 ");
+    assertThat(execution.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=39"
+        + " records_deleted=9 child_keys_deleted=16 records_kept=30 kept_newer_files=0 kept_refused=11 skipped=0"
+        + " errors=0 state_changed=0 already_deleted=0 changed_during_delete=0 bad_state=14 ");
     assertThat(executions).containsOnlyKeys(plans.entrySet().stream()
         .filter(entry -> entry.getValue().action().startsWith("delete_")).map(Map.Entry::getKey).toList());
     assertThat(executions.values()).containsOnly("deleted");
@@ -228,6 +229,59 @@ class BadInputTest {
   @Test
   void duplicatedFieldNameIsBadStateNamingTheField() {
     assertBadState("projects/p1/documents/delete-twice/state.json", "not JSON: Duplicate field 'delete'");
+  }
+
+  // ---- values no table or request can carry: bad_state naming the field, or a request of their own ----
+
+  @Test
+  void aTimestampPastWhatATableCanHoldIsBadStateAndTheOtherRecordsAreStillPlanned() {
+    assertBadState("projects/p1/documents/expires-far/state.json",
+        "field expires_at is outside 1900-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z: \"+999999999-12-31T23:59:59Z\"");
+  }
+
+  @Test
+  void aZeroTimeIsBadStateAndTheStateFilesTableIsStillWritten() {
+    assertBadState("projects/p1/documents/expires-zero/state.json",
+        "field expires_at is outside 1900-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z: \"0001-01-01T00:00:00Z\"");
+    assertBadState("projects/p1/documents/deleted-at-negative/state.json",
+        "field deleted_at is outside 1900-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z: \"-000100-01-01T00:00:00Z\"");
+  }
+
+  @Test
+  void aLoneSurrogateInDeleteFilesIsBadStateAndNeitherRepairOfTheKeyIsDeleted() {
+    String folder = "projects/p1/documents/surrogate-live/";
+    assertBadState(folder + "state.json", "field delete_files[0] is not valid Unicode: a lone surrogate \\ud800 at"
+        + " character " + (P + folder + "a").length());
+    assertStays(P + folder + "a?b.pdf", P + folder + "a\ufffdb.pdf");
+  }
+
+  @Test
+  void aLoneSurrogateInFilesIsBadStateNamingTheEntry() {
+    assertBadState("projects/p1/documents/surrogate-due/state.json",
+        "field files[1] is not valid Unicode: a lone surrogate \\udc00 at character "
+            + (P + "projects/p1/documents/surrogate-due/b").length());
+  }
+
+  @Test
+  void aKeyXmlCannotCarryIsDeletedAloneAndTheRecordsSharingItsRequestAreDeletedToo() {
+    String folder = P + "projects/p1/meetings/xml-control/";
+    assertThat(plans.get(folder + "state.json").deletes())
+        .containsExactly(folder + "minutes.pdf", folder + "a\u0001b.pdf", folder + "state.json");
+    assertThat(executions.get(folder + "state.json")).isEqualTo("deleted");
+    assertThat(after).doesNotContainKeys(folder + "minutes.pdf", folder + "a\u0001b.pdf", folder + "state.json");
+    assertThat(executions).as("every record of the run, which shared one DeleteObjects request").containsValue("deleted")
+        .doesNotContainValue("failed");
+  }
+
+  @Test
+  void keysWithCarriageReturnsAreDeletedExactlyAndTheirLineFeedTwinsStay() {
+    String folder = P + "projects/p1/meetings/xml-cr/";
+    assertThat(plans.get(folder + "state.json").deletes())
+        .containsExactly(folder + "cr\r.pdf", folder + "crlf\r\n.pdf", folder + "state.json");
+    assertThat(executions.get(folder + "state.json")).isEqualTo("deleted");
+    assertThat(after).doesNotContainKeys(folder + "cr\r.pdf", folder + "crlf\r\n.pdf", folder + "state.json");
+    String twins = P + "projects/p1/meetings/xml-cr-twins/";
+    assertStays(twins + "cr\n.pdf", twins + "crlf\n.pdf", twins + "state.json");
   }
 
   // ---- bad listed keys: kept_refused, kept whole ----
@@ -504,6 +558,43 @@ class BadInputTest {
         archive.state(true, null, List.of("organization/agents/" + AGENT_NFC + ".json"), List.of()));
   }
 
+  /**
+   * Issue 12's three inputs and their classes: timestamps beyond what a table holds, lone surrogates
+   * (with the keys a "repair" would make of them, which must stay), keys XML cannot carry or carries
+   * altered (due records that share their DeleteObjects request with the other records of the run).
+   */
+  private void seedValuesNoTableOrRequestCanCarry() {
+    String documents = P + "projects/p1/documents/";
+    badDocument("expires-far", "{\"delete\": false, \"expires_at\": \"+999999999-12-31T23:59:59Z\", \"files\": [\""
+        + documents + "expires-far/doc.pdf\"]}");
+    badDocument("expires-zero", "{\"delete\": true, \"expires_at\": \"0001-01-01T00:00:00Z\", \"files\": [\""
+        + documents + "expires-zero/doc.pdf\"]}");
+    badDocument("deleted-at-negative", "{\"delete\": true, \"deleted_at\": \"-000100-01-01T00:00:00Z\", \"files\": [\""
+        + documents + "deleted-at-negative/doc.pdf\"]}");
+    archive.put("projects/p1/documents/surrogate-live/a?b.pdf", "what a lone surrogate becomes in UTF-8 encoders");
+    archive.put("projects/p1/documents/surrogate-live/a\ufffdb.pdf", "what it becomes in others");
+    badDocument("surrogate-live", "{\"delete\": false, \"files\": [\"" + documents + "surrogate-live/doc.pdf\"],"
+        + " \"delete_files\": [\"" + documents + "surrogate-live/a\\ud800b.pdf\"]}");
+    archive.put("projects/p1/documents/surrogate-due/b?.pdf", "a repair");
+    badDocument("surrogate-due", "{\"delete\": true, \"files\": [\"" + documents + "surrogate-due/doc.pdf\", \""
+        + documents + "surrogate-due/b\\udc00.pdf\"]}");
+
+    String control = "projects/p1/meetings/xml-control/";
+    archive.put(control + "minutes.pdf", "pdf");
+    archive.put(control + "a\u0001b.pdf", "a key XML 1.0 cannot carry");
+    archive.put(control + "state.json",
+        archive.state(true, null, List.of(control + "minutes.pdf", control + "a\u0001b.pdf"), List.of()));
+    String cr = "projects/p1/meetings/xml-cr/";
+    archive.put(cr + "cr\r.pdf", "a key XML parsers read as cr\\n");
+    archive.put(cr + "crlf\r\n.pdf", "a key XML parsers read as crlf\\n");
+    archive.put(cr + "state.json", archive.state(true, null, List.of(cr + "cr\r.pdf", cr + "crlf\r\n.pdf"), List.of()));
+    String twins = "projects/p1/meetings/xml-cr-twins/";
+    archive.put(twins + "cr\n.pdf", "twin");
+    archive.put(twins + "crlf\n.pdf", "twin");
+    archive.put(twins + "state.json",
+        archive.state(false, null, List.of(twins + "cr\n.pdf", twins + "crlf\n.pdf"), List.of()));
+  }
+
   private Set<String> expectedDeletes() {
     Set<String> keys = new LinkedHashSet<>();
     keys.add(P + "projects/p1/documents/at-limit/doc.pdf");
@@ -523,6 +614,10 @@ class BadInputTest {
     keys.addAll(List.of(u3 + "plan.pdf", u3 + "state.json"));
     String agent = P + "organization/agents/" + AGENT_NFC + "-" + EMOJI;
     keys.addAll(List.of(agent + ".json", agent + ".state.json"));
+    String control = P + "projects/p1/meetings/xml-control/";
+    keys.addAll(List.of(control + "minutes.pdf", control + "a\u0001b.pdf", control + "state.json"));
+    String cr = P + "projects/p1/meetings/xml-cr/";
+    keys.addAll(List.of(cr + "cr\r.pdf", cr + "crlf\r\n.pdf", cr + "state.json"));
     return keys;
   }
 

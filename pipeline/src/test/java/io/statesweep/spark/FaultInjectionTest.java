@@ -137,6 +137,49 @@ class FaultInjectionTest {
     assertThat(keys()).doesNotContainAnyElementsOf(plannedStateFiles());
   }
 
+  /**
+   * Deleted means the server said so: when DeleteObjects answers leave keys out (the server deleted
+   * them, the answer does not say), those keys count as failures, never as deletions, and their
+   * records keep their state files; the keys the answers name are all that is counted.
+   */
+  @Test
+  void aKeyTheDeleteAnswerLeavesOutIsAFailureAndItsStateFileStays() {
+    Set<String> before = keys();
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes(Duration.ZERO));
+    PlanResult plan = plan(server.endpoint());
+    proxy.plan(request -> request.isDeleteObjects() ? Fault.DELETE_ANSWER_OMITS_KEYS : null);
+
+    ExecuteResult first = execute(plan.runId());
+    // Keys of the export only: the conditional-delete probe beside it is deleted through the proxy too.
+    long leftOut = proxy.keysLeftOut().stream().filter(key -> key.startsWith(PREFIX)).count();
+    System.out.println("execute, every DeleteObjects answer leaving keys out (" + leftOut + " keys): "
+        + first.summary().line());
+
+    assertThat(leftOut).isPositive();
+    assertNothingOutsideThePlanIsGone(before, expectedLeft);
+    Set<String> gone = new TreeSet<>(before);
+    gone.removeAll(keys());
+    assertThat(first.summary().childKeysDeleted() + first.summary().recordsDeleted())
+        .as("keys counted deleted: only those the answers named (%s gone, %s left out of the answers)", gone.size(),
+            leftOut)
+        .isEqualTo(gone.size() - leftOut);
+    assertThat(first.summary().errors()).isPositive();
+    List<Row> unanswered = SharedSpark.session().read().format("delta").load(first.tables().executions())
+        .filter("attempt_id = '" + first.attemptId() + "' and exists(failures, f -> f.code = 'NoAnswer')")
+        .select("outcome", "state_file_deleted").collectAsList();
+    assertThat(unanswered).isNotEmpty().allSatisfy(row -> {
+      assertThat(row.getString(0)).isEqualTo("failed");
+      assertThat(row.getBoolean(1)).isFalse();
+    });
+
+    proxy.heal();
+    ExecuteResult last = execute(plan.runId());
+    assertThat(last.summary().complete()).isTrue();
+    assertThat(last.summary().errors()).isZero();
+    assertThat(keys()).isEqualTo(expectedLeft);
+  }
+
   /** No key the plan does not delete has gone, and no state file has gone while a key of its plan remains. */
   private void assertNothingOutsideThePlanIsGone(Set<String> before, Set<String> expectedLeft) {
     Set<String> now = keys();

@@ -182,6 +182,81 @@ class StateParserTest {
   }
 
   @Test
+  void aTimestampBeyondWhatATableCanHoldIsABadStateFile() {
+    assertThat(error("{\"expires_at\": \"+999999999-12-31T23:59:59Z\"}")).isEqualTo(BAD
+        + "field expires_at is outside 1900-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z: \"+999999999-12-31T23:59:59Z\"");
+    assertThat(error("{\"expires_at\": \"+10000-01-01T00:00:00Z\"}")).startsWith(BAD + "field expires_at is outside ");
+    assertThat(error("{\"expires_at\": \"9999-12-31T23:59:59.9991Z\"}")).startsWith(BAD + "field expires_at is outside ");
+    assertThat(error("{\"expires_at\": \"9999-12-31T23:00:00-01:00\"}")).startsWith(BAD + "field expires_at is outside ");
+  }
+
+  @Test
+  void aZeroTimeOrANegativeYearIsABadStateFile() {
+    assertThat(error("{\"expires_at\": \"0001-01-01T00:00:00Z\"}")).isEqualTo(BAD
+        + "field expires_at is outside 1900-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z: \"0001-01-01T00:00:00Z\"");
+    assertThat(error("{\"expires_at\": \"-000001-01-01T00:00:00Z\"}")).startsWith(BAD + "field expires_at is outside ");
+    assertThat(error("{\"expires_at\": \"1899-12-31T23:59:59.999Z\"}")).startsWith(BAD + "field expires_at is outside ");
+    assertThat(error("{\"delete\": true, \"deleted_at\": \"0001-01-01T00:00:00Z\"}"))
+        .startsWith(BAD + "field deleted_at is outside ");
+  }
+
+  @Test
+  void theEdgesOfTheTimestampRangeAreRead() {
+    assertThat(document("{\"expires_at\": \"1900-01-01T00:00:00Z\"}").expiresAt())
+        .isEqualTo(Instant.parse("1900-01-01T00:00:00Z"));
+    assertThat(document("{\"expires_at\": \"9999-12-31T23:59:59.999Z\"}").expiresAt())
+        .isEqualTo(Instant.parse("9999-12-31T23:59:59.999Z"));
+    assertThat(document("{\"expires_at\": \"1900-01-01T02:00:00+02:00\"}").expiresAt())
+        .isEqualTo(Instant.parse("1900-01-01T00:00:00Z"));
+  }
+
+  @Test
+  void aLoneSurrogateInAKeyIsABadStateFileNamingTheEntry() {
+    assertThat(error("{\"delete_files\": [\"cogram/a.pdf\", \"cogram/projects/p1/meetings/m1/a\\ud800b.pdf\"]}"))
+        .isEqualTo(BAD + "field delete_files[1] is not valid Unicode: a lone surrogate \\ud800 at character 32");
+    assertThat(error("{\"files\": [\"x\\udc00\"]}"))
+        .isEqualTo(BAD + "field files[0] is not valid Unicode: a lone surrogate \\udc00 at character 1");
+    assertThat(error("{\"files\": [\"\\udc00\\ud800\"]}"))
+        .isEqualTo(BAD + "field files[0] is not valid Unicode: a lone surrogate \\udc00 at character 0");
+    assertThat(error("{\"files\": [\"x\\ud800\"]}"))
+        .isEqualTo(BAD + "field files[0] is not valid Unicode: a lone surrogate \\ud800 at character 1");
+  }
+
+  @Test
+  void aLoneSurrogateInATimestampIsABadStateFileNamingTheField() {
+    assertThat(error("{\"expires_at\": \"2025-03-01T10:00:00Z\\ud800\"}"))
+        .isEqualTo(BAD + "field expires_at is not valid Unicode: a lone surrogate \\ud800 at character 20");
+  }
+
+  @Test
+  void surrogatePairsAndEveryOtherCharacterAreKeptExactly() {
+    String key = "cogram/projects/p1/meetings/m1/\ud83d\ude00 \u0001\r\n\uffff\ufffd\u00e9e\u0301.pdf";
+    String escaped = "cogram/projects/p1/meetings/m1/\\ud83d\\ude00 \\u0001\\r\\n\\uffff\\ufffd\\u00e9e\\u0301.pdf";
+
+    assertThat(document("{\"files\": [\"" + escaped + "\"]}").files()).containsExactly(key);
+    assertThat(document("{\"files\": [\"" + escaped + "\"]}").files().get(0)).isEqualTo(key);
+  }
+
+  @Test
+  void aSurrogateWrittenAsRawUtf8BytesIsABadStateFile() {
+    // ED A0 80 would be U+D800 in UTF-8, which UTF-8 does not allow.
+    byte[] content = {'{', '"', 'f', 'i', 'l', 'e', 's', '"', ':', '[', '"', 'a', (byte) 0xed, (byte) 0xa0,
+        (byte) 0x80, '"', ']', '}'};
+
+    ParsedState parsed = parser.parse(KEY, content);
+
+    assertThat(parsed.isValid()).as("%s", parsed).isFalse();
+  }
+
+  @Test
+  void aLongBadValueIsNeverCutInsideASurrogatePair() {
+    String value = "x".repeat(59) + "\ud83d\ude00" + "y".repeat(10);
+
+    assertThat(error("{\"expires_at\": \"" + value + "\"}")).isEqualTo(
+        BAD + "field expires_at is not an ISO-8601 timestamp with a zone: \"" + "x".repeat(59) + "...\"");
+  }
+
+  @Test
   void unparseableMarkedAtFieldIsABadStateFile() {
     assertThat(error("{\"delete\": true, \"deleted_at\": \"yesterday\"}"))
         .isEqualTo(BAD + "field deleted_at is not an ISO-8601 timestamp with a zone: \"yesterday\"");

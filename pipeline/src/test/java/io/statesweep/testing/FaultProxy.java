@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  * An HTTP proxy between the job and a real S3-protocol server that injects the faults S3 shows under
  * load: bursts of 503 SlowDown, 500 InternalError, a connection reset in the middle of a response
  * (after the server did the work), slow answers, and DeleteObjects answers that report per-key errors
- * (for keys the server did delete: the answer is lost, not the work). Every connection carries one
+ * (for keys the server did delete: the answer is lost, not the work), and DeleteObjects answers that
+ * leave keys out (a key the server deleted is named neither as deleted nor as an error). Every connection carries one
  * request ({@code Connection: close}), so a fault never spills into the next request. Requests are
  * relayed byte for byte, so signatures still verify upstream.
  *
@@ -41,7 +42,9 @@ public final class FaultProxy implements AutoCloseable {
     INTERNAL_ERROR,
     RESET_MID_RESPONSE,
     SLOW,
-    DELETE_KEY_ERRORS
+    DELETE_KEY_ERRORS,
+    /** A DeleteObjects answer that mentions every other key of the request nowhere (the server did the work). */
+    DELETE_ANSWER_OMITS_KEYS
   }
 
   /**
@@ -76,6 +79,7 @@ public final class FaultProxy implements AutoCloseable {
     return thread;
   });
   private final AtomicLong requests = new AtomicLong();
+  private final List<String> keysLeftOut = java.util.Collections.synchronizedList(new ArrayList<>());
   private final Map<Fault, AtomicLong> injected = new EnumMap<>(Fault.class);
   private volatile FaultPlan plan = request -> null;
 
@@ -122,6 +126,13 @@ public final class FaultProxy implements AutoCloseable {
     return requests.get();
   }
 
+  /** Keys that DeleteObjects answers left out so far ({@link Fault#DELETE_ANSWER_OMITS_KEYS}), as the XML has them. */
+  public List<String> keysLeftOut() {
+    synchronized (keysLeftOut) {
+      return List.copyOf(keysLeftOut);
+    }
+  }
+
   @Override
   public void close() throws IOException {
     listener.close();
@@ -155,7 +166,7 @@ public final class FaultProxy implements AutoCloseable {
       }
       Request seen = new Request(line[0], line[1], requests.incrementAndGet(), List.copyOf(deleteKeys));
       Fault fault = plan.faultOf(seen);
-      if (fault == Fault.DELETE_KEY_ERRORS && !seen.isDeleteObjects()) {
+      if ((fault == Fault.DELETE_KEY_ERRORS || fault == Fault.DELETE_ANSWER_OMITS_KEYS) && !seen.isDeleteObjects()) {
         fault = null;
       }
       if (fault != null) {
@@ -187,6 +198,9 @@ public final class FaultProxy implements AutoCloseable {
       response = response.withHeader("Connection", "close");
       if (fault == Fault.DELETE_KEY_ERRORS && response.startLine.contains(" 200")) {
         response = withKeyErrors(request, response);
+      }
+      if (fault == Fault.DELETE_ANSWER_OMITS_KEYS && response.startLine.contains(" 200")) {
+        response = withKeysLeftOut(response);
       }
       byte[] bytes = response.bytes();
       if (fault == Fault.RESET_MID_RESPONSE) {
@@ -224,6 +238,26 @@ public final class FaultProxy implements AutoCloseable {
       throw new IllegalStateException("not a DeleteObjects answer: " + body);
     }
     byte[] changed = (body.substring(0, end) + errors + body.substring(end)).getBytes(UTF_8);
+    return new Message(response.startLine, response.headers, changed).withHeader("Content-Length",
+        Integer.toString(changed.length)).withoutHeader("Transfer-Encoding");
+  }
+
+  private static final Pattern DELETED_ENTRY = Pattern.compile("<Deleted>.*?<Key>(.*?)</Key>.*?</Deleted>", Pattern.DOTALL);
+
+  /** The DeleteObjects answer without every other of its {@code <Deleted>} entries (first, third, ...). */
+  private Message withKeysLeftOut(Message response) {
+    Matcher entries = DELETED_ENTRY.matcher(new String(response.body, UTF_8));
+    StringBuilder body = new StringBuilder();
+    int index = 0;
+    while (entries.find()) {
+      boolean leftOut = index++ % 2 == 0;
+      if (leftOut) {
+        keysLeftOut.add(entries.group(1));
+      }
+      entries.appendReplacement(body, leftOut ? "" : Matcher.quoteReplacement(entries.group()));
+    }
+    entries.appendTail(body);
+    byte[] changed = body.toString().getBytes(UTF_8);
     return new Message(response.startLine, response.headers, changed).withHeader("Content-Length",
         Integer.toString(changed.length)).withoutHeader("Transfer-Encoding");
   }

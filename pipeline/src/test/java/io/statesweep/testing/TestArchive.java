@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 
 /** A bucket on the test server that tests write archives into by relative key, and snapshot. */
 public final class TestArchive {
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
   private final ObjectStore store;
   private final String prefix;
 
@@ -45,7 +46,16 @@ public final class TestArchive {
   }
 
   private String json(List<String> keys) {
-    return keys.stream().map(key -> "\"" + key(key) + "\"").collect(Collectors.joining(", ", "[", "]"));
+    return keys.stream().map(key -> quoted(key(key))).collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  /** A JSON string: Jackson escapes what JSON must (quotes, backslashes, control characters) and nothing else. */
+  private static String quoted(String text) {
+    try {
+      return JSON.writeValueAsString(text);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot write " + text + " as JSON", e);
+    }
   }
 
   /** Every object of the bucket, by key. */
