@@ -256,6 +256,62 @@ class StateParserTest {
         BAD + "field expires_at is not an ISO-8601 timestamp with a zone: \"" + "x".repeat(59) + "...\"");
   }
 
+  /**
+   * Property: whatever the document holds (random strings from all of Unicode, escaped or raw, lone
+   * surrogates included, and timestamps of any year), a valid parse holds only values every table and
+   * request can carry unchanged: keys that survive UTF-8 exactly, timestamps within the range.
+   */
+  @Test
+  void everyValidDocumentHoldsOnlyValuesThatSurviveUtf8AndFitTheTables() {
+    java.util.Random random = new java.util.Random(12);
+    String[] pieces = {"a", "/", "\\ud800", "\\udfff", "\\ud83d\\ude00", "\ud83d\ude00", "\\u0001", "\\r", "\\n",
+        "\u00e9", "e\u0301", "\\uffff", "\ufffd", "?", "\\\\", "\\\"", " ", "\u4e2d", "\\u0000"};
+    String[] times = {"2025-01-01T00:00:00Z", "+999999999-12-31T23:59:59Z", "0001-01-01T00:00:00Z",
+        "1899-12-31T23:59:59Z", "1900-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "+10000-01-01T00:00:00Z",
+        "-000001-01-01T00:00:00Z", "2025-01-01T00:00:00\\ud800Z", "1900-01-01T00:59:59+01:00"};
+    int valid = 0;
+    int bad = 0;
+    for (int i = 0; i < 5_000; i++) {
+      StringBuilder json = new StringBuilder("{\"delete\": ").append(random.nextBoolean());
+      json.append(", \"expires_at\": \"").append(times[random.nextInt(times.length)]).append('"');
+      for (String field : List.of("files", "delete_files")) {
+        json.append(", \"").append(field).append("\": [");
+        int keys = random.nextInt(3);
+        for (int k = 0; k < keys; k++) {
+          json.append(k == 0 ? "\"" : ", \"");
+          int length = 1 + random.nextInt(6);
+          for (int p = 0; p < length; p++) {
+            json.append(pieces[random.nextInt(pieces.length)]);
+          }
+          json.append('"');
+        }
+        json.append(']');
+      }
+      json.append('}');
+      ParsedState parsed = parse(json.toString());
+      if (!parsed.isValid()) {
+        bad++;
+        assertThat(parsed.error()).startsWith(BAD);
+        continue;
+      }
+      valid++;
+      StateDocument document = parsed.document();
+      assertThat(document.expiresAt()).isBetween(StateParser.EARLIEST, StateParser.LATEST);
+      for (String key : concat(document.files(), document.deleteFiles())) {
+        assertThat(new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
+            .as("%s survives UTF-8", json).isEqualTo(key);
+      }
+    }
+    assertThat(valid).isGreaterThan(500);
+    assertThat(bad).isGreaterThan(500);
+  }
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    List<String> all = new java.util.ArrayList<>(first);
+    all.addAll(second);
+    return all;
+  }
+
   @Test
   void unparseableMarkedAtFieldIsABadStateFile() {
     assertThat(error("{\"delete\": true, \"deleted_at\": \"yesterday\"}"))
