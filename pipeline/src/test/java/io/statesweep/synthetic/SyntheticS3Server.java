@@ -143,7 +143,16 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   /** Rewrites a key as the exporter would: new content, a new ETag, LastModified now. */
   public void put(String key, byte[] content) {
-    written.put(key, new Written(content, md5(content), Instant.now()));
+    put(key, content, Instant.now());
+  }
+
+  /**
+   * Writes a key with a chosen LastModified. As on S3, listings show it to the millisecond and the
+   * Last-Modified header of GET and HEAD in whole seconds; the ETag is the content's MD5, so a
+   * byte-identical rewrite keeps its ETag and changes only its time.
+   */
+  public void put(String key, byte[] content, Instant lastModified) {
+    written.put(key, new Written(content, md5(content), lastModified));
     deleted.remove(key);
   }
 
