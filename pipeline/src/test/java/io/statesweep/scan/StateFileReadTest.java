@@ -16,13 +16,14 @@ import org.junit.jupiter.api.Test;
 class StateFileReadTest {
   private static final String KEY = "cogram/projects/p1/documents/d1/state.json";
   private static final String FILE = "cogram/projects/p1/documents/d1/doc.pdf";
-  private static final Classification.StateFile STATE_FILE = (Classification.StateFile) Layout.builtIn(Layout.DEFAULT_NAME)
-      .classifier(ExportPrefix.of("cogram")).classify(KEY);
+  private static final Classification.StateFile STATE_FILE = (Classification.StateFile)
+      Layout.builtIn(Layout.DEFAULT_NAME).classifier(ExportPrefix.of("cogram")).classify(KEY);
   private static final ParsedState DOCUMENT = new ParsedState(
       new StateDocument(true, null, null, List.of(FILE), List.of()), null);
 
   /** As S3 answers: the listing to the millisecond, the GET's Last-Modified header in whole seconds. */
-  private static final StoredObject LISTED = new StoredObject(KEY, "e1", Instant.parse("2026-03-02T10:00:00.700Z"), 120);
+  private static final StoredObject LISTED =
+      new StoredObject(KEY, "e1", Instant.parse("2026-03-02T10:00:00.700Z"), 120);
   private static final StoredObject READ = new StoredObject(KEY, "e1", Instant.parse("2026-03-02T10:00:00Z"), 120);
 
   @Test

@@ -2,6 +2,7 @@ package io.statesweep.synthetic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.StoredObject;
@@ -14,12 +15,15 @@ import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
@@ -56,6 +60,50 @@ class OneClockTest {
       // A longer key under the same prefix is not the key.
       assertThat(store.listedObject(P + "organization/agents/a2.json")).isNull();
       assertThat(store.listedObject(P + "organization/agents/a3.json")).isNull();
+    }
+  }
+
+  /** S3 may answer a truncated page with no keys (over delete markers): the lookup goes on with its token. */
+  @Test
+  void aOneKeyLookupGoesOnPastEmptyTruncatedPages() throws Exception {
+    String key = P + "organization/agents/a1.json";
+    List<String> queries = new CopyOnWriteArrayList<>();
+    HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    stub.createContext("/", exchange -> {
+      String query = exchange.getRequestURI().getQuery();
+      queries.add(query);
+      // a1.json exists; a2.json does not, but a2.json.bak, which it prefixes, does.
+      String first = query.contains("prefix=" + key) ? key : P + "organization/agents/a2.json.bak";
+      String body = query.contains("continuation-token=t1")
+          ? "<Contents><Key>" + first + "</Key><LastModified>2026-03-02T10:00:00.300Z</LastModified>"
+              + "<ETag>&quot;e1&quot;</ETag><Size>2</Size></Contents><IsTruncated>true</IsTruncated>"
+              + "<NextContinuationToken>t2</NextContinuationToken>"
+          : "<IsTruncated>true</IsTruncated><NextContinuationToken>t1</NextContinuationToken>";
+      byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult "
+          + "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>" + BUCKET + "</Name><KeyCount>0</KeyCount>"
+          + body + "</ListBucketResult>").getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/xml");
+      exchange.sendResponseHeaders(200, xml.length);
+      exchange.getResponseBody().write(xml);
+      exchange.close();
+    });
+    stub.start();
+    try {
+      ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults()
+          .withEndpoint("http://127.0.0.1:" + stub.getAddress().getPort(), true)), BUCKET);
+
+      StoredObject found = store.listedObject(key);
+      int requestsForFound = queries.size();
+      StoredObject missing = store.listedObject(P + "organization/agents/a2.json");
+
+      assertThat(found).isEqualTo(new StoredObject(key, "e1", at(300), 2));
+      assertThat(requestsForFound).isEqualTo(2);
+      assertThat(queries.get(0)).contains("max-keys=1").doesNotContain("continuation-token");
+      assertThat(queries.get(1)).contains("continuation-token=t1");
+      assertThat(missing).isNull();
+      assertThat(queries).hasSize(4);
+    } finally {
+      stub.stop(0);
     }
   }
 
@@ -169,8 +217,8 @@ class OneClockTest {
     Map<String, String> flags = flags(server, warehouse);
     flags.put("--dry-run", "false");
     flags.put("--skip-approval", "true");
-    return new SparkExecuteAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(), null)), runId)
-        .execute();
+    RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return new SparkExecuteAction(SharedSpark.session(), options, runId).execute();
   }
 
   /** action, reason, state_last_modified of a record's plan row. */
@@ -191,10 +239,10 @@ class OneClockTest {
   }
 
   /** outcome and message of a record's execution row. */
-  private static java.util.List<String> outcome(ExecuteResult execution, String stateKey) {
+  private static List<String> outcome(ExecuteResult execution, String stateKey) {
     Dataset<Row> rows = SharedSpark.session().read().format("delta").load(execution.tables().executions())
         .filter("attempt_id = '" + execution.attemptId() + "' and state_file_key = '" + stateKey + "'");
     Row row = rows.select("outcome", "message").first();
-    return java.util.List.of(row.getString(0), row.getString(1));
+    return List.of(row.getString(0), row.getString(1));
   }
 }

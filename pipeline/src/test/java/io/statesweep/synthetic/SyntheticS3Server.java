@@ -47,7 +47,8 @@ import java.util.regex.Pattern;
  * does not implement.
  *
  * <p>It can add a fixed latency to every request and answer 503 SlowDown above a request rate per
- * prefix (the first three segments of a key), like S3's per-prefix limits. Signatures are not checked.
+ * prefix (the first three segments of a key), like S3's per-prefix limits. Like S3, it gives LastModified
+ * to the millisecond in listings and in whole seconds in the Last-Modified header. Signatures are not checked.
  * Test scope only: an instrument for benchmarks at scales no local store can hold.
  */
 public final class SyntheticS3Server implements AutoCloseable {
