@@ -29,9 +29,10 @@ public final class ObjectStoreRecords implements RecordStore {
     return store.iterate(folder, ListingDepth.RECURSIVE);
   }
 
+  /** A one-key listing, not a HEAD: the times execution compares all come from listings. */
   @Override
-  public StoredObject head(String key) {
-    return store.head(key);
+  public StoredObject listedObject(String key) {
+    return store.listedObject(key);
   }
 
   @Override

@@ -69,8 +69,8 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   /**
-   * Verifies up to {@code verifyThreads} records of a window at once (each is a GET and a LIST or
-   * HEAD: I/O that a single thread would wait on); deletes still go in order, state files last.
+   * Verifies up to {@code verifyThreads} records of a window at once (each is a GET and a folder listing or
+   * one-key listings: I/O that a single thread would wait on); deletes still go in order, state files last.
    */
   public RecordExecutor(RecordStore store, KeyClassifier classifier, int batchSize, ConditionalDeletes conditional,
       DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
@@ -309,11 +309,11 @@ public final class RecordExecutor implements AutoCloseable {
     Map<String, String> otherOwners = new HashMap<>();
     String listedFolder = null;
     Set<String> listedKeys = new HashSet<>();
-    Set<String> toHead = new LinkedHashSet<>();
-    record.files().forEach(delete -> toHead.add(delete.key()));
+    Set<String> toLookUp = new LinkedHashSet<>();
+    record.files().forEach(delete -> toLookUp.add(delete.key()));
     Classification classification = classifier.classify(record.stateFileKey());
     if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.SINGLE_FILE) {
-      toHead.add(stateFile.scope());
+      toLookUp.add(stateFile.scope());
     }
     if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.FOLDER) {
       List<StoredObject> listed = new ArrayList<>();
@@ -340,9 +340,9 @@ public final class RecordExecutor implements AutoCloseable {
         }
       }
     }
-    for (String key : toHead) {
+    for (String key : toLookUp) {
       if (!current.containsKey(key) && !otherOwners.containsKey(key)) {
-        StoredObject object = store.head(key);
+        StoredObject object = store.listedObject(key);
         if (object != null) {
           current.put(key, object);
         }
@@ -445,14 +445,14 @@ public final class RecordExecutor implements AutoCloseable {
     return conditional == ConditionalDeletes.ON ? etag : null;
   }
 
-  /** {@code listedFolder} (or null) was listed whole just now: its keys are {@code listedKeys}, no HEAD needed. */
+  /** {@code listedFolder} (or null) was listed whole just now: its keys are {@code listedKeys}, no lookup needed. */
   private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners, String listedFolder,
       Set<String> listedKeys) {
     boolean existsOutsideCurrent(String key, RecordStore store) {
       if (listedFolder != null && key.startsWith(listedFolder)) {
         return listedKeys.contains(key);
       }
-      return store.head(key) != null;
+      return store.listedObject(key) != null;
     }
   }
 

@@ -18,8 +18,11 @@ public interface RecordStore {
   /** Every object under a folder, recursively. */
   Iterator<StoredObject> list(String folder);
 
-  /** The object's current version, or null. */
-  StoredObject head(String key);
+  /**
+   * The object's current version, or null, with its LastModified on the listing's clock, as
+   * {@link #list} and the plan have it (never a HEAD's whole seconds beside a listing's milliseconds).
+   */
+  StoredObject listedObject(String key);
 
   /** One DeleteObjects request of at most 1,000 keys; per-key errors are data. */
   DeleteResult delete(List<DeleteTarget> targets);

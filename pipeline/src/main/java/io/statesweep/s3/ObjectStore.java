@@ -227,6 +227,41 @@ public final class ObjectStore {
   }
 
   /**
+   * The object's current version as a listing shows it, or null when it does not exist: a
+   * ListObjectsV2 of prefix {@code key}, where the key itself sorts before every other key it
+   * prefixes. Unlike {@link #head}, its LastModified has the listing's precision (milliseconds on S3,
+   * whole seconds in a HEAD's header), so it compares with times of other listings. A truncated page
+   * with no keys (S3 returns them over delete markers) goes on with its continuation token.
+   */
+  public StoredObject listedObject(String key) {
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("key is empty");
+    }
+    String token = null;
+    try {
+      while (true) {
+        String continuation = token;
+        ListObjectsV2Response page = client.listObjectsV2(b -> {
+          b.overrideConfiguration(this::counted).encodingType(EncodingType.URL).bucket(bucket).prefix(key).maxKeys(1);
+          if (continuation != null) {
+            b.continuationToken(continuation);
+          }
+        });
+        if (!page.contents().isEmpty()) {
+          S3Object first = page.contents().get(0);
+          return first.key().equals(key) ? toStoredObject(first) : null;
+        }
+        if (!Boolean.TRUE.equals(page.isTruncated()) || page.nextContinuationToken() == null) {
+          return null;
+        }
+        token = page.nextContinuationToken();
+      }
+    } catch (SdkException e) {
+      throw translate("list", key, e);
+    }
+  }
+
+  /**
    * Deletes up to 1,000 keys, each conditional on its ETag where one is given: the keys XML can carry
    * in one DeleteObjects request, each other key alone with DeleteObject (its key travels in the URL;
    * see {@link XmlKeys}), so that one odd key can never fail the request of other records' keys.

@@ -118,7 +118,8 @@ final class Rows {
         listed.setMessage(read.error());
       }
       case READ -> {
-        StoredObject object = read.object();
+        StoredObject object = read.objectOnListingClock(
+            storedObject(listed.getKey(), listed.getEtag(), listed.getLastModified(), listed.getSize()));
         listed.setEtag(object.etag());
         listed.setLastModified(timestamp(object.lastModified()));
         listed.setSize(object.size());

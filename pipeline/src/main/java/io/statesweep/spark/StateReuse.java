@@ -15,8 +15,13 @@ import org.apache.spark.sql.SparkSession;
  * a record is due is still decided again on every run (time passes), and execution still verifies live.
  */
 final class StateReuse {
-  private static final String[] PARSED = {"status", "message", "etag", "lastModified", "size", "delete", "expiresAt",
-      "markedAt", "files", "deleteFiles", "rawJson"};
+  /**
+   * What a reused row takes from the earlier plan: what its document says. Its LastModified and size
+   * stay the current listing's, as every other key's: a byte-identical rewrite keeps its ETag but not
+   * its time, and an earlier plan may have stored another clock's time (a GET's whole seconds).
+   */
+  private static final String[] PARSED = {"status", "message", "etag", "delete", "expiresAt", "markedAt", "files",
+      "deleteFiles", "rawJson"};
 
   private StateReuse() {}
 
@@ -26,10 +31,9 @@ final class StateReuse {
     Dataset<Row> previous = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_id").equalTo(previousRunId).and(col("status").isin(Rows.READ, Rows.BAD_STATE)))
         .select(col("key").as("previous_key"), col("etag").as("previous_etag"), col("status").as("p_status"),
-            col("message").as("p_message"), col("etag").as("p_etag"), col("last_modified").as("p_lastModified"),
-            col("size").as("p_size"), col("delete").as("p_delete"), col("expires_at").as("p_expiresAt"),
-            col("marked_at").as("p_markedAt"), col("files").as("p_files"), col("delete_files").as("p_deleteFiles"),
-            col("raw_json").as("p_rawJson"))
+            col("message").as("p_message"), col("etag").as("p_etag"), col("delete").as("p_delete"),
+            col("expires_at").as("p_expiresAt"), col("marked_at").as("p_markedAt"), col("files").as("p_files"),
+            col("delete_files").as("p_deleteFiles"), col("raw_json").as("p_rawJson"))
         .dropDuplicates("previous_key");
     Dataset<Row> classified = classifiedDS.toDF();
     Dataset<Row> joined = classified.join(previous, classified.col("key").equalTo(previous.col("previous_key"))

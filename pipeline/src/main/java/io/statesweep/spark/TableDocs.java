@@ -61,7 +61,7 @@ final class TableDocs {
       entry("grace_days", "the grace period that applied, days"),
       entry("grace_rule", "which grace applied: global, or kind <name> (--kind-grace-days)"),
       entry("state_etag", "the state file's ETag as read; execution requires it unchanged"),
-      entry("state_last_modified", "the state file's LastModified as read (UTC)"),
+      entry("state_last_modified", "the state file's LastModified as listed (UTC), the clock of its files' times"),
       entry("keys_to_delete", "keys in deletes, the state file included"),
       entry("child_keys_to_delete", "keys in deletes other than the state file"),
       entry("bytes_to_delete", "bytes of the keys to delete, from the listing"),

@@ -468,8 +468,8 @@ class ExecutionInvariantsTest {
       }
 
       @Override
-      public StoredObject head(String key) {
-        return bucket.head(key);
+      public StoredObject listedObject(String key) {
+        return bucket.listedObject(key);
       }
 
       @Override

@@ -31,7 +31,7 @@ final class FakeRecordStore implements RecordStore {
   private final NavigableMap<String, StoredObject> objects = new TreeMap<>();
   private final List<List<DeleteTarget>> deleteRequests = new ArrayList<>();
   private final List<String> listedFolders = new ArrayList<>();
-  private final List<String> headedKeys = new ArrayList<>();
+  private final List<String> lookedUpKeys = new ArrayList<>();
   private final Map<String, DeleteResult.KeyError> keyErrors = new HashMap<>();
   private final Map<String, StoreException> failingRequests = new HashMap<>();
   private final Map<String, StoreException> failingReads = new HashMap<>();
@@ -132,8 +132,8 @@ final class FakeRecordStore implements RecordStore {
     return List.copyOf(listedFolders);
   }
 
-  List<String> headedKeys() {
-    return List.copyOf(headedKeys);
+  List<String> lookedUpKeys() {
+    return List.copyOf(lookedUpKeys);
   }
 
   @Override
@@ -165,8 +165,8 @@ final class FakeRecordStore implements RecordStore {
   }
 
   @Override
-  public synchronized StoredObject head(String key) {
-    headedKeys.add(key);
+  public synchronized StoredObject listedObject(String key) {
+    lookedUpKeys.add(key);
     return objects.get(key);
   }
 

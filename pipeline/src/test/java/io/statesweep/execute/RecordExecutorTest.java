@@ -721,7 +721,7 @@ class RecordExecutorTest {
   // Single-file records: {@code <id>.state.json} owns only {@code <id>.json}.
 
   @Test
-  void singleFileRecordVerifiesItsSiblingWithHead() {
+  void singleFileRecordVerifiesItsSiblingWithAOneKeyLookup() {
     StoredObject state = store.put(AGENT_STATE, STATE_WRITTEN);
     PlannedRecord agent = dueRecord(state, store.put(AGENT_JSON, BEFORE_STATE));
     // Another agent in the same folder, just edited: not this record's file.
@@ -731,7 +731,7 @@ class RecordExecutorTest {
     ExecutionOutcome outcome = executeOne(executor(), agent);
 
     assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
-    assertThat(store.headedKeys()).containsExactly(AGENT_JSON);
+    assertThat(store.lookedUpKeys()).containsExactly(AGENT_JSON);
     assertThat(store.listedFolders()).isEmpty();
     assertThat(store.sentKeys()).containsExactly(AGENT_JSON, AGENT_STATE);
     assertThat(store.keys()).containsExactlyInAnyOrder(

@@ -47,7 +47,8 @@ import java.util.regex.Pattern;
  * does not implement.
  *
  * <p>It can add a fixed latency to every request and answer 503 SlowDown above a request rate per
- * prefix (the first three segments of a key), like S3's per-prefix limits. Signatures are not checked.
+ * prefix (the first three segments of a key), like S3's per-prefix limits. Like S3, it gives LastModified
+ * to the millisecond in listings and in whole seconds in the Last-Modified header. Signatures are not checked.
  * Test scope only: an instrument for benchmarks at scales no local store can hold.
  */
 public final class SyntheticS3Server implements AutoCloseable {
@@ -143,7 +144,16 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   /** Rewrites a key as the exporter would: new content, a new ETag, LastModified now. */
   public void put(String key, byte[] content) {
-    written.put(key, new Written(content, md5(content), Instant.now()));
+    put(key, content, Instant.now());
+  }
+
+  /**
+   * Writes a key with a chosen LastModified. As on S3, listings show it to the millisecond and the
+   * Last-Modified header of GET and HEAD in whole seconds; the ETag is the content's MD5, so a
+   * byte-identical rewrite keeps its ETag and changes only its time.
+   */
+  public void put(String key, byte[] content, Instant lastModified) {
+    written.put(key, new Written(content, md5(content), lastModified));
     deleted.remove(key);
   }
 
