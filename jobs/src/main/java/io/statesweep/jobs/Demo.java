@@ -63,7 +63,7 @@ final class Demo {
       flags.putIfAbsent("--warehouse", DEFAULT_WAREHOUSE);
       flags.putIfAbsent("--log-lines", "10");
       Settings settings = Settings.resolve(flags, Map.of(), null);
-      int code = StatesweepCli.plan(RunOptions.from(settings), settings, out);
+      int code = StatesweepCli.plan(RunOptions.from(settings), settings, out, err);
       out.printf("demo finished in %.1f s; read the plan with Spark: spark.read.format(\"delta\").load(\"%s\")%n",
           seconds(started), settings.string(Settings.WAREHOUSE) + "/deletion_plan");
       return code;

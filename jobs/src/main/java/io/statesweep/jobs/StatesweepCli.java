@@ -7,6 +7,7 @@ import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.StoreException;
 import io.statesweep.spark.ExecuteResult;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkExecuteAction;
@@ -22,8 +23,11 @@ import org.apache.spark.sql.SparkSession;
  * The command line: {@code plan} (a dry run that writes the Delta report), {@code run} (plan, then
  * with {@code --execute} delete), {@code execute --run-id} (a reviewed plan) and {@code demo} (the
  * embedded default: a local S3 server with a generated archive, then {@code plan}). Exit codes: 0 a
- * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings, 3 another run
- * holds the export's run lock.
+ * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings (or a run that
+ * deletes without the permissions of the run lock), 3 another run holds the export's run lock.
+ *
+ * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
+ * it (spec section 4): one that stops before it counts anything prints {@link RunSummary#stopped}.
  */
 public final class StatesweepCli {
   static final int OK = 0;
@@ -47,6 +51,7 @@ public final class StatesweepCli {
   /** Runs a command in this JVM; the Spark session it used stays open for the caller. */
   static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
     String command = args.length == 0 ? "help" : args[0];
+    Ending ending = new Ending(command, args, environment, out);
     try {
       switch (command) {
         case "plan" -> {
@@ -58,7 +63,8 @@ public final class StatesweepCli {
           }
           Settings settings = Settings.resolve(commandLine.flags(), environment,
               commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
-          return plan(RunOptions.from(settings), settings, out);
+          ending.settings(settings);
+          return plan(RunOptions.from(settings), settings, ending, err);
         }
         case "run" -> {
           CommandLine commandLine = CommandLine.parse(args);
@@ -69,7 +75,8 @@ public final class StatesweepCli {
           }
           Settings settings = Settings.resolve(commandLine.flags(), environment,
               commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
-          return run(RunOptions.from(settings), out);
+          ending.settings(settings);
+          return run(RunOptions.from(settings), ending, err);
         }
         case "execute" -> {
           CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID));
@@ -91,7 +98,7 @@ public final class StatesweepCli {
             throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
                 + dryRun.source() + "): unset it, or use plan for a dry run");
           }
-          return execute(RunOptions.from(settings), runId, out);
+          return execute(RunOptions.from(settings), runId, ending);
         }
         case "approve" -> {
           CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID, BY, NOTE));
@@ -131,13 +138,106 @@ public final class StatesweepCli {
       }
     } catch (IllegalArgumentException e) {
       err.println("statesweep: " + e.getMessage());
+      ending.stopped("bad_settings", 0);
       return BAD_SETTINGS;
     } catch (RunLock.HeldException e) {
       err.println("statesweep: " + e.getMessage());
+      ending.stopped("lock_held", 0);
       return LOCKED;
+    } catch (RunLock.DeniedException e) {
+      // Only a run that deletes gets here: a dry run goes on without the lock.
+      err.println("statesweep: " + e.getMessage() + ". A run that deletes needs the lock: nothing was deleted");
+      ending.stopped("lock_denied", 1);
+      return BAD_SETTINGS;
+    } catch (LockUnavailableException e) {
+      err.println("statesweep: " + e.getMessage());
+      ending.stopped("lock_unavailable", 1);
+      return RUN_FAILED;
     } catch (Exception e) {
       err.println("statesweep: " + e);
+      ending.stopped("failed", 1);
       return RUN_FAILED;
+    }
+  }
+
+  /** The run lock could not be taken for another reason than a held lock or a refused permission. */
+  private static final class LockUnavailableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    LockUnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * Where a run's lines go, and the guarantee that its last one is a summary line: a run that stops
+   * before its own summary gets {@link RunSummary#stopped}, with {@code dry_run} from what could be read.
+   */
+  static final class Ending {
+    private static final java.util.Set<String> RUNS = java.util.Set.of("plan", "run", "execute");
+
+    private final String command;
+    private final String[] args;
+    private final Map<String, String> environment;
+    private final PrintStream out;
+    private Settings settings;
+    private boolean summaryPrinted;
+
+    Ending(String command, String[] args, Map<String, String> environment, PrintStream out) {
+      this.command = command;
+      this.args = args.clone();
+      this.environment = environment;
+      this.out = out;
+    }
+
+    PrintStream out() {
+      return out;
+    }
+
+    void settings(Settings resolved) {
+      this.settings = resolved;
+    }
+
+    void summary(RunSummary summary) {
+      out.println(summary.line());
+      summaryPrinted = true;
+    }
+
+    /** The summary of a run stopped before it counted anything; nothing for a command that is no run. */
+    void stopped(String reason, long errors) {
+      if (!summaryPrinted && RUNS.contains(command)) {
+        summary(RunSummary.stopped(dryRun(), reason, errors));
+      }
+    }
+
+    /**
+     * Whether the stopped run was a dry run, as far as its settings could be read: plan always is,
+     * execute never; run as its resolved settings say, else its flags, else its environment, else true.
+     */
+    private boolean dryRun() {
+      if (command.equals("plan") || command.equals("execute")) {
+        return command.equals("plan");
+      }
+      if (settings != null) {
+        try {
+          return settings.bool(Settings.DRY_RUN);
+        } catch (IllegalArgumentException e) {
+          return true; // a bad dry_run value is no request to delete
+        }
+      }
+      for (int i = 1; i < args.length; i++) {
+        if (args[i].equals("--execute")) {
+          return false;
+        }
+        String value = args[i].startsWith("--dry-run=") ? args[i].substring("--dry-run=".length())
+            : args[i].equals("--dry-run") ? (i + 1 < args.length && !args[i + 1].startsWith("--") ? args[i + 1] : "true")
+            : null;
+        if (value != null) {
+          return !value.equals("false") && !value.equals("0");
+        }
+      }
+      String fromEnvironment = environment.get(Settings.DRY_RUN.environment());
+      return fromEnvironment == null || !(fromEnvironment.equals("false") || fromEnvironment.equals("0"));
     }
   }
 
@@ -150,37 +250,59 @@ public final class StatesweepCli {
       host = "unknown host";
     }
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
-    return RunLock.acquire(store, RunLock.keyFor(options.prefix().value()),
-        "statesweep " + command + " (pid " + ProcessHandle.current().pid() + ")", host, options.lockTtl(),
-        java.time.Clock.systemUTC()).renewInBackground();
+    String key = RunLock.keyFor(options.prefix().value());
+    try {
+      return RunLock.acquire(store, key, "statesweep " + command + " (pid " + ProcessHandle.current().pid() + ")",
+          host, options.lockTtl(), java.time.Clock.systemUTC()).renewInBackground();
+    } catch (StoreException e) {
+      throw new LockUnavailableException("Cannot take the run lock s3://" + options.bucket() + "/" + key + ": "
+          + e.getMessage(), e);
+    }
   }
 
+  /**
+   * The run lock of a dry run, or null when the store denies the permissions it needs (the exporter's
+   * guide grants none for it): a dry run deletes nothing, so it warns naming the permission and goes on.
+   */
+  private static RunLock lockUnlessDenied(RunOptions options, String command, PrintStream err) {
+    try {
+      return lock(options, command);
+    } catch (RunLock.DeniedException e) {
+      err.println("statesweep: warning: " + e.getMessage() + ". This dry run goes on without the lock");
+      return null;
+    }
+  }
+
+  /** A code of 1 when another run replaced the lock during this one; the line goes before the summary. */
   private static int unlessLost(RunLock lock, int code, PrintStream out) {
-    if (lock.lost()) {
+    if (lock != null && lock.lost()) {
       out.println("statesweep: lost the run lock " + lock.key() + " during the run: another run replaced it");
       return RUN_FAILED;
     }
     return code;
   }
 
-  static int run(RunOptions options, PrintStream out) {
-    try (RunLock lock = lock(options, "run")) {
-      return unlessLost(lock, runLocked(options, out), out);
+  static int run(RunOptions options, Ending ending, PrintStream err) {
+    try (RunLock lock = options.dryRun() ? lockUnlessDenied(options, "run", err) : lock(options, "run")) {
+      return runLocked(options, lock, ending);
     }
   }
 
-  private static int runLocked(RunOptions options, PrintStream out) {
+  private static int runLocked(RunOptions options, RunLock lock, Ending ending) {
+    PrintStream out = ending.out();
     SparkSession spark = SparkSessions.forPlan("statesweep run", options);
     PlanResult plan = new SparkPlanAction(spark, options).execute();
     if (options.dryRun() || plan.failure() != null) {
-      print(plan, options, out);
-      return plan.summary().exitCode() == 0 ? OK : RUN_FAILED;
+      int code = unlessLost(lock, plan.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
+      print(plan, options, lock, ending);
+      return code;
     }
     // Deleting: the plan's refused, coming-back and skipped lines stay; its would-delete lines do not.
     plan.logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
     ExecuteResult result = new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().execute();
-    print(result, out);
-    return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
+    int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
+    print(result, ending);
+    return code;
   }
 
   static int approve(Settings settings, String runId, String by, String note, PrintStream out) {
@@ -193,20 +315,18 @@ public final class StatesweepCli {
     return OK;
   }
 
-  static int execute(RunOptions options, String runId, PrintStream out) {
+  static int execute(RunOptions options, String runId, Ending ending) {
     try (RunLock lock = lock(options, "execute --run-id " + runId)) {
-      return unlessLost(lock, executeLocked(options, runId, out), out);
+      SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
+      ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
+      int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, ending.out());
+      print(result, ending);
+      return code;
     }
   }
 
-  private static int executeLocked(RunOptions options, String runId, PrintStream out) {
-    SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
-    ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
-    print(result, out);
-    return result.summary().exitCode() == 0 ? OK : RUN_FAILED;
-  }
-
-  static void print(ExecuteResult result, PrintStream out) {
+  static void print(ExecuteResult result, Ending ending) {
+    PrintStream out = ending.out();
     result.logLines().forEach(out::println);
     if (result.failure() != null) {
       out.println("run " + result.runId() + " attempt " + result.attemptId() + " did not complete: "
@@ -215,24 +335,32 @@ public final class StatesweepCli {
     out.println("conditional deletes: " + result.conditionalDeletes());
     out.println("tables: executions=" + result.tables().executions() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
-    out.println(result.summary().line());
+    ending.summary(result.summary());
   }
 
-  static int plan(RunOptions options, Settings settings, PrintStream out) {
+  /** A plan outside a command line's run (the demo). */
+  static int plan(RunOptions options, Settings settings, PrintStream out, PrintStream err) {
+    return plan(options, settings, new Ending("plan", new String[] {"plan"}, Map.of(), out), err);
+  }
+
+  static int plan(RunOptions options, Settings settings, Ending ending, PrintStream err) {
     if (!options.dryRun()) {
       Settings.Value value = settings.value(Settings.DRY_RUN);
       throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
           + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
     }
-    try (RunLock lock = lock(options, "plan")) {
+    try (RunLock lock = lockUnlessDenied(options, "plan", err)) {
       SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
       PlanResult result = new SparkPlanAction(spark, options).execute();
-      print(result, options, out);
-      return unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
+      int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, ending.out());
+      print(result, options, lock, ending);
+      return code;
     }
   }
 
-  static void print(PlanResult result, RunOptions options, PrintStream out) {
+  /** The plan's lines and summary; a plan without the run lock says so in a last pair, {@code run_lock=none}. */
+  static void print(PlanResult result, RunOptions options, RunLock lock, Ending ending) {
+    PrintStream out = ending.out();
     result.logLines().forEach(out::println);
     RunSummary summary = result.summary();
     long wouldDelete = summary.recordsDeleted() + summary.childKeysDeleted();
@@ -247,7 +375,7 @@ public final class StatesweepCli {
     out.println("tables: state_files=" + result.tables().stateFiles() + " deletion_plan="
         + result.tables().deletionPlan() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
-    out.println(summary.line());
+    ending.summary(lock == null ? summary.with("run_lock", "none") : summary);
   }
 
   static String usage() {

@@ -64,7 +64,7 @@ class BucketRootCommandTest {
 
     assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(output.errors).isEqualTo(REFUSAL);
-    assertThat(output.text).isEmpty();
+    assertThat(output.text).isEqualTo(stoppedByBadSettings(command.equals("plan")));
     assertThat(dir.resolve("warehouse")).doesNotExist();
   }
 
@@ -79,7 +79,14 @@ class BucketRootCommandTest {
 
     assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(output.errors).isEqualTo("statesweep: Invalid prefix '" + prefix + "': " + problem + " (from --prefix)\n");
+    assertThat(output.text).isEqualTo(stoppedByBadSettings(true));
     assertThat(dir.resolve("warehouse")).doesNotExist();
+  }
+
+  /** Every run ends with its summary line, a refused one too (spec section 4). */
+  private static String stoppedByBadSettings(boolean dryRun) {
+    return "summary: dry_run=" + dryRun + " complete=false state_files_scanned=0 records_deleted=0 child_keys_deleted=0"
+        + " records_kept=0 kept_newer_files=0 kept_refused=0 skipped=0 errors=0 stopped=bad_settings\n";
   }
 
   private record Output(int code, String text, String errors) {}

@@ -92,6 +92,28 @@ class DeployDefinitionsTest {
         .contains("arn:aws:s3:::" + bucket + "/*"));
   }
 
+  @Test
+  void theIamPolicyLetsTheRunLockAndProbeBeWrittenOnSseKmsBucketsAndNothingElse() throws Exception {
+    RunOptions options = options(job(read("databricks-job.json")).args());
+    String bucket = options.bucket();
+    String lockFolder = RunLock.keyFor(options.prefix().value()).replaceFirst("[^/]*$", "");
+    List<JsonNode> statements = new ArrayList<>();
+    read("iam-policy.json").get("Statement").forEach(statements::add);
+    JsonNode decrypt = statements.stream().filter(s -> s.get("Action").asText().equals("kms:Decrypt")).findFirst()
+        .orElseThrow();
+
+    JsonNode generate = statements.stream().filter(s -> s.get("Action").asText().equals("kms:GenerateDataKey"))
+        .findFirst().orElseThrow(() -> new AssertionError("no statement grants kms:GenerateDataKey alone"));
+
+    assertThat(generate.get("Resource").asText()).as("the bucket's key").isEqualTo(decrypt.get("Resource").asText());
+    JsonNode condition = generate.get("Condition");
+    assertThat(condition.get("StringEquals").get("kms:ViaService").asText()).startsWith("s3.");
+    // Data keys for statesweep's own folder (the lock, the probe), or the bucket's S3 Bucket Key; never
+    // for the export's objects, which statesweep only reads and deletes.
+    assertThat(strings(condition.get("StringLike").get("kms:EncryptionContext:aws:s3:arn")))
+        .containsExactlyInAnyOrder("arn:aws:s3:::" + bucket + "/" + lockFolder + "*", "arn:aws:s3:::" + bucket);
+  }
+
   private static void check(Job job) throws Exception {
     Class<?> main = Class.forName(job.mainClass());
     Method method = main.getMethod("main", String[].class);

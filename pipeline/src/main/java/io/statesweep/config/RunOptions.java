@@ -16,7 +16,7 @@ import java.util.Map;
  * The validated options of a run (planning and execution). Built by {@link #from(Settings)}, which checks every
  * value before any request is sent.
  *
- * @param logLines how many per-key log lines of each sort to print; -1 for all
+ * @param logLines how many {@code would delete} lines to print; -1 for all (other per-key lines are never capped)
  */
 public record RunOptions(
     String bucket,

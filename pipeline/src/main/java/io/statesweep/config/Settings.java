@@ -47,7 +47,8 @@ public final class Settings {
   public static final Setting ALLOW_BUCKET_ROOT = new Setting("sweep.allow-bucket-root", "--allow-bucket-root",
       "STATESWEEP_ALLOW_BUCKET_ROOT", "false", "allow an empty prefix: the whole bucket is the export", List.of());
   public static final Setting LOG_LINES = new Setting("sweep.log.lines", "--log-lines", "STATESWEEP_LOG_LINES", "100",
-      "how many 'would delete' (and refused, coming back, skipped) lines to print; 'all' for every one",
+      "how many 'would delete' lines to print, 'all' for every one (refused, coming back, kept and skipped lines"
+          + " are always printed in full)",
       List.of());
   public static final Setting MAX_STATE_BYTES = new Setting("sweep.state.max-bytes", "--max-state-bytes",
       "STATESWEEP_MAX_STATE_BYTES", "16777216", "a larger state file is a bad state file", List.of());

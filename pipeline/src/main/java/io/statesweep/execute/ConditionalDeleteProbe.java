@@ -8,6 +8,8 @@ import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds out once per run whether the store honours the ETag of a DeleteObjects entry: it writes a
@@ -15,6 +17,7 @@ import java.util.List;
  * exporter's folder), asks to delete it with a wrong ETag, and looks at the answer.
  */
 public final class ConditionalDeleteProbe {
+  private static final Logger LOG = LoggerFactory.getLogger(ConditionalDeleteProbe.class);
   private static final String WRONG_ETAG = "00000000000000000000000000000000";
 
   private ConditionalDeleteProbe() {}
@@ -36,7 +39,12 @@ public final class ConditionalDeleteProbe {
       store.write(probeKey, "statesweep probe: safe to delete".getBytes(StandardCharsets.UTF_8));
     } catch (StoreException e) {
       // Sending the ETags costs nothing where they are ignored, and protects where they are not.
-      return new Answer(ConditionalDeletes.ON, "unverified: cannot write the probe " + probeKey + ": " + e.errorCode());
+      boolean denied = e.errorCode().equals("AccessDenied") || e.errorCode().equals("HTTP 403");
+      String reason = "unverified: cannot write the probe " + probeKey + ": " + e.errorCode()
+          + (denied ? "; it needs s3:PutObject on that key (and kms:GenerateDataKey on the bucket's KMS key if it"
+              + " uses SSE-KMS)" : "");
+      LOG.warn("Conditional deletes on, {}", reason);
+      return new Answer(ConditionalDeletes.ON, reason);
     }
     try {
       DeleteResult result = store.delete(List.of(new DeleteTarget(probeKey, WRONG_ETAG)));

@@ -40,6 +40,25 @@ public record RunSummary(
     }
   }
 
+  /**
+   * The summary of a run that stopped before it counted anything (bad settings, a held or refused run
+   * lock): not complete, every count zero, {@code errors} the failed requests (0 when none was sent or
+   * none failed), and {@code stopped=<reason>} as the first extra pair, so a metric filter can tell
+   * such runs apart.
+   */
+  public static RunSummary stopped(boolean dryRun, String reason, long errors) {
+    requireNonNull(reason, "reason is null");
+    return new RunSummary(dryRun, false, 0, 0, 0, 0, 0, 0, 0, errors, Map.of("stopped", reason));
+  }
+
+  /** This summary with one more {@code name=value} pair after the others. */
+  public RunSummary with(String name, String value) {
+    Map<String, String> more = new LinkedHashMap<>(extra);
+    more.put(name, requireNonNull(value, "value is null"));
+    return new RunSummary(dryRun, complete, stateFilesScanned, recordsDeleted, childKeysDeleted, recordsKept,
+        keptNewerFiles, keptRefused, skipped, errors, more);
+  }
+
   public String line() {
     StringBuilder line = new StringBuilder("summary:")
         .append(" dry_run=").append(dryRun)

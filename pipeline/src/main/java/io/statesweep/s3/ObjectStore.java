@@ -407,8 +407,10 @@ public final class ObjectStore {
     } catch (NoSuchKeyException e) {
       return null;
     } catch (S3Exception e) {
-      // 412: the condition failed; 409: a concurrent conditional write to the same key won; 404: gone.
-      if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
+      // 412: the condition failed; 409: a concurrent conditional write to the same key won; 404: gone
+      // (unless the bucket itself is missing: that is no answer about the key).
+      boolean noBucket = e.awsErrorDetails() != null && "NoSuchBucket".equals(e.awsErrorDetails().errorCode());
+      if (e.statusCode() == 412 || e.statusCode() == 409 || (e.statusCode() == 404 && !noBucket)) {
         return null;
       }
       throw translate("write", key, e);

@@ -56,6 +56,27 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
+  /**
+   * The store refused a request on the lock for want of a permission (the exporter's guide grants no
+   * s3:PutObject): the message names the permission and where to grant it. A dry run goes on without
+   * the lock; a run that deletes does not.
+   */
+  public static final class DeniedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String permission;
+
+    DeniedException(String message, String permission, Throwable cause) {
+      super(message, cause);
+      this.permission = permission;
+    }
+
+    /** The permission that the store refused, such as {@code s3:PutObject}. */
+    public String permission() {
+      return permission;
+    }
+  }
+
   private final ObjectStore store;
   private final String key;
   private final Duration ttl;
@@ -95,12 +116,12 @@ public final class RunLock implements AutoCloseable {
     Holder me = new Holder(owner, host, now, now.plus(ttl));
     byte[] mine = json(me);
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      String created = store.createIfAbsent(key, mine);
+      String created = unlessDenied(() -> store.createIfAbsent(key, mine), store, key, "s3:PutObject");
       if (created != null) {
         LOG.info("Took the lock s3://{}/{} until {}", store.bucket(), key, me.expiresAt());
         return new RunLock(store, key, ttl, clock, me, created);
       }
-      ObjectContent current = store.read(key, MAX_LOCK_BYTES);
+      ObjectContent current = unlessDenied(() -> store.read(key, MAX_LOCK_BYTES), store, key, "s3:GetObject");
       if (current == null) {
         continue; // released between our create and our read: try again
       }
@@ -118,7 +139,8 @@ public final class RunLock implements AutoCloseable {
       }
       Instant renewedNow = clock.instant();
       Holder takeover = new Holder(owner, host, renewedNow, renewedNow.plus(ttl));
-      String replaced = store.replaceIfMatch(key, json(takeover), current.object().etag());
+      String replaced = unlessDenied(() -> store.replaceIfMatch(key, json(takeover), current.object().etag()), store,
+          key, "s3:PutObject");
       if (replaced != null) {
         LOG.warn("Took over the stale lock s3://{}/{} of {}", store.bucket(), key, other.describe());
         return new RunLock(store, key, ttl, clock, takeover, replaced);
@@ -127,6 +149,26 @@ public final class RunLock implements AutoCloseable {
     }
     throw new HeldException("Could not take the lock s3://" + store.bucket() + "/" + key + " in " + ATTEMPTS
         + " attempts: other runs are taking it at the same time");
+  }
+
+  /**
+   * The request's answer; an AccessDenied becomes a {@link DeniedException} naming {@code permission} on
+   * statesweep's folder (and, for writes, the KMS permission of SSE-KMS buckets).
+   */
+  private static <T> T unlessDenied(java.util.function.Supplier<T> request, ObjectStore store, String key,
+      String permission) {
+    try {
+      return request.get();
+    } catch (StoreException e) {
+      if (!e.errorCode().equals("AccessDenied") && !e.errorCode().equals("HTTP 403")) {
+        throw e;
+      }
+      String folder = key.substring(0, key.lastIndexOf('/') + 1);
+      throw new DeniedException("Cannot take the run lock: " + e.getMessage() + ". Missing permission: " + permission
+          + " on arn:aws:s3:::" + store.bucket() + "/" + folder + "*"
+          + (permission.equals("s3:PutObject") ? " (and kms:GenerateDataKey on the bucket's KMS key if it uses SSE-KMS)"
+          : "") + "; conf/deploy/iam-policy.json grants what the run lock needs", permission, e);
+    }
   }
 
   /** Renews the lock every third of its ttl until {@link #close()}, on a daemon thread. */

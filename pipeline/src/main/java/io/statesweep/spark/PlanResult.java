@@ -6,9 +6,10 @@ import io.statesweep.plan.RunSummary;
 import java.util.List;
 
 /**
- * What a planning run produced: its summary, where its tables are, and the first per-key log lines.
+ * What a planning run produced: its summary, where its tables are, and its per-key log lines.
  *
- * @param logLines {@code would delete <key>} lines, then refused, coming-back and skipped lines
+ * @param logLines the first {@code --log-lines} {@code would delete <key>} lines, then every kept (refused,
+ *     coming back, bad state) and skipped line
  * @param failure why the run did not complete, or null
  * @param phaseSeconds how long each phase took (list, read-state-files, plan, summary, ...)
  * @param metricsJson the run's metrics as one JSON object ({@link RunMetrics#json})

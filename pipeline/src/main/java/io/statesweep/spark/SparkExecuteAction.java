@@ -259,20 +259,19 @@ public final class SparkExecuteAction {
         plan.<Long>getAs("errors") + failed, extra);
   }
 
+  /**
+   * One line per record that the attempt kept or failed, never capped by {@code --log-lines} (which caps
+   * only a dry run's {@code would delete} lines): refused and coming-back lines are what users alert on.
+   */
   private List<String> logLines(Tables tables, String runDate, String attemptId) {
-    int limit = options.logLines() == RunOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
     List<String> lines = new ArrayList<>();
-    if (limit == 0) {
-      return lines;
-    }
     Dataset<Row> kept = spark.read().format("delta").load(tables.executions())
         .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
             .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.KEPT_REFUSED.label(),
                 Outcome.STATE_CHANGED.label(),
                 Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label())))
         .orderBy("state_file_key").select("state_file_key", "message");
-    List<Row> rows = limit == Integer.MAX_VALUE ? kept.collectAsList() : kept.limit(limit).collectAsList();
-    rows.forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    kept.toLocalIterator().forEachRemaining(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
     return lines;
   }
 

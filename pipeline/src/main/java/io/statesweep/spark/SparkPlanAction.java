@@ -318,14 +318,15 @@ public final class SparkPlanAction {
         extra);
   }
 
-  /** The first N per-key lines of each sort that users alert on (spec section 4). */
+  /**
+   * The per-key lines of spec section 4: the first {@code --log-lines} {@code would delete} lines, then
+   * every kept line (refused, coming back, bad state) and every skipped line, never capped: users count
+   * the alert phrases with log metric filters, so one line left out is an alert missed.
+   */
   private List<String> logLines(RunContext run, Tables tables) {
     phase("log-lines", "Collecting log lines");
     int limit = options.logLines() == RunOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
     List<String> lines = new ArrayList<>();
-    if (limit == 0) {
-      return lines;
-    }
     Dataset<Row> planDS = spark.read().format("delta").load(tables.deletionPlan())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())));
     Dataset<Row> deletesDS = planDS
@@ -333,19 +334,21 @@ public final class SparkPlanAction {
         .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
         .orderBy(col("state_file_key"), col("position"))
         .select(col("delete.key"));
-    collect(deletesDS, limit).forEach(row -> lines.add("would delete " + row.getString(0)));
+    if (limit > 0) {
+      collect(deletesDS, limit).forEach(row -> lines.add("would delete " + row.getString(0)));
+    }
     Dataset<Row> keptDS = planDS
         .filter(col("action").isin(Action.KEPT_REFUSED.label(), Action.KEPT_NEWER_FILES.label(),
             Action.BAD_STATE.label()))
         .orderBy(col("state_file_key"))
         .select(col("state_file_key"), col("reason"));
-    collect(keptDS, limit).forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    collect(keptDS, Integer.MAX_VALUE).forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
     Dataset<Row> stateDS = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
         .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
         .orderBy(col("key"))
         .select(col("status"), col("key"), col("message"));
-    collect(stateDS, limit).forEach(row -> lines.add(
+    collect(stateDS, Integer.MAX_VALUE).forEach(row -> lines.add(
         (Rows.SKIPPED.equals(row.getString(0)) ? "skipped " : "kept ") + row.getString(1) + ": " + row.getString(2)));
     return lines;
   }

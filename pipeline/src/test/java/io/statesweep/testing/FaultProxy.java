@@ -44,7 +44,9 @@ public final class FaultProxy implements AutoCloseable {
     SLOW,
     DELETE_KEY_ERRORS,
     /** A DeleteObjects answer that mentions every other key of the request nowhere (the server did the work). */
-    DELETE_ANSWER_OMITS_KEYS
+    DELETE_ANSWER_OMITS_KEYS,
+    /** 403 AccessDenied, as S3 answers an identity whose policy lacks the request's permission. */
+    ACCESS_DENIED
   }
 
   /**
@@ -58,6 +60,11 @@ public final class FaultProxy implements AutoCloseable {
 
     public boolean isList() {
       return method.equals("GET") && target.contains("list-type=2");
+    }
+
+    /** A PutObject whose path (such as {@code /bucket/cogram.statesweep/}) starts with {@code pathPrefix}. */
+    public boolean isPutUnder(String pathPrefix) {
+      return method.equals("PUT") && target.startsWith(pathPrefix);
     }
   }
 
@@ -104,6 +111,15 @@ public final class FaultProxy implements AutoCloseable {
   public FaultProxy plan(FaultPlan newPlan) {
     this.plan = requireNonNull(newPlan, "newPlan is null");
     return this;
+  }
+
+  /**
+   * AccessDenied to every PutObject under {@code pathPrefix} ({@code "/"} for all): what an identity with
+   * the exporter's guide's policy (ListBucket, GetObject and DeleteObject only) gets when it writes.
+   */
+  public static FaultPlan deniedPuts(String pathPrefix) {
+    requireNonNull(pathPrefix, "pathPrefix is null");
+    return request -> request.isPutUnder(pathPrefix) ? Fault.ACCESS_DENIED : null;
   }
 
   /** No more faults: every request is relayed as it is. */
@@ -180,6 +196,10 @@ public final class FaultProxy implements AutoCloseable {
       if (fault == Fault.INTERNAL_ERROR) {
         answer(out, 500, "Internal Server Error", "InternalError", "We encountered an internal error. Please try again.",
             seen.method);
+        return;
+      }
+      if (fault == Fault.ACCESS_DENIED) {
+        answer(out, 403, "Forbidden", "AccessDenied", "Access Denied", seen.method);
         return;
       }
       if (fault == Fault.SLOW) {

@@ -1,0 +1,265 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.plan.Action;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.RunLock;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.FaultProxy;
+import io.statesweep.testing.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The operators' contract (spec section 4, issue 12): every run ends with its summary line whatever
+ * stops it; alert lines are never capped; the exporter's guide's IAM policy (no s3:PutObject) is
+ * enough for a dry run, and a run that deletes refuses without the run lock, naming the permission.
+ */
+@ExtendWith(S3ServerExtension.class)
+class OperatorsContractTest {
+  private static final String NO_SERVER = "http://127.0.0.1:9";
+  private static final Pattern RUN_ID = Pattern.compile(" run_id=(\\S+)");
+
+  /** The line of a run that stopped before it counted anything: its first ten pairs as the contract gives them. */
+  private static String stopped(boolean dryRun, long errors, String reason) {
+    return "summary: dry_run=" + dryRun + " complete=false state_files_scanned=0 records_deleted=0"
+        + " child_keys_deleted=0 records_kept=0 kept_newer_files=0 kept_refused=0 skipped=0 errors=" + errors
+        + " stopped=" + reason;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      plan --grace-days soon                           |                            | true
+      run --workers 0 --execute                        |                            | false
+      run --execute --no-such-option                   |                            | false
+      run --no-such-option                             | COGRAM_CLEANUP_DRY_RUN=0   | false
+      run --no-such-option --dry-run true              | COGRAM_CLEANUP_DRY_RUN=0   | true
+      run --dry-run maybe                              |                            | true
+      run --workers 0                                  | COGRAM_CLEANUP_DRY_RUN=false | false
+      execute --skip-approval                          |                            | false
+      """)
+  void aRunStoppedByBadSettingsEndsWithItsSummaryLine(String arguments, String environment, boolean dryRun) {
+    List<String> args = new ArrayList<>(Arrays.asList(arguments.split(" ")));
+    args.addAll(List.of("--bucket", "b", "--prefix", "cogram/", "--endpoint", NO_SERVER));
+    Map<String, String> variables = new HashMap<>();
+    if (environment != null) {
+      variables.put(environment.split("=")[0], environment.split("=")[1]);
+    }
+
+    Output output = run(variables, args.toArray(String[]::new));
+
+    assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors).startsWith("statesweep: ");
+    assertThat(output.text).isEqualTo(stopped(dryRun, 0, "bad_settings") + "\n");
+  }
+
+  @Test
+  void aRunRefusedByAHeldLockEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) {
+    server.createBucket("held");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "held");
+
+    try (RunLock other = RunLock.acquire(store, RunLock.keyFor("cogram/"), "statesweep run (pid 1)", "host-b",
+        Duration.ofMinutes(10), Clock.systemUTC())) {
+      Output output = run(environment("held", server.endpoint(), warehouse), "run", "--execute");
+
+      assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.LOCKED);
+      assertThat(output.errors).startsWith("statesweep: Another statesweep run holds the lock s3://held/");
+      assertThat(output.text).isEqualTo(stopped(false, 0, "lock_held") + "\n");
+    }
+  }
+
+  @Test
+  void aRunWhoseLockCannotBeTakenEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
+    server.createBucket("unavailable");
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      proxy.plan(request -> request.method().equals("PUT") ? FaultProxy.Fault.INTERNAL_ERROR : null);
+
+      Output output = run(environment("unavailable", proxy.endpoint(), warehouse), "plan");
+
+      assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.RUN_FAILED);
+      assertThat(output.errors).startsWith("statesweep: Cannot take the run lock s3://unavailable/cogram.statesweep/lock:"
+          + " Cannot write s3://unavailable/cogram.statesweep/lock: InternalError (500)");
+      assertThat(output.text).isEqualTo(stopped(true, 1, "lock_unavailable") + "\n");
+    }
+  }
+
+  @Test
+  void aRunOnABucketThatDoesNotExistEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) {
+    Output output = run(environment("no-such-bucket", server.endpoint(), warehouse), "run", "--execute");
+
+    assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.RUN_FAILED);
+    assertThat(output.errors).startsWith("statesweep: Cannot take the run lock s3://no-such-bucket/cogram.statesweep/lock:"
+        + " Cannot write s3://no-such-bucket/cogram.statesweep/lock: NoSuchBucket (404)");
+    assertThat(output.text).isEqualTo(stopped(false, 1, "lock_unavailable") + "\n");
+  }
+
+  @Test
+  void aPlanWhoseListingFailsEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) throws Exception {
+    server.createBucket("unlisted");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "unlisted");
+    SampleArchive.generate(store, "cogram/", SampleArchive.minimumRecordCount(), 3L, Instant.now());
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      proxy.plan(request -> request.isList() ? FaultProxy.Fault.INTERNAL_ERROR : null);
+
+      Output output = run(environment("unlisted", proxy.endpoint(), warehouse), "plan");
+
+      assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.RUN_FAILED);
+      assertThat(output.text).contains(" did not complete: ");
+      assertThat(output.lastLine()).startsWith("summary: dry_run=true complete=false state_files_scanned=0"
+          + " records_deleted=0 child_keys_deleted=0 records_kept=0 kept_newer_files=0 kept_refused=0 skipped=0"
+          + " errors=1 ");
+      assertThat(store.read(RunLock.keyFor("cogram/"), 4096)).as("the lock released").isNull();
+    }
+  }
+
+  @Test
+  void everyRefusedAndComingBackLineIsLoggedWhateverLogLinesSays(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
+    server.createBucket("alerts");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "alerts");
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 120, 17L, Instant.now());
+    Map<String, Long> expected = manifest.countsByAction(Duration.ZERO);
+    Map<String, String> environment = environment("alerts", server.endpoint(), warehouse);
+    assertThat(expected.get(Action.KEPT_REFUSED.label())).as("several refused records").isGreaterThan(1);
+    assertThat(expected.get(Action.KEPT_NEWER_FILES.label())).as("several coming back").isGreaterThan(1);
+
+    Output plan = run(environment, "plan", "--log-lines", "1");
+
+    assertThat(plan.code).as(plan.errors).isZero();
+    assertThat(plan.count("would delete ")).isEqualTo(1);
+    assertThat(plan.text).contains(" more 'would delete' keys: see table deletion_plan");
+    assertThat(plan.count("refused to delete ")).isEqualTo(expected.get(Action.KEPT_REFUSED.label()));
+    assertThat(plan.count("the record is coming back")).isEqualTo(expected.get(Action.KEPT_NEWER_FILES.label()));
+    assertThat(plan.lines().stream().filter(line -> line.startsWith("skipped ")).count())
+        .isEqualTo(manifest.skippedCount());
+
+    // Three records due in the plan come back before it is executed: each is kept, and each says so.
+    List<String> rewritten = new ArrayList<>();
+    for (SampleArchive.SampleRecord record : manifest.records().values()) {
+      if (rewritten.size() < 3 && record.expectedAction(manifest.now(), Duration.ZERO) == Action.DELETE_RECORD) {
+        record.files().stream().filter(record.existingKeys()::contains).findFirst().ifPresent(rewritten::add);
+      }
+    }
+    Thread.sleep(1_100); // LastModified has whole seconds: the rewrites are strictly newer
+    for (String key : rewritten) {
+      store.write(key, "written again".getBytes(StandardCharsets.UTF_8));
+    }
+    Output execute = run(environment, "execute", "--run-id", plan.runId(), "--skip-approval", "--log-lines", "1");
+
+    assertThat(execute.code).as(execute.errors).isZero();
+    assertThat(rewritten).hasSize(3);
+    assertThat(execute.count("the record is coming back")).isEqualTo(3);
+    assertThat(execute.lastLine()).contains(" kept_newer_files=" + (expected.get(Action.KEPT_NEWER_FILES.label()) + 3));
+  }
+
+  @Test
+  void theGuidesPolicyIsEnoughForADryRunAndARunThatDeletesRefusesWithoutTheLock(LocalS3Server server,
+      @TempDir Path warehouse) throws Exception {
+    server.createBucket("guide");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "guide");
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 23L, Instant.now());
+    Set<String> before = keys(store);
+    String denied = "Cannot take the run lock: Cannot write s3://guide/cogram.statesweep/lock: AccessDenied (403):"
+        + " Access Denied. Missing permission: s3:PutObject on arn:aws:s3:::guide/cogram.statesweep/* (and"
+        + " kms:GenerateDataKey on the bucket's KMS key if it uses SSE-KMS); conf/deploy/iam-policy.json grants what"
+        + " the run lock needs";
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      proxy.plan(FaultProxy.deniedPuts("/"));
+      Map<String, String> environment = environment("guide", proxy.endpoint(), warehouse);
+
+      Output plan = run(environment, "plan");
+      Output execute = run(environment, "execute", "--run-id", plan.runId(), "--skip-approval");
+      Output runExecute = run(environment, "run", "--execute");
+
+      assertThat(plan.code).as(plan.errors).isZero();
+      assertThat(plan.errors).isEqualTo("statesweep: warning: " + denied + ". This dry run goes on without the lock\n");
+      assertThat(plan.lastLine()).startsWith("summary: dry_run=true complete=true ").contains(" errors=0 ")
+          .endsWith(" run_lock=none");
+      assertThat(plan.lastLine()).contains(" records_deleted="
+          + manifest.countsByAction(Duration.ZERO).get(Action.DELETE_RECORD.label()) + " ");
+      for (Output refused : List.of(execute, runExecute)) {
+        assertThat(refused.code).as(refused.errors).isEqualTo(StatesweepCli.BAD_SETTINGS);
+        assertThat(refused.errors).isEqualTo("statesweep: " + denied
+            + ". A run that deletes needs the lock: nothing was deleted\n");
+        assertThat(refused.text).isEqualTo(stopped(false, 1, "lock_denied") + "\n");
+      }
+      assertThat(keys(store)).isEqualTo(before);
+      assertThat(proxy.injected()).containsKey(FaultProxy.Fault.ACCESS_DENIED);
+
+      // With the lock granted but not the probe's key, the execute still runs, its conditions unverified.
+      proxy.plan(FaultProxy.deniedPuts("/guide/cogram.statesweep/probe-"));
+      Output probeDenied = run(environment, "run", "--execute");
+
+      assertThat(probeDenied.code).as(probeDenied.errors).isZero();
+      assertThat(probeDenied.text).containsPattern("conditional deletes: on \\(unverified: cannot write the probe"
+          + " cogram\\.statesweep/probe-\\S+: AccessDenied; it needs s3:PutObject on that key \\(and"
+          + " kms:GenerateDataKey on the bucket's KMS key if it uses SSE-KMS\\)\\)");
+      Set<String> expectedLeft = new TreeSet<>(before);
+      expectedLeft.removeAll(manifest.expectedDeletes());
+      assertThat(keys(store)).isEqualTo(expectedLeft);
+    }
+  }
+
+  private static Map<String, String> environment(String bucket, String endpoint, Path warehouse) {
+    return Map.of("COGRAM_CLEANUP_BUCKET", bucket, "COGRAM_CLEANUP_PREFIX", "cogram/", "STATESWEEP_ENDPOINT", endpoint,
+        "STATESWEEP_WAREHOUSE", warehouse.toString());
+  }
+
+  private static Set<String> keys(ObjectStore store) {
+    Set<String> keys = new TreeSet<>();
+    store.listAll("", object -> keys.add(object.key()));
+    return keys;
+  }
+
+  private static Output run(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Output(int code, String text, String errors) {
+    List<String> lines() {
+      return Arrays.asList(text.split("\n"));
+    }
+
+    String lastLine() {
+      List<String> lines = lines();
+      return lines.get(lines.size() - 1);
+    }
+
+    long count(String phrase) {
+      return lines().stream().filter(line -> line.contains(phrase)).count();
+    }
+
+    String runId() {
+      Matcher matcher = RUN_ID.matcher(lastLine());
+      assertThat(matcher.find()).as("a run_id in " + lastLine()).isTrue();
+      return matcher.group(1);
+    }
+  }
+}
