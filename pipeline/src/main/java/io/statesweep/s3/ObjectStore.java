@@ -63,14 +63,23 @@ public final class ObjectStore {
     return bucket;
   }
 
+  /*
+   * Listings page by continuation token: the SDK's paginator asks for the next page while the last one
+   * carried a token, so an empty truncated page goes on; each page is also checked
+   * (ListingContinuation), because the paginator would end quietly at a truncated page without a
+   * token and loop forever on a token it was given before.
+   */
+
   /** Lists one level under {@code folder} (a prefix ending with '/' or empty): sub-folders and direct objects. */
   public FolderListing listFolder(String folder) {
     List<String> folders = new ArrayList<>();
     List<StoredObject> objects = new ArrayList<>();
     ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(folder).delimiter("/").maxKeys(PAGE_SIZE).build();
+    ListingContinuation continuation = continuation(folder);
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
+        continuation.next(Boolean.TRUE.equals(page.isTruncated()), page.nextContinuationToken());
         for (CommonPrefix common : page.commonPrefixes()) {
           folders.add(common.prefix());
         }
@@ -88,8 +97,10 @@ public final class ObjectStore {
   public void listAll(String prefix, Consumer<StoredObject> consumer) {
     ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE).build();
+    ListingContinuation continuation = continuation(prefix);
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
+        continuation.next(Boolean.TRUE.equals(page.isTruncated()), page.nextContinuationToken());
         for (S3Object object : page.contents()) {
           consumer.accept(toStoredObject(object));
         }
@@ -110,12 +121,21 @@ public final class ObjectStore {
     if (depth == ListingDepth.DIRECT) {
       request.delimiter("/");
     }
-    java.util.Iterator<S3Object> pages = client.listObjectsV2Paginator(request.build()).contents().iterator();
+    java.util.Iterator<ListObjectsV2Response> pages = client.listObjectsV2Paginator(request.build()).iterator();
+    ListingContinuation continuation = continuation(prefix);
     return new java.util.Iterator<>() {
+      private java.util.Iterator<S3Object> objects = java.util.Collections.emptyIterator();
+
       @Override
       public boolean hasNext() {
         try {
-          return pages.hasNext();
+          // Pages without keys (truncated or not) are passed over.
+          while (!objects.hasNext() && pages.hasNext()) {
+            ListObjectsV2Response page = pages.next();
+            continuation.next(Boolean.TRUE.equals(page.isTruncated()), page.nextContinuationToken());
+            objects = page.contents().iterator();
+          }
+          return objects.hasNext();
         } catch (SdkException e) {
           throw translate("list", prefix, e);
         }
@@ -123,24 +143,29 @@ public final class ObjectStore {
 
       @Override
       public StoredObject next() {
-        try {
-          return toStoredObject(pages.next());
-        } catch (SdkException e) {
-          throw translate("list", prefix, e);
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException("no more objects under " + prefix);
         }
+        return toStoredObject(objects.next());
       }
     };
   }
 
-  /** One page (up to 1,000 keys) of every object under {@code prefix} after {@code startAfter}. */
-  public ListingPage listPage(String prefix, String startAfter) {
+  /**
+   * One page (up to 1,000 keys, maybe none) of the objects under {@code prefix}: the first page of a
+   * listing after {@code startAfter}, a later one at {@code continuationToken} (the page before's
+   * {@link ListingPage#nextToken()}). The caller checks the tokens ({@link ListingContinuation}).
+   */
+  public ListingPage listPage(String prefix, String startAfter, String continuationToken) {
     try {
       ListObjectsV2Response response = client.listObjectsV2(b -> {
         // URL-encoded answers: S3 echoes StartAfter, and keys may hold characters XML cannot carry
         // (the split after prefix + U+FFFF); the SDK decodes them.
         b.overrideConfiguration(this::counted).encodingType(EncodingType.URL);
         b.bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
-        if (startAfter != null) {
+        if (continuationToken != null) {
+          b.continuationToken(continuationToken);
+        } else if (startAfter != null) {
           b.startAfter(startAfter);
         }
       });
@@ -148,10 +173,14 @@ public final class ObjectStore {
       for (S3Object object : response.contents()) {
         objects.add(toStoredObject(object));
       }
-      return new ListingPage(objects, Boolean.TRUE.equals(response.isTruncated()));
+      return new ListingPage(objects, Boolean.TRUE.equals(response.isTruncated()), response.nextContinuationToken());
     } catch (SdkException e) {
       throw translate("list", prefix + (startAfter == null ? "" : " after " + startAfter), e);
     }
+  }
+
+  private ListingContinuation continuation(String prefix) {
+    return new ListingContinuation("s3://" + bucket + "/" + prefix);
   }
 
   /**

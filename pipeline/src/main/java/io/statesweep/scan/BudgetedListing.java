@@ -3,6 +3,7 @@ package io.statesweep.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ListingContinuation;
 import io.statesweep.s3.ListingPage;
 import io.statesweep.s3.ListingDepth;
 import java.util.ArrayList;
@@ -23,6 +24,10 @@ import java.util.function.Consumer;
  * exact, and the few tasks that need a filter (beyond '~', below a space, beyond C) skip what another
  * task lists, so no key is listed twice or missed, whatever characters keys hold. It lists RECURSIVE tasks; a DIRECT task (the objects of
  * one folder level) is listed whole by the caller.
+ *
+ * <p>Within a task, pages follow continuation tokens ({@link ListingContinuation}): a truncated page
+ * with no keys, or with fewer than asked, goes on; a truncated page without a token fails the task.
+ * A task whose budget is spent before any key came lists on until one does (or its keys end).
  */
 public final class BudgetedListing {
   private static final char FIRST = ' ';
@@ -55,12 +60,19 @@ public final class BudgetedListing {
     if (task.nextChars() == ListingTask.NextChars.HIGH && (after == null || after.compareTo(task.prefix() + LAST) < 0)) {
       after = task.prefix() + LAST;
     }
+    // The first page starts after a key; the others go on with the token of the page before (an empty
+    // truncated page too: over a run of delete markers S3 answers pages without keys).
+    ListingContinuation continuation = new ListingContinuation(task.prefix() + (after == null ? "" : " after " + after));
+    String token = null;
+    String last = null; // the last key the store answered for this task: where a split starts
+    String first = null; // the first key of the last page that held keys
     int pages = 0;
     while (true) {
-      ListingPage page = source.page(task.prefix(), after);
+      ListingPage page = source.page(task.prefix(), after, token);
       pages++;
-      String last = after;
-      String first = page.objects().isEmpty() ? null : page.objects().get(0).key();
+      if (!page.objects().isEmpty()) {
+        first = page.objects().get(0).key();
+      }
       for (StoredObject object : page.objects()) {
         if (task.nextChars() == ListingTask.NextChars.LOW && !task.covers(object.key())) {
           return new Outcome(pages, List.of());
@@ -70,12 +82,13 @@ public final class BudgetedListing {
         }
         last = object.key();
       }
-      if (!page.truncated() || last == null || last.equals(after)) {
+      token = continuation.next(page.truncated(), page.nextToken());
+      if (token == null) {
         return new Outcome(pages, List.of());
       }
-      after = last;
-      if (pages >= pageBudget) {
-        return new Outcome(pages, split(task, first, after));
+      // A split starts after a key: with none seen yet, the task lists on past its budget until one comes.
+      if (pages >= pageBudget && last != null) {
+        return new Outcome(pages, split(task, first, last));
       }
     }
   }

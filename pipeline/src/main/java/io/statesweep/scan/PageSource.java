@@ -2,7 +2,12 @@ package io.statesweep.scan;
 
 import io.statesweep.s3.ListingPage;
 
-/** Lists one page (up to 1,000 keys) under a prefix after a key: the seam that tests fake. */
+/**
+ * Lists one page (up to 1,000 keys) under a prefix: the seam that tests fake. The first page of a
+ * listing starts after {@code startAfter} (null: at the prefix's first key) and has no
+ * {@code continuationToken}; every later page passes the token the page before it answered (and S3
+ * then ignores {@code startAfter}).
+ */
 public interface PageSource {
-  ListingPage page(String prefix, String startAfter);
+  ListingPage page(String prefix, String startAfter, String continuationToken);
 }

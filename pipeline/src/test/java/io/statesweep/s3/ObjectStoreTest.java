@@ -82,8 +82,20 @@ class ObjectStoreTest {
 
     List<StoredObject> listed = new ArrayList<>();
     store.listAll("many/", listed::add);
+    List<String> iterated = new ArrayList<>();
+    store.iterate("many/", ListingDepth.RECURSIVE).forEachRemaining(object -> iterated.add(object.key()));
+    // Page by page as a listing task does: after a key first, then by the continuation token.
+    ListingPage first = store.listPage("many/", "many/0099.txt", null);
+    ListingPage second = store.listPage("many/", "many/0099.txt", first.nextToken());
 
     assertThat(listed).extracting(StoredObject::key).containsExactlyElementsOf(keys);
+    assertThat(iterated).containsExactlyElementsOf(keys);
+    assertThat(first.truncated()).isTrue();
+    assertThat(first.nextToken()).isNotEmpty();
+    assertThat(first.objects()).extracting(StoredObject::key).containsExactlyElementsOf(keys.subList(100, 1_100));
+    assertThat(second.truncated()).isFalse();
+    assertThat(second.nextToken()).isNull();
+    assertThat(second.objects()).extracting(StoredObject::key).containsExactlyElementsOf(keys.subList(1_100, 1_200));
     assertThat(listed).allSatisfy(object -> {
       assertThat(object.etag()).isNotEmpty().doesNotContain("\"");
       assertThat(object.size()).isEqualTo(13);

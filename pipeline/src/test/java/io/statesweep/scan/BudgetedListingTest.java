@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ListingDepth;
 import io.statesweep.s3.ListingPage;
+import io.statesweep.s3.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -22,11 +23,19 @@ import org.junit.jupiter.api.Test;
 
 class BudgetedListingTest {
 
-  /** A sorted key space answering pages as S3 does: UTF-8 byte order, {@code pageSize} keys a page. */
+  /**
+   * A sorted key space answering pages as S3 does: UTF-8 byte order, {@code pageSize} keys a page, a
+   * continuation token on every truncated page. It can answer as S3 also may: {@code emptyRun} empty
+   * truncated pages before every page of keys, pages of fewer keys than asked; and as a broken store
+   * would: truncated pages without a token.
+   */
   private static final class FakePages implements PageSource {
     private final TreeSet<String> keys = new TreeSet<>(Comparator.comparing(
         (String key) -> key.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
     private final int pageSize;
+    int emptyRun;
+    Random shortPages;
+    boolean omitTokens;
     int requests;
 
     FakePages(int pageSize, List<String> keys) {
@@ -35,22 +44,38 @@ class BudgetedListingTest {
     }
 
     @Override
-    public ListingPage page(String prefix, String startAfter) {
+    public ListingPage page(String prefix, String startAfter, String continuationToken) {
       requests++;
+      // A token is "<empty pages answered here>|" + the last key listed ("" before the first).
+      String after = startAfter;
+      int empties = 0;
+      if (continuationToken != null) {
+        int bar = continuationToken.indexOf('|');
+        empties = Integer.parseInt(continuationToken.substring(0, bar));
+        after = bar + 1 == continuationToken.length() ? null : continuationToken.substring(bar + 1);
+      }
+      if (empties < emptyRun) {
+        return new ListingPage(List.of(), true, token(empties + 1, after));
+      }
+      int size = shortPages == null ? pageSize : 1 + shortPages.nextInt(pageSize);
       List<StoredObject> page = new ArrayList<>();
-      for (String key : startAfter == null ? keys : keys.tailSet(startAfter, false)) {
+      for (String key : after == null ? keys : keys.tailSet(after, false)) {
         if (compare(key, prefix) < 0) {
           continue;
         }
         if (!key.startsWith(prefix)) {
           break;
         }
-        if (page.size() == pageSize) {
-          return new ListingPage(page, true);
+        if (page.size() == size) {
+          return new ListingPage(page, true, token(0, page.get(page.size() - 1).key()));
         }
         page.add(new StoredObject(key, "e", Instant.EPOCH, 1));
       }
-      return new ListingPage(page, false);
+      return new ListingPage(page, false, null);
+    }
+
+    private String token(int empties, String after) {
+      return omitTokens ? null : empties + "|" + (after == null ? "" : after);
     }
 
     private static int compare(String a, String b) {
@@ -111,6 +136,93 @@ class BudgetedListingTest {
       assertThat(seen.values()).as("seed %d", seed).allMatch(times -> times == 1);
       assertThat(pagesPerTask).as("seed %d", seed).allMatch(taskPages -> taskPages <= budget);
     }
+  }
+
+  @Test
+  void everyKeyIsListedExactlyOnceOverEmptyTruncatedPagesAndPagesOfFewerKeys() {
+    String[] pieces = {"a", "b", "z", "0", "/", "~", " ", "\u0001", "\u00e9", "\uD83D\uDE00", "aa", "a/"};
+    for (int seed = 0; seed < 1_000; seed++) {
+      Random random = new Random(seed);
+      List<String> keys = new ArrayList<>();
+      int count = random.nextInt(300);
+      for (int i = 0; i < count; i++) {
+        StringBuilder key = new StringBuilder("p/");
+        int length = random.nextInt(5);
+        for (int j = 0; j < length; j++) {
+          key.append(pieces[random.nextInt(pieces.length)]);
+        }
+        keys.add(key.toString());
+      }
+      keys.add("outside");
+      FakePages pages = new FakePages(1 + random.nextInt(6), keys);
+      pages.emptyRun = random.nextInt(4);
+      pages.shortPages = random.nextBoolean() ? new Random(seed) : null;
+      int budget = 1 + random.nextInt(3);
+      List<Integer> pagesPerTask = new ArrayList<>();
+
+      Map<String, Integer> seen = listAll(pages, "p/", budget, pagesPerTask);
+
+      TreeSet<String> expected = new TreeSet<>(keys);
+      expected.removeIf(key -> !key.startsWith("p/"));
+      assertThat(seen.keySet()).as("seed %d", seed).isEqualTo(expected);
+      assertThat(seen.values()).as("seed %d", seed).allMatch(times -> times == 1);
+      // Past its budget a task lists only until its first key: at most the empty pages before it.
+      assertThat(pagesPerTask).as("seed %d", seed).allMatch(taskPages -> taskPages <= Math.max(budget, pages.emptyRun + 1));
+    }
+  }
+
+  @Test
+  void aTaskGoesOnPastEmptyTruncatedPagesAndSplitsOnlyAfterAKey() {
+    FakePages pages = new FakePages(2, List.of("p/a", "p/b", "p/c", "p/d", "p/e"));
+    pages.emptyRun = 3;
+    List<String> listed = new ArrayList<>();
+
+    BudgetedListing.Outcome outcome = new BudgetedListing(pages, 2).list(new ListingTask("p/", ListingDepth.RECURSIVE),
+        object -> listed.add(object.key()));
+
+    // Three empty pages, then p/a and p/b: the budget of 2 was spent before the first key came.
+    assertThat(listed).containsExactly("p/a", "p/b");
+    assertThat(outcome.pages()).isEqualTo(4);
+    assertThat(outcome.rest().get(0)).isEqualTo(new ListingTask("p/b", "p/b", ListingTask.NextChars.ALL,
+        ListingDepth.RECURSIVE));
+  }
+
+  @Test
+  void aTaskWholeWithinItsBudgetListsEveryKeyOverEmptyAndShortPages() {
+    FakePages pages = new FakePages(3, List.of("p/a", "p/b", "p/c", "p/d", "p/e", "p/f", "p/g"));
+    pages.emptyRun = 1;
+    pages.shortPages = new Random(7);
+    List<String> listed = new ArrayList<>();
+
+    BudgetedListing.Outcome outcome = new BudgetedListing(pages, 100).list(new ListingTask("p/", ListingDepth.RECURSIVE),
+        object -> listed.add(object.key()));
+
+    assertThat(listed).containsExactly("p/a", "p/b", "p/c", "p/d", "p/e", "p/f", "p/g");
+    assertThat(outcome.rest()).isEmpty();
+    assertThat(outcome.pages()).isEqualTo(pages.requests);
+  }
+
+  @Test
+  void aTruncatedPageWithoutAContinuationTokenFailsTheListingNamingThePrefix() {
+    FakePages pages = new FakePages(2, List.of("p/a", "p/b", "p/c"));
+    pages.omitTokens = true;
+
+    assertThatThrownBy(() -> new BudgetedListing(pages, 5).list(new ListingTask("p/", ListingDepth.RECURSIVE),
+        object -> { }))
+        .isInstanceOf(StoreException.class)
+        .hasMessage("Cannot list p/: page 1 is truncated but has no continuation token, so the keys after it cannot"
+            + " be listed");
+  }
+
+  @Test
+  void aContinuationTokenAnsweredTwiceFailsTheListingInsteadOfLooping() {
+    PageSource looping = (prefix, startAfter, token) -> new ListingPage(List.of(), true, "same");
+
+    assertThatThrownBy(() -> new BudgetedListing(looping, 5).list(new ListingTask("p/", "p/k", ListingTask.NextChars.ALL,
+        ListingDepth.RECURSIVE), object -> { }))
+        .isInstanceOf(StoreException.class)
+        .hasMessage("Cannot list p/ after p/k: page 2 answered the continuation token same a second time, so the"
+            + " listing would never end");
   }
 
   @Test

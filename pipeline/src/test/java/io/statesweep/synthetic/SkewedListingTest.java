@@ -12,12 +12,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A project holding half the archive is listed by many bounded tasks, every key exactly once. */
+/**
+ * A project holding half the archive is listed by many bounded tasks, every key exactly once, over
+ * pages as S3 may answer them too (empty and truncated, fewer keys than asked).
+ */
 @ExtendWith(S3ServerExtension.class)
 class SkewedListingTest {
 
@@ -48,5 +52,62 @@ class SkewedListingTest {
       // 16 projects at the start; project 0 (6,000 keys, 6 pages) alone splits into dozens of tasks.
       assertThat(run.getLong(0)).isGreaterThan(16 + 50);
     }
+  }
+
+  @Test
+  void overEmptyTruncatedPagesAndPagesOfFewerKeysThePlanIsTheSameRecordForRecord(@TempDir Path warehouse)
+      throws Exception {
+    SyntheticArchive archive = new SyntheticArchive("cogram/", 600, 3, 100, true, 5);
+    try (SyntheticS3Server server = new SyntheticS3Server("quirky", archive, Duration.ZERO, 0)
+        .echoXmlInvalidStartAfter(true)) {
+      Map<String, String> plain = plan(server, warehouse.resolve("plain"));
+      // Every other page empty and truncated, the others of 1 to 300 keys: project 0 (1,200 keys) splits.
+      server.emptyTruncatedPages(1).shortPages(300);
+      Map<String, String> quirky = plan(server, warehouse.resolve("quirky"));
+
+      assertThat(plain).containsEntry("keys_listed", "2400").hasSize(600 + 1);
+      assertThat(quirky).isEqualTo(plain);
+    }
+  }
+
+  @Test
+  void aTruncatedPageWithoutAContinuationTokenFailsThePlanInsteadOfPlanningPartOfTheArchive(@TempDir Path warehouse)
+      throws Exception {
+    SyntheticArchive archive = new SyntheticArchive("cogram/", 600, 3, 100, true, 5);
+    try (SyntheticS3Server server = new SyntheticS3Server("broken", archive, Duration.ZERO, 0)
+        .shortPages(300).continuationTokens(SyntheticS3Server.ContinuationTokens.MISSING)) {
+      PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(
+          flags(server, "broken", warehouse), Map.of(), null))).execute();
+
+      assertThat(result.summary().complete()).isFalse();
+      assertThat(result.failure()).containsPattern("Cannot list \\S+: page 1 is truncated but has no continuation token,"
+          + " so the keys after it cannot be listed");
+    }
+  }
+
+  /** Plans the archive with tasks of two pages: each record's action and keys, and the keys listed. */
+  private static Map<String, String> plan(SyntheticS3Server server, Path warehouse) {
+    String bucket = "quirky";
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(
+        flags(server, bucket, warehouse), Map.of(), null))).execute();
+    assertThat(result.failure()).isNull();
+    Map<String, String> plan = new TreeMap<>();
+    for (Row row : SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+        .select("state_file_key", "action", "keys_to_delete").collectAsList()) {
+      assertThat(plan.put(row.getString(0), row.getString(1) + "/" + row.getLong(2))).as(row.getString(0)).isNull();
+    }
+    plan.put("keys_listed", result.summary().extra().get("keys_listed"));
+    return plan;
+  }
+
+  private static Map<String, String> flags(SyntheticS3Server server, String bucket, Path warehouse) {
+    Map<String, String> flags = new HashMap<>();
+    flags.put("--bucket", bucket);
+    flags.put("--prefix", "cogram/");
+    flags.put("--endpoint", server.endpoint());
+    flags.put("--warehouse", warehouse.toString());
+    flags.put("--log-lines", "0");
+    flags.put("--pages-per-task", "2");
+    return flags;
   }
 }

@@ -48,7 +48,10 @@ import java.util.regex.Pattern;
  *
  * <p>It can add a fixed latency to every request and answer 503 SlowDown above a request rate per
  * prefix (the first three segments of a key), like S3's per-prefix limits. Like S3, it gives LastModified
- * to the millisecond in listings and in whole seconds in the Last-Modified header. Signatures are not checked.
+ * to the millisecond in listings and in whole seconds in the Last-Modified header. Its ListObjectsV2 can answer
+ * as S3 may and clients often do not expect: empty truncated pages ({@link #emptyTruncatedPages}),
+ * fewer keys than asked ({@link #shortPages}); and as a broken store would, without a continuation
+ * token or with one it was given before ({@link #continuationTokens}). Signatures are not checked.
  * Test scope only: an instrument for benchmarks at scales no local store can hold.
  */
 public final class SyntheticS3Server implements AutoCloseable {
@@ -75,6 +78,9 @@ public final class SyntheticS3Server implements AutoCloseable {
   private final Map<String, RateWindow> rates = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
   private volatile boolean echoXmlInvalidStartAfter;
+  private volatile int emptyTruncatedPages;
+  private volatile int shortPages;
+  private volatile ContinuationTokens continuationTokens = ContinuationTokens.CORRECT;
   private final Queue<String> unsupported = new ConcurrentLinkedQueue<>();
 
   private record Written(byte[] content, String etag, Instant lastModified) {}
@@ -83,6 +89,11 @@ public final class SyntheticS3Server implements AutoCloseable {
   private static final class RateWindow {
     long second;
     int count;
+  }
+
+  static {
+    // Without TCP_NODELAY, the JDK server's answer waits for the client's delayed ACK: ~40 ms a request.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
   }
 
   public SyntheticS3Server(String bucket, SyntheticArchive archive, Duration latency, int requestsPerSecondPerPrefix)
@@ -130,6 +141,49 @@ public final class SyntheticS3Server implements AutoCloseable {
    */
   public SyntheticS3Server echoXmlInvalidStartAfter(boolean echo) {
     this.echoXmlInvalidStartAfter = echo;
+    return this;
+  }
+
+  /**
+   * Answers {@code run} empty truncated ListObjectsV2 pages (no keys, IsTruncated true, a continuation
+   * token) before every page that holds keys, and before the last page: S3 answers such pages, for
+   * example over runs of delete markers on a versioned bucket. 1 makes every other page empty; 0 (the
+   * default) answers none.
+   */
+  public SyntheticS3Server emptyTruncatedPages(int run) {
+    if (run < 0) {
+      throw new IllegalArgumentException("run must not be negative: " + run);
+    }
+    this.emptyTruncatedPages = run;
+    return this;
+  }
+
+  /**
+   * Answers ListObjectsV2 pages of fewer entries (keys and common prefixes) than max-keys asks: between
+   * 1 and {@code keys}, varying with where the page starts, truncated while more follow. S3 may answer
+   * fewer keys than asked. 0 (the default) answers max-keys.
+   */
+  public SyntheticS3Server shortPages(int keys) {
+    if (keys < 0) {
+      throw new IllegalArgumentException("keys must not be negative: " + keys);
+    }
+    this.shortPages = keys;
+    return this;
+  }
+
+  /** How a truncated ListObjectsV2 page tells where the listing goes on. */
+  public enum ContinuationTokens {
+    /** A NextContinuationToken that lists the next page, as S3 answers. */
+    CORRECT,
+    /** No NextContinuationToken at all: a broken store. */
+    MISSING,
+    /** The first page answers a token; every later page answers the token it was asked with: a store that loops. */
+    REPEATED
+  }
+
+  /** Breaks the continuation of ListObjectsV2 listings on purpose ({@link ContinuationTokens#CORRECT} by default). */
+  public SyntheticS3Server continuationTokens(ContinuationTokens tokens) {
+    this.continuationTokens = requireNonNull(tokens, "tokens is null");
     return this;
   }
 
@@ -531,12 +585,40 @@ public final class SyntheticS3Server implements AutoCloseable {
     int maxKeys = maxKeys(query);
     String startAfter = query.get("start-after");
     String token = query.get("continuation-token");
-    Page page;
+    // A token (base64) holds where the listing goes on: "k:" + the last key listed, or "p:" + the last
+    // common prefix; "e<n>:" before it counts the empty pages already answered there.
+    String after = startAfter;
+    boolean afterIsPrefix = false;
+    int empties = 0;
     if (token != null) {
       String decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-      page = page(prefix, delimiter, maxKeys, decoded.substring(2), decoded.startsWith("p:"));
+      if (decoded.startsWith("e")) {
+        int colon = decoded.indexOf(':');
+        empties = Integer.parseInt(decoded.substring(1, colon));
+        decoded = decoded.substring(colon + 1);
+      }
+      after = decoded.substring(2);
+      afterIsPrefix = decoded.startsWith("p:");
+    }
+    String position = (afterIsPrefix ? "p:" : "k:") + (after == null ? "" : after);
+    Page page;
+    String next = null;
+    if (maxKeys > 0 && empties < emptyTruncatedPages) {
+      page = new Page();
+      page.truncated = true;
+      next = "e" + (empties + 1) + ":" + position;
     } else {
-      page = page(prefix, delimiter, maxKeys, startAfter, false);
+      int limit = shortPages > 0 ? Math.min(maxKeys, 1 + Math.floorMod(position.hashCode(), shortPages)) : maxKeys;
+      page = page(prefix, delimiter, limit, after, afterIsPrefix);
+      if (page.truncated) {
+        next = (page.lastIsPrefix ? "p:" : "k:") + page.last;
+      }
+    }
+    String nextToken = next == null ? null : Base64.getUrlEncoder().encodeToString(next.getBytes(StandardCharsets.UTF_8));
+    if (nextToken != null && continuationTokens == ContinuationTokens.MISSING) {
+      nextToken = null;
+    } else if (nextToken != null && token != null && continuationTokens == ContinuationTokens.REPEATED) {
+      nextToken = token;
     }
     StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>").append(bucket)
@@ -555,11 +637,8 @@ public final class SyntheticS3Server implements AutoCloseable {
     if (token != null) {
       xml.append("<ContinuationToken>").append(token).append("</ContinuationToken>");
     }
-    if (page.truncated) {
-      String next = (page.lastIsPrefix ? "p:" : "k:") + page.last;
-      xml.append("<NextContinuationToken>")
-          .append(Base64.getUrlEncoder().encodeToString(next.getBytes(StandardCharsets.UTF_8)))
-          .append("</NextContinuationToken>");
+    if (nextToken != null) {
+      xml.append("<NextContinuationToken>").append(nextToken).append("</NextContinuationToken>");
     }
     page.appendTo(xml, url);
     send(exchange, 200, xml.append("</ListBucketResult>").toString());

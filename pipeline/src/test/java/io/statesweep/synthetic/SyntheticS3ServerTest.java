@@ -1,6 +1,8 @@
 package io.statesweep.synthetic;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
@@ -8,11 +10,19 @@ import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
+import io.statesweep.layout.ExportPrefix;
+import io.statesweep.layout.KeyClassifier;
+import io.statesweep.layout.Layout;
 import io.statesweep.s3.FolderListing;
+import io.statesweep.s3.ListingDepth;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.s3.StateCheck;
+import io.statesweep.s3.StoreException;
+import io.statesweep.scan.BudgetedListing;
+import io.statesweep.scan.ListingFanOut;
+import io.statesweep.scan.ListingTask;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.testing.S3ServerExtension;
@@ -321,6 +331,103 @@ class SyntheticS3ServerTest {
       assertThat(encoded.startAfter()).isEqualTo(after);
       assertThat(encoded.contents().get(0).key()).isEqualTo(SMALL.key(10, 0));
     }
+  }
+
+  @Test
+  void listingsOverEmptyTruncatedPagesAndPagesOfFewerKeysMatchAPlainListingKeyForKey() throws Exception {
+    SyntheticArchive archive = new SyntheticArchive("cogram/", 300, 2, 100, true, 10);
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", archive, Duration.ZERO, 0)) {
+      ObjectStore store = store(server.endpoint(), "synthetic");
+      Map<String, List<String>> plain = listings(store);
+      long plainRequests = server.requestCounts().get("LIST");
+      assertThat(plain.get("listAll")).hasSize(900);
+
+      // {empty truncated pages before each page of keys, at most this many keys a page}
+      int[][] modes = {{1, 0}, {0, 100}, {2, 250}};
+      for (int[] mode : modes) {
+        server.emptyTruncatedPages(mode[0]).shortPages(mode[1]).resetCounts();
+
+        Map<String, List<String>> quirky = listings(store);
+
+        assertThat(quirky).as("empty pages %d, short pages %d", mode[0], mode[1]).isEqualTo(plain);
+        // The modes answered: more pages than a plain listing.
+        assertThat(server.requestCounts().get("LIST")).isGreaterThan(plainRequests);
+      }
+    }
+  }
+
+  @Test
+  void aTruncatedPageWithoutATokenOrWithARepeatedTokenFailsTheListingNamingThePrefix() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0).shortPages(50)) {
+      ObjectStore store = store(server.endpoint(), "synthetic");
+      server.continuationTokens(SyntheticS3Server.ContinuationTokens.MISSING);
+      String missing = "Cannot list s3://synthetic/cogram/: page 1 is truncated but has no continuation token, so the keys"
+          + " after it cannot be listed";
+
+      assertThatThrownBy(() -> store.listAll("cogram/", object -> { })).isInstanceOf(StoreException.class)
+          .hasMessage(missing);
+      assertThatThrownBy(() -> store.iterate("cogram/", ListingDepth.RECURSIVE).forEachRemaining(object -> { }))
+          .isInstanceOf(StoreException.class).hasMessage(missing);
+      assertThatThrownBy(() -> new BudgetedListing(store::listPage, 10).list(
+              new ListingTask("cogram/", ListingDepth.RECURSIVE), object -> { })).isInstanceOf(StoreException.class)
+          .hasMessage("Cannot list cogram/: page 1 is truncated but has no continuation token, so the keys after it"
+              + " cannot be listed");
+
+      server.continuationTokens(SyntheticS3Server.ContinuationTokens.REPEATED);
+      // The SDK's paginator asks again and again for a token it was given before: bounded, so that a
+      // listing that loops fails this test rather than hang it.
+      assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+        assertThatThrownBy(() -> store.listAll("cogram/", object -> { })).isInstanceOf(StoreException.class)
+            .hasMessageStartingWith("Cannot list s3://synthetic/cogram/: page 2 answered the continuation token ")
+            .hasMessageEndingWith(" a second time, so the listing would never end");
+        assertThatThrownBy(() -> store.iterate("cogram/", ListingDepth.RECURSIVE).forEachRemaining(object -> { }))
+            .isInstanceOf(StoreException.class)
+            .hasMessageStartingWith("Cannot list s3://synthetic/cogram/: page 2 answered the continuation token ");
+        server.shortPages(2); // a folder level of 7 records: more than one page
+        assertThatThrownBy(() -> store.listFolder("cogram/projects/p000000/documents/")).isInstanceOf(StoreException.class)
+            .hasMessageStartingWith("Cannot list s3://synthetic/cogram/projects/p000000/documents/: page 2 answered");
+      });
+      server.continuationTokens(SyntheticS3Server.ContinuationTokens.MISSING);
+      assertThatThrownBy(() -> store.listFolder("cogram/projects/p000000/documents/")).isInstanceOf(StoreException.class)
+          .hasMessage("Cannot list s3://synthetic/cogram/projects/p000000/documents/: page 1 is truncated but has no"
+              + " continuation token, so the keys after it cannot be listed");
+    }
+  }
+
+  /**
+   * Every listing statesweep makes, key for key in the order listed: ObjectStore's paginated listings
+   * (execute lists a record's folder with {@code iterate}) and the plan's fan-out: folder tasks, then
+   * tasks of five pages each (short pages split them), split by BudgetedListing, as PlanFunctions.ListTasks runs them.
+   */
+  private static Map<String, List<String>> listings(ObjectStore store) {
+    Map<String, List<String>> listings = new TreeMap<>();
+    List<String> all = new ArrayList<>();
+    store.listAll("cogram/", object -> all.add(object.key()));
+    listings.put("listAll", all);
+    FolderListing projects = store.listFolder("cogram/projects/");
+    listings.put("listFolder", new ArrayList<>(projects.folders()));
+    List<String> recursive = new ArrayList<>();
+    store.iterate("cogram/projects/p000000/", ListingDepth.RECURSIVE).forEachRemaining(o -> recursive.add(o.key()));
+    listings.put("iterate", recursive);
+    List<String> direct = new ArrayList<>();
+    store.iterate("cogram/projects/p000000/documents/d000000007/", ListingDepth.DIRECT)
+        .forEachRemaining(o -> direct.add(o.key()));
+    listings.put("iterateDirect", direct);
+
+    KeyClassifier classifier = Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/"));
+    List<String> fanOut = new ArrayList<>();
+    java.util.Deque<ListingTask> tasks = new java.util.ArrayDeque<>(new ListingFanOut(store, classifier).tasks());
+    while (!tasks.isEmpty()) {
+      ListingTask task = tasks.pop();
+      if (task.depth() == ListingDepth.DIRECT) {
+        store.iterate(task.prefix(), ListingDepth.DIRECT).forEachRemaining(o -> fanOut.add(o.key()));
+      } else {
+        tasks.addAll(new BudgetedListing(store::listPage, 5).list(task, o -> fanOut.add(o.key())).rest());
+      }
+    }
+    java.util.Collections.sort(fanOut);
+    listings.put("fanOut", fanOut);
+    return listings;
   }
 
   @Test
