@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.RunSummary;
+import io.statesweep.state.StateParser;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
@@ -61,7 +62,8 @@ final class RunsTable {
       field("failure", DataTypes.StringType, true),
       field("listing", DataTypes.StringType, true),
       field("inventory_manifest", DataTypes.StringType, true),
-      field("inventory_date", DataTypes.TimestampType, true)});
+      field("inventory_date", DataTypes.TimestampType, true),
+      field("state_parser", DataTypes.StringType, true)});
 
   private RunsTable() {}
 
@@ -103,7 +105,8 @@ final class RunsTable {
         summary.keptNewerFiles(), summary.keptRefused(), run.badState(), run.notYetDue(), summary.skipped(),
         summary.errors(), run.stateChanged(), run.alreadyDeleted(), run.changedDuringDelete(), summary.line(),
         run.failure(), run.source().listing(), run.source().inventoryManifest(),
-        run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()));
+        run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()),
+        "plan".equals(run.command()) ? StateParser.VERSION : null);
     return spark.createDataFrame(List.of(row), SCHEMA);
   }
 

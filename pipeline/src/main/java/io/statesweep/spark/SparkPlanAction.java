@@ -15,6 +15,7 @@ import io.statesweep.s3.S3Clients;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
+import io.statesweep.state.StateParser;
 import io.statesweep.spark.rows.ListedRow;
 import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
@@ -258,7 +259,7 @@ public final class SparkPlanAction {
   }
 
   /**
-   * The last complete plan of this bucket, prefix and layout, whose parsed state files this run may
+   * The last complete plan of this bucket, prefix, layout and state parser version, whose parsed state files this run may
    * reuse; null when there is none (or no table yet).
    */
   private String previousPlan(Tables tables) {
@@ -266,7 +267,9 @@ public final class SparkPlanAction {
       List<Row> rows = spark.read().format("delta").load(tables.runs())
           .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))
               .and(col("prefix").equalTo(options.prefix().value()))
-              .and(col("layout_fingerprint").equalTo(options.layout().fingerprint())))
+              .and(col("layout_fingerprint").equalTo(options.layout().fingerprint()))
+              // Rows parsed by another version of the parser may hold what this one refuses (altered, too).
+              .and(col("state_parser").equalTo(StateParser.VERSION)))
           .orderBy(col("started_at").desc()).select("run_id").limit(1).collectAsList();
       return rows.isEmpty() ? null : rows.get(0).getString(0);
     } catch (Exception e) {

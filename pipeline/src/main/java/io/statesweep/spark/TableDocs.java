@@ -107,6 +107,7 @@ final class TableDocs {
       entry("listing", "list (ListObjectsV2) or inventory (an S3 Inventory report); null for execute"),
       entry("inventory_manifest", "the S3 Inventory manifest.json read, with --listing inventory"),
       entry("inventory_date", "when the S3 Inventory was taken (UTC)"),
+      entry("state_parser", "the version of the state-file parser of a plan; incremental plans reuse only its own version's parses"),
       entry("approved_by", "who approved the plan (--by)"),
       entry("approved_at", "when (UTC)"),
       entry("note", "the approver's note (--note)"),

@@ -37,6 +37,14 @@ import java.util.List;
 public final class StateParser implements Serializable {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * What a parse yields, as a version: bump it whenever the same document may parse differently.
+   * Incremental plans reuse parsed state files only from plans of this version (version 2 refuses
+   * timestamps outside the tables' range and strings that are not valid Unicode, which version 1 let
+   * through, and which its tables stored altered: a lone surrogate as {@code ?}).
+   */
+  public static final String VERSION = "2";
+
   /** Documents larger than this are bad state files rather than memory pressure. */
   public static final int DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 

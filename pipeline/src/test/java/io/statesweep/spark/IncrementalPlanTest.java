@@ -63,6 +63,33 @@ class IncrementalPlanTest {
     assertThat(secondMetrics.at("/s3_requests/GetObject/calls").asLong()).isZero();
   }
 
+  /**
+   * Parses of an older parser are not reused: version 1 let a lone surrogate through, and its table
+   * stored the key altered ({@code a\ud800b.pdf} as {@code a?b.pdf}); reusing that row would plan a
+   * key no state file lists.
+   */
+  @Test
+  void aPlanOfAnotherParserVersionIsNotReused(LocalS3Server server, @TempDir Path warehouse) {
+    TestArchive archive = new TestArchive(server, "incremental-versions", "cogram/");
+    String folder = "projects/p1/documents/d0/";
+    archive.put(folder + "doc.pdf", "pdf");
+    archive.put(folder + "a?b.pdf", "listed by no state file");
+    archive.put(folder + "state.json", "{\"delete\": false, \"files\": [\"cogram/" + folder
+        + "doc.pdf\"], \"delete_files\": [\"cogram/" + folder + "a\\ud800b.pdf\"]}");
+    PlanResult first = plan(server, warehouse, "incremental-versions", "true");
+    assertThat(first.summary().line()).contains(" records_deleted=0 child_keys_deleted=0 ").contains(" bad_state=1 ");
+    // What a plan of version 1 wrote for that document: a read row with the key altered.
+    SharedSpark.session().sql("UPDATE delta.`" + first.tables().runs() + "` SET state_parser = NULL WHERE run_id = '"
+        + first.runId() + "'");
+    SharedSpark.session().sql("UPDATE delta.`" + first.tables().stateFiles() + "` SET status = 'read', message = NULL,"
+        + " delete_files = array('cogram/" + folder + "a?b.pdf') WHERE run_id = '" + first.runId() + "'");
+
+    PlanResult second = plan(server, warehouse, "incremental-versions", "true");
+
+    assertThat(second.summary().extra()).containsEntry("state_file_gets", "1").containsEntry("bad_state", "1");
+    assertThat(second.summary().line()).contains(" records_deleted=0 child_keys_deleted=0 ");
+  }
+
   @Test
   void theProgressLineNamesThePhaseItsCountersRateAndEta() {
     RunMetrics metrics = RunMetrics.register(SharedSpark.session().sparkContext());
@@ -80,8 +107,12 @@ class IncrementalPlanTest {
   }
 
   private static PlanResult plan(LocalS3Server server, Path warehouse, String reuse) {
+    return plan(server, warehouse, "incremental", reuse);
+  }
+
+  private static PlanResult plan(LocalS3Server server, Path warehouse, String bucket, String reuse) {
     Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", "incremental");
+    flags.put("--bucket", bucket);
     flags.put("--prefix", "cogram/");
     flags.put("--endpoint", server.endpoint());
     flags.put("--warehouse", warehouse.toString());
