@@ -252,8 +252,10 @@ class UnicodePathPropertyTest {
     }
 
     void generate() {
-      String project = prefix + "projects/" + segment(12) + "/";
+      // One project of plain ids, one of hostile ones: keys that share a DeleteObjects request, and keys that cannot.
+      String[] projects = {prefix + "projects/plain/", prefix + "projects/" + segment(12) + "/"};
       for (int i = 0; i < RECORDS; i++) {
+        String project = projects[random.nextInt(projects.length)];
         boolean single = random.nextInt(4) == 0;
         String stateKey;
         String folder;
@@ -265,7 +267,8 @@ class UnicodePathPropertyTest {
           ownFile = folder + id + ".json";
         } else {
           String[] kinds = {"meetings", "emails", "documents", "change_orders"};
-          folder = project + kinds[random.nextInt(kinds.length)] + "/" + segment(10) + "-" + i + "/";
+          folder = project + kinds[random.nextInt(kinds.length)] + "/" + (random.nextBoolean() ? segment(10) : "r")
+              + "-" + i + "/";
           stateKey = folder + "state.json";
         }
         List<String> fileKeys = new ArrayList<>();
@@ -345,7 +348,7 @@ class UnicodePathPropertyTest {
 
     /** A name in {@code folder}, sometimes in sub-folders that take the key to S3's 1,024 bytes. */
     private String fileName(String folder, int index) {
-      String name = segment(6 + random.nextInt(20)) + "-" + index + ".pdf";
+      String name = (random.nextBoolean() ? segment(6 + random.nextInt(20)) : "f") + "-" + index + ".pdf";
       if (random.nextInt(6) != 0) {
         return name;
       }
