@@ -22,6 +22,23 @@ public final class Keys {
     return slash < 0 ? "" : key.substring(0, slash + 1);
   }
 
+  /**
+   * The index of the first UTF-16 surrogate that is not half of a pair (a high one not followed by a
+   * low one, or a low one not preceded by a high one), or -1 when {@code text} is valid Unicode. Such a
+   * string has no UTF-8 bytes: an encoder turns it into another one ({@code ?} or U+FFFD).
+   */
+  public static int firstLoneSurrogate(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** A segment that is neither empty nor {@code .} nor {@code ..}. */
   static boolean isPlainSegment(String segment) {
     return !segment.isEmpty() && !segment.equals(".") && !segment.equals("..");

@@ -1,5 +1,7 @@
 package io.statesweep.s3;
 
+import io.statesweep.layout.Keys;
+
 /**
  * Which object keys can travel inside an XML request body (DeleteObjects) and come back unchanged in
  * its XML answer. S3 keys may hold any Unicode character, but XML 1.0 cannot carry most control
@@ -21,12 +23,7 @@ public final class XmlKeys {
       if (c < 0x20 || c >= 0x7f && c <= 0x9f || c == '\ufffe' || c == '\uffff') {
         return false;
       }
-      if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return false;
-      }
     }
-    return true;
+    return Keys.firstLoneSurrogate(key) < 0;
   }
 }

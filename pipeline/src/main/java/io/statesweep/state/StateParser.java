@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.statesweep.layout.Keys;
 import java.io.IOException;
 import java.io.Serializable;
 import java.time.Instant;
@@ -151,14 +152,10 @@ public final class StateParser implements Serializable {
    * surrogate not preceded by a high one. JSON's {@code \ud800} escapes produce them.
    */
   private static void requireUnicode(String field, String text) throws FieldException {
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        throw new FieldException("field " + field + " is not valid Unicode: a lone surrogate "
-            + String.format("\\u%04x", (int) c) + " at character " + i);
-      }
+    int lone = Keys.firstLoneSurrogate(text);
+    if (lone >= 0) {
+      throw new FieldException("field " + field + " is not valid Unicode: a lone surrogate "
+          + String.format("\\u%04x", (int) text.charAt(lone)) + " at character " + lone);
     }
   }
 

@@ -399,13 +399,8 @@ class UnicodePathPropertyTest {
       if (key.getBytes(UTF_8).length > MAX_KEY_BYTES || key.indexOf('\u0000') >= 0) {
         return false;
       }
-      for (int i = 0; i < key.length(); i++) {
-        char c = key.charAt(i);
-        if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-          i++;
-        } else if (Character.isSurrogate(c)) {
-          return false;
-        }
+      if (io.statesweep.layout.Keys.firstLoneSurrogate(key) >= 0) {
+        return false;
       }
       for (String segment : key.split("/", -1)) {
         if (segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.getBytes(UTF_8).length > 255) {
