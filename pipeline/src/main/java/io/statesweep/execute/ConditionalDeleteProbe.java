@@ -39,9 +39,8 @@ public final class ConditionalDeleteProbe {
       store.write(probeKey, "statesweep probe: safe to delete".getBytes(StandardCharsets.UTF_8));
     } catch (StoreException e) {
       // Sending the ETags costs nothing where they are ignored, and protects where they are not.
-      boolean denied = e.errorCode().equals("AccessDenied") || e.errorCode().equals("HTTP 403");
       String reason = "unverified: cannot write the probe " + probeKey + ": " + e.errorCode()
-          + (denied ? "; it needs s3:PutObject on that key (and kms:GenerateDataKey on the bucket's KMS key if it"
+          + (e.isAccessDenied() ? "; it needs s3:PutObject on that key (and kms:GenerateDataKey on the bucket's KMS key if it"
               + " uses SSE-KMS)" : "");
       LOG.warn("Conditional deletes on, {}", reason);
       return new Answer(ConditionalDeletes.ON, reason);

@@ -259,31 +259,33 @@ public final class ObjectStore {
    * The object's current version as a listing shows it, or null when it does not exist: a
    * ListObjectsV2 of prefix {@code key}, where the key itself sorts before every other key it
    * prefixes. Unlike {@link #head}, its LastModified has the listing's precision (milliseconds on S3,
-   * whole seconds in a HEAD's header), so it compares with times of other listings. A truncated page
-   * with no keys (S3 returns them over delete markers) goes on with its continuation token.
+   * whole seconds in a HEAD's header), so it compares with times of other listings. Its pages follow
+   * {@link ListingContinuation} as every listing's do: a truncated page with no keys (S3 returns them
+   * over delete markers) goes on, one without a token fails rather than say the key does not exist.
    */
   public StoredObject listedObject(String key) {
     if (key.isEmpty()) {
       throw new IllegalArgumentException("key is empty");
     }
+    ListingContinuation continuation = continuation(key);
     String token = null;
     try {
       while (true) {
-        String continuation = token;
+        String pageToken = token;
         ListObjectsV2Response page = client.listObjectsV2(b -> {
           b.overrideConfiguration(this::counted).encodingType(EncodingType.URL).bucket(bucket).prefix(key).maxKeys(1);
-          if (continuation != null) {
-            b.continuationToken(continuation);
+          if (pageToken != null) {
+            b.continuationToken(pageToken);
           }
         });
         if (!page.contents().isEmpty()) {
           S3Object first = page.contents().get(0);
           return first.key().equals(key) ? toStoredObject(first) : null;
         }
-        if (!Boolean.TRUE.equals(page.isTruncated()) || page.nextContinuationToken() == null) {
+        token = continuation.next(Boolean.TRUE.equals(page.isTruncated()), page.nextContinuationToken());
+        if (token == null) {
           return null;
         }
-        token = page.nextContinuationToken();
       }
     } catch (SdkException e) {
       throw translate("list", key, e);

@@ -160,7 +160,7 @@ public final class RunLock implements AutoCloseable {
     try {
       return request.get();
     } catch (StoreException e) {
-      if (!e.errorCode().equals("AccessDenied") && !e.errorCode().equals("HTTP 403")) {
+      if (!e.isAccessDenied()) {
         throw e;
       }
       String folder = key.substring(0, key.lastIndexOf('/') + 1);

@@ -15,4 +15,9 @@ public final class StoreException extends RuntimeException {
   public String errorCode() {
     return errorCode;
   }
+
+  /** The store refused the request for want of a permission (403 AccessDenied). */
+  public boolean isAccessDenied() {
+    return errorCode.equals("AccessDenied") || errorCode.equals("HTTP 403");
+  }
 }
