@@ -3,6 +3,7 @@ package io.statesweep.execute;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.Action;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -12,6 +13,9 @@ import java.util.List;
  * @param childKeysDeleted keys other than the state file that this attempt deleted
  * @param stateFileDeleted whether this attempt deleted the state file
  * @param keysAlreadyGone planned keys that no longer existed (an earlier attempt, or someone else)
+ * @param deletedKeys every key this attempt deleted, in the order sent (the state file last, if it went)
+ * @param verifiedToDeleted from the end of the record's verification to the answer of its last delete; null
+ *     when nothing was deleted
  */
 public record ExecutionOutcome(
     String stateFileKey,
@@ -23,13 +27,19 @@ public record ExecutionOutcome(
     int keysAlreadyGone,
     List<KeyFailure> failures,
     Instant startedAt,
-    Instant endedAt) {
+    Instant endedAt,
+    List<String> deletedKeys,
+    Duration verifiedToDeleted) {
   public ExecutionOutcome {
     requireNonNull(stateFileKey, "stateFileKey is null");
     requireNonNull(action, "action is null");
     requireNonNull(outcome, "outcome is null");
     requireNonNull(message, "message is null");
     failures = List.copyOf(failures);
+    deletedKeys = List.copyOf(deletedKeys);
+    if (deletedKeys.size() != childKeysDeleted + (stateFileDeleted ? 1 : 0)) {
+      throw new IllegalArgumentException("the deleted keys of " + stateFileKey + " do not match their counts");
+    }
     if (stateFileDeleted && outcome != Outcome.DELETED) {
       throw new IllegalArgumentException("a state file is deleted only with its record: " + stateFileKey);
     }

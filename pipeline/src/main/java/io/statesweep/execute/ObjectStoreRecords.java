@@ -3,6 +3,7 @@ package io.statesweep.execute;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ListingDepth;
@@ -14,9 +15,20 @@ import java.util.List;
 /** {@link RecordStore} on S3. */
 public final class ObjectStoreRecords implements RecordStore {
   private final ObjectStore store;
+  private final int maxStateBytes;
 
-  public ObjectStoreRecords(ObjectStore store) {
+  /** @param maxStateBytes the largest state document read (a larger one is a bad document) */
+  public ObjectStoreRecords(ObjectStore store, int maxStateBytes) {
     this.store = requireNonNull(store, "store is null");
+    if (maxStateBytes < 1) {
+      throw new IllegalArgumentException("maxStateBytes must be positive: " + maxStateBytes);
+    }
+    this.maxStateBytes = maxStateBytes;
+  }
+
+  @Override
+  public ConditionalRead readState(String key, String etag) {
+    return store.readIfMatch(key, etag, maxStateBytes);
   }
 
   @Override

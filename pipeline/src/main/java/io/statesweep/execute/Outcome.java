@@ -21,6 +21,12 @@ public enum Outcome {
   KEPT_REFUSED,
   /** A key changed between verification and its conditional delete; it stays, and so does the state file. */
   CHANGED_DURING_DELETE,
+  /**
+   * The state file changed while the record's files were deleted: the record came back during its
+   * deletion, and the files deleted (named, each in a log line) may be live again. Run Verify bucket in
+   * the exporter. The state file stays.
+   */
+  CAME_BACK_DURING_DELETE,
   /** A request failed; the state file stays and the next run retries. */
   FAILED;
 

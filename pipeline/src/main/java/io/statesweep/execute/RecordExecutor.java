@@ -8,16 +8,28 @@ import io.statesweep.layout.Keys;
 import io.statesweep.layout.OwnerCandidate;
 import io.statesweep.layout.RecordShape;
 import io.statesweep.plan.Action;
+import io.statesweep.plan.DeleteRole;
+import io.statesweep.plan.ListedKey;
 import io.statesweep.plan.PlannedDelete;
+import io.statesweep.plan.Planner;
+import io.statesweep.plan.RecordInput;
+import io.statesweep.plan.RecordPlan;
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.StateCheck;
 import io.statesweep.s3.StoreException;
+import io.statesweep.state.ParsedState;
+import io.statesweep.state.StateDocument;
+import io.statesweep.state.StateParser;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -36,13 +48,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * 2 to 4):
  *
  * <ol>
- *   <li>re-reads each state file with If-Match on the planned ETag: changed or gone, nothing is done
- *       on the old plan;
- *   <li>re-lists the record's keys (its folder, less nested records; or its {@code <id>.json}): a file
- *       newer than the state file keeps the whole record ({@code the record is coming back}), and a
- *       planned key that now belongs to a nested record refuses it (its state file appeared since);
+ *   <li>takes the throttle's permits for the window's keys first, so that a wait for them never falls
+ *       between a record's verification and its deletes;
+ *   <li>re-reads each state file with If-Match on the planned ETag (changed or gone: nothing is done on
+ *       the old plan), re-lists the record's keys, and makes the {@link Planner}'s decision again from
+ *       the document just read and the bucket as it is now. A plan row may only narrow that decision:
+ *       a row that would delete more (a live record's row turned into {@code delete_record}, a key the
+ *       planner would not delete now) is refused ({@code kept_refused}, naming the key), and a file
+ *       newer than the state file keeps the whole record ({@code the record is coming back});
  *   <li>deletes the files of all verified records of the window in DeleteObjects batches, each key
  *       conditional on the ETag just seen (when conditional deletes are on);
+ *   <li>reads each state file once more: one that changed while its record's files went means the
+ *       record came back during its deletion ({@code came_back_during_delete}): every key deleted is
+ *       named, so that the exporter's Verify bucket can restore it;
  *   <li>only then, and only for records whose every file is gone, deletes the state files, each
  *       conditional on its planned ETag.
  * </ol>
@@ -55,6 +73,8 @@ public final class RecordExecutor implements AutoCloseable {
 
   private final RecordStore store;
   private final KeyClassifier classifier;
+  private final Planner planner;
+  private final StateParser parser;
   private final int batchSize;
   private final ConditionalDeletes conditional;
   private final DeleteThrottle throttle;
@@ -63,27 +83,27 @@ public final class RecordExecutor implements AutoCloseable {
   private final ExecutorService verifiers;
 
   /** Verifies one record at a time. */
-  public RecordExecutor(RecordStore store, KeyClassifier classifier, int batchSize, ConditionalDeletes conditional,
-      DeleteThrottle throttle, ExecutionHook hook, Clock clock) {
-    this(store, classifier, batchSize, conditional, throttle, hook, clock, 1);
+  public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock) {
+    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, 1);
   }
 
   /**
    * Verifies up to {@code verifyThreads} records of a window at once (each is a GET and a folder listing or
    * one-key listings: I/O that a single thread would wait on); deletes still go in order, state files last.
+   *
+   * @param planner the planner of the plan's run (its layout and grace periods): its decision is made again
+   * @param parser reads the state documents as the plan read them
    */
-  public RecordExecutor(RecordStore store, KeyClassifier classifier, int batchSize, ConditionalDeletes conditional,
-      DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
+  public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
     if (verifyThreads < 1) {
       throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
     }
-    this.verifiers = verifyThreads == 1 ? null : Executors.newFixedThreadPool(verifyThreads, runnable -> {
-      Thread thread = new Thread(runnable, "statesweep-verify");
-      thread.setDaemon(true);
-      return thread;
-    });
     this.store = requireNonNull(store, "store is null");
-    this.classifier = requireNonNull(classifier, "classifier is null");
+    this.planner = requireNonNull(planner, "planner is null");
+    this.classifier = planner.classifier();
+    this.parser = requireNonNull(parser, "parser is null");
     if (batchSize < 1 || batchSize > 1000) {
       throw new IllegalArgumentException("batchSize must be from 1 to 1000: " + batchSize);
     }
@@ -92,25 +112,32 @@ public final class RecordExecutor implements AutoCloseable {
     this.throttle = requireNonNull(throttle, "throttle is null");
     this.hook = requireNonNull(hook, "hook is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.verifiers = verifyThreads == 1 ? null : Executors.newFixedThreadPool(verifyThreads, runnable -> {
+      Thread thread = new Thread(runnable, "statesweep-verify");
+      thread.setDaemon(true);
+      return thread;
+    });
   }
 
   /** Executes a window of records; returns one outcome per record, in order. */
   public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
     Instant started = clock.instant();
+    // The permits first: a wait for them must not widen the window between verification and delete.
+    throttle.acquire(window.stream().mapToInt(record -> record.deletes().size()).sum());
     // By identity: two plan rows of one state file (a duplicated row) still get one outcome each.
-    Map<PlannedRecord, ExecutionOutcome> outcomes = new java.util.IdentityHashMap<>();
+    Map<PlannedRecord, ExecutionOutcome> outcomes = new IdentityHashMap<>();
     List<Verified> verified = new ArrayList<>();
-    List<Verification> verifications = verifyAll(window);
+    List<Verification> verifications = inParallel(window, this::verifyOrFail);
     for (int i = 0; i < window.size(); i++) {
       PlannedRecord record = window.get(i);
       Verification verification = verifications.get(i);
       if (verification.failure != null) {
         StoreException e = verification.failure;
-        outcomes.put(record, finish(record, Outcome.FAILED, e.getMessage(), 0, false, 0,
-            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started));
+        outcomes.put(record, finish(record, Outcome.FAILED, e.getMessage(), List.of(), false, 0,
+            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started, null));
       } else if (verification.outcome != null) {
-        outcomes.put(record, finish(record, verification.outcome, verification.message, 0, false,
-            0, List.of(), started));
+        outcomes.put(record, finish(record, verification.outcome, verification.message, List.of(), false,
+            0, List.of(), started, null));
       } else {
         verified.add(verification.verified);
       }
@@ -120,40 +147,41 @@ public final class RecordExecutor implements AutoCloseable {
     verified.forEach(record -> fileTargets.addAll(record.targets));
     hook.beforeDelete(fileTargets.stream().map(DeleteTarget::key).toList());
     Map<String, DeleteResult.KeyError> errors = new HashMap<>();
-    Set<String> deleted = new HashSet<>();
-    deleteInBatches(fileTargets, deleted, errors);
+    Map<String, Long> deletedAt = new HashMap<>();
+    deleteInBatches(fileTargets, deletedAt, errors);
 
+    // Each state file once more, after its record's files went: changed now, the record came back while
+    // they went (its files were uploaded again before it, with the same ETags); unchanged, a due record's
+    // state file may go last, even where conditional deletes are off.
+    List<Verified> toRecheck = verified.stream()
+        .filter(record -> record.targets.stream().anyMatch(target -> deletedAt.containsKey(target.key()))
+            || record.plan.action() == Action.DELETE_RECORD && record.allFilesGone(deletedAt))
+        .toList();
+    List<Recheck> rechecks = inParallel(toRecheck, this::recheck);
+    Map<Verified, Recheck> recheckOf = new IdentityHashMap<>();
     List<DeleteTarget> stateTargets = new ArrayList<>();
-    Map<String, String> stateEtags = new HashMap<>();
-    for (Verified record : verified) {
-      stateEtags.put(record.plan.stateFileKey(), record.plan.stateFile().etag());
-      boolean allFilesGone = record.targets.stream().allMatch(target -> deleted.contains(target.key()));
-      if (record.plan.action() == Action.DELETE_RECORD && allFilesGone) {
-        stateTargets.add(new DeleteTarget(record.plan.stateFileKey(), etag(record.plan.stateFile().etag())));
-      }
-    }
-    // The state file goes last; read it once more right before, so that a record rewritten while its
-    // files went keeps its state file even where conditional deletes are off.
-    List<DeleteTarget> unchanged = new ArrayList<>();
-    for (DeleteTarget target : stateTargets) {
-      StateCheck check;
-      try {
-        check = store.checkUnchanged(target.key(), stateEtags.get(target.key()));
-      } catch (RuntimeException e) {
-        errors.put(target.key(), new DeleteResult.KeyError(errorCode(e), e.getMessage()));
+    for (int i = 0; i < toRecheck.size(); i++) {
+      Verified record = toRecheck.get(i);
+      Recheck recheck = rechecks.get(i);
+      recheckOf.put(record, recheck);
+      String stateKey = record.plan.stateFileKey();
+      if (record.plan.action() != Action.DELETE_RECORD || !record.allFilesGone(deletedAt)) {
         continue;
       }
-      if (check == StateCheck.UNCHANGED) {
-        unchanged.add(target);
+      if (recheck.failure != null) {
+        errors.put(stateKey, recheck.failure);
+      } else if (recheck.check == StateCheck.UNCHANGED) {
+        stateTargets.add(new DeleteTarget(stateKey, etag(record.plan.stateFile().etag())));
       } else {
-        errors.put(target.key(), new DeleteResult.KeyError("PreconditionFailed",
-            "the state file changed while its record's files were deleted"));
+        errors.put(stateKey, new DeleteResult.KeyError("PreconditionFailed",
+            "the state file " + (recheck.check == StateCheck.GONE ? "is gone" : "changed")
+                + " while its record's files were deleted"));
       }
     }
-    deleteInBatches(unchanged, deleted, errors);
+    deleteInBatches(stateTargets, deletedAt, errors);
 
     for (Verified record : verified) {
-      outcomes.put(record.plan, outcomeOf(record, deleted, errors, started));
+      outcomes.put(record.plan, outcomeOf(record, recheckOf.get(record), deletedAt, errors, started));
     }
     List<ExecutionOutcome> ordered = new ArrayList<>(window.size());
     for (PlannedRecord record : window) {
@@ -162,19 +190,20 @@ public final class RecordExecutor implements AutoCloseable {
     return ordered;
   }
 
-  private List<Verification> verifyAll(List<PlannedRecord> window) {
-    List<Verification> verifications = new ArrayList<>(window.size());
-    if (verifiers == null) {
-      window.forEach(record -> verifications.add(verifyOrFail(record)));
-      return verifications;
+  /** {@code task} for each item, on the verifiers when there are some, answers in order. */
+  private <T, R> List<R> inParallel(List<T> items, java.util.function.Function<T, R> task) {
+    List<R> answers = new ArrayList<>(items.size());
+    if (verifiers == null || items.size() < 2) {
+      items.forEach(item -> answers.add(task.apply(item)));
+      return answers;
     }
-    List<Future<Verification>> futures = new ArrayList<>(window.size());
-    for (PlannedRecord record : window) {
-      futures.add(verifiers.submit(() -> verifyOrFail(record)));
+    List<Future<R>> futures = new ArrayList<>(items.size());
+    for (T item : items) {
+      futures.add(verifiers.submit(() -> task.apply(item)));
     }
-    for (Future<Verification> future : futures) {
+    for (Future<R> future : futures) {
       try {
-        verifications.add(future.get());
+        answers.add(future.get());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while verifying records", e);
@@ -182,7 +211,7 @@ public final class RecordExecutor implements AutoCloseable {
         throw new IllegalStateException("verifying a record failed", e.getCause());
       }
     }
-    return verifications;
+    return answers;
   }
 
   private Verification verifyOrFail(PlannedRecord record) {
@@ -194,6 +223,14 @@ public final class RecordExecutor implements AutoCloseable {
       // Whatever went wrong, this record keeps everything and the others go on.
       return new Verification(null, null, null, new StoreException("Cannot verify " + record.stateFileKey() + ": "
           + e, errorCode(e), e));
+    }
+  }
+
+  private Recheck recheck(Verified record) {
+    try {
+      return new Recheck(store.checkUnchanged(record.plan.stateFileKey(), record.plan.stateFile().etag()), null);
+    } catch (RuntimeException e) {
+      return new Recheck(null, new DeleteResult.KeyError(errorCode(e), e.getMessage()));
     }
   }
 
@@ -209,146 +246,220 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   private Verification verify(PlannedRecord record) {
-    StoredObject stateFile = record.stateFile();
-    StateCheck check = store.checkUnchanged(stateFile.key(), stateFile.etag());
-    if (check == StateCheck.GONE) {
+    StoredObject plannedState = record.stateFile();
+    String stateKey = plannedState.key();
+    ConditionalRead read = store.readState(stateKey, plannedState.etag());
+    if (read.check() == StateCheck.GONE) {
       return record.action() == Action.DELETE_RECORD
           ? Verification.done(Outcome.ALREADY_DELETED,
               "the state file is gone (an earlier attempt, or someone else, deleted it): nothing is done")
           : Verification.done(Outcome.STATE_CHANGED, "the state file is gone since it was planned");
     }
-    if (check == StateCheck.CHANGED) {
+    if (read.check() == StateCheck.CHANGED) {
       return Verification.done(Outcome.STATE_CHANGED,
           "the state file changed since it was planned: nothing is done on the old plan");
     }
-    if (!(classifier.classify(stateFile.key()) instanceof Classification.StateFile place)) {
-      return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + stateFile.key()
+    if (!(classifier.classify(stateKey) instanceof Classification.StateFile place)) {
+      return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + stateKey
           + ": it is not a state file at a place of layout " + classifier.layout().name()
           + " (was the plan made with another layout?)");
     }
-    // The plan is data that anyone with write access to its table could change: every rule about what
-    // a state file may list is checked again, and every planned key must be one the state file lists.
+    // The plan is data that anyone with write access to its table could change: the decision is made
+    // again from the document just read, and a row may only narrow it.
+    ParsedState parsed = read.truncated()
+        ? new ParsedState(null, "Invalid state file " + stateKey + ": the document is larger than "
+            + read.bytes().length + " bytes")
+        : parser.parse(stateKey, read.bytes());
     for (PlannedDelete delete : record.files()) {
       String rule = classifier.listingRefusal(place, delete.key());
-      if (rule == null && !record.listedKeys().contains(delete.key())) {
-        rule = "its state file does not list it";
-      }
       if (rule != null) {
         return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + rule);
       }
     }
-    CurrentFiles listing = currentFiles(record);
+    if (!parsed.isValid()) {
+      return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + stateKey
+          + ": its state file, read again now, is not a valid document: " + parsed.error());
+    }
+    StateDocument document = parsed.document();
+    Set<String> listed = new LinkedHashSet<>(document.files());
+    listed.addAll(document.deleteFiles());
+    listed.remove(stateKey);
     for (PlannedDelete delete : record.files()) {
-      String owner = listing.otherOwners.get(delete.key());
-      if (owner != null) {
+      if (!listed.contains(delete.key())) {
         return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key()
-            + ": it belongs to another record, whose state file is " + owner);
+            + ": its state file does not list it");
       }
     }
-    Map<String, StoredObject> current = listing.files;
-    List<DeleteTarget> targets = new ArrayList<>();
-    int alreadyGone = 0;
-    int newerKept = 0;
+    Set<String> keysOfInterest = new LinkedHashSet<>(listed);
+    record.files().forEach(delete -> keysOfInterest.add(delete.key()));
+    CurrentFiles listing = currentFiles(stateKey, keysOfInterest);
+    StoredObject stateNow = listing.stateObject() != null ? listing.stateObject() : store.listedObject(stateKey);
+    if (stateNow == null || !stateNow.etag().equals(plannedState.etag())) {
+      return Verification.done(Outcome.STATE_CHANGED,
+          "the state file changed since it was planned: nothing is done on the old plan");
+    }
+
+    Map<String, ListedKey> listedKeys = new HashMap<>();
+    for (String key : listed) {
+      String owner = listing.otherOwners().get(key);
+      StoredObject object = owner == null ? listing.files().get(key) : null;
+      if (owner == null && object == null && !listing.coversExistence(key)) {
+        object = store.listedObject(key);
+      }
+      listedKeys.put(key, new ListedKey(key, object, owner != null ? owner : object != null ? stateKey : null));
+    }
+    StoredObject newestOwned = null;
+    for (StoredObject object : listing.files().values()) {
+      if (newestOwned == null || object.isNewerThan(newestOwned)) {
+        newestOwned = object;
+      }
+    }
+    RecordPlan now = planner.plan(new RecordInput(place, stateNow, parsed, listedKeys, newestOwned), clock.instant());
+    return narrowed(record, stateNow, document, now, listedKeys);
+  }
+
+  /**
+   * The plan row's deletes, as far as the decision just made allows them: the row may delete less than the
+   * planner would now, never more.
+   */
+  private Verification narrowed(PlannedRecord record, StoredObject stateNow, StateDocument document, RecordPlan now,
+      Map<String, ListedKey> listedKeys) {
+    String stateKey = record.stateFileKey();
+    switch (now.action()) {
+      case KEPT_NEWER_FILES:
+        return Verification.done(Outcome.KEPT_NEWER_FILES, now.reason());
+      case KEPT_REFUSED:
+      case BAD_STATE:
+        return Verification.done(Outcome.KEPT_REFUSED, now.reason());
+      default:
+        break;
+    }
+    if (record.action() == Action.DELETE_RECORD && now.action() != Action.DELETE_RECORD) {
+      return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + stateKey
+          + ": the plan deletes the record, but its state file, read again now, does not make it due ("
+          + now.action().label() + ": " + now.reason() + ")");
+    }
+    Map<String, StoredObject> allowed = new HashMap<>();
+    for (PlannedDelete delete : now.deletes()) {
+      if (delete.role() != DeleteRole.STATE_FILE) {
+        allowed.put(delete.key(), delete.object());
+      }
+    }
+    Set<String> planned = new LinkedHashSet<>();
+    record.files().forEach(delete -> planned.add(delete.key()));
     if (record.action() == Action.DELETE_RECORD) {
-      StoredObject newest = null;
-      for (StoredObject object : current.values()) {
-        if (object.isNewerThan(stateFile) && (newest == null || object.isNewerThan(newest))) {
-          newest = object;
-        }
-      }
-      if (newest != null) {
-        return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + newest.key() + " ("
-            + newest.lastModified() + ") is newer than its state file (" + stateFile.lastModified() + ")");
-      }
-      // A listed key that was missing when planned and exists now: deleting the state file would orphan it.
-      Set<String> planned = new HashSet<>();
-      record.files().forEach(delete -> planned.add(delete.key()));
-      for (String key : record.listedKeys()) {
-        // A state file that lists its own key: ignored, as the planner does (it goes last anyway).
-        boolean ownKey = key.equals(record.stateFileKey());
-        if (!planned.contains(key) && !ownKey && (current.containsKey(key) || listing.existsOutsideCurrent(key, store))) {
+      // The state file goes last: every file that exists now must be in the row, or the state file would
+      // orphan it.
+      for (String key : allowed.keySet()) {
+        if (!planned.contains(key)) {
           return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + key
-              + ", which its state file lists, exists now but did not when the plan was made");
+              + ", which its state file lists, exists now but is not in the plan");
         }
       }
       // Stricter than "newer": a planned file rewritten in the state file's second is not the planned version.
       for (PlannedDelete delete : record.files()) {
-        StoredObject now = current.get(delete.key());
-        if (now != null && !now.etag().equals(delete.object().etag())) {
+        StoredObject current = allowed.get(delete.key());
+        if (current != null && !current.etag().equals(delete.object().etag())) {
           return Verification.done(Outcome.KEPT_NEWER_FILES, "the record is coming back: " + delete.key()
-              + " was written again since it was planned (ETag " + now.etag() + ", planned " + delete.object().etag()
-              + ")");
+              + " was written again since it was planned (ETag " + current.etag() + ", planned "
+              + delete.object().etag() + ")");
         }
       }
     }
-    Set<String> targeted = new HashSet<>();
+    List<DeleteTarget> targets = new ArrayList<>();
+    int alreadyGone = 0;
+    int newerKept = 0;
     for (PlannedDelete delete : record.files()) {
-      if (!targeted.add(delete.key())) {
+      if (!planned.remove(delete.key())) {
         continue; // a plan row that names a key twice: it is sent, and counted, once
       }
-      StoredObject now = current.get(delete.key());
-      if (now == null) {
+      StoredObject current = allowed.get(delete.key());
+      ListedKey listedKey = listedKeys.get(delete.key());
+      if (current != null) {
+        if (current.etag().equals(delete.object().etag())) {
+          targets.add(new DeleteTarget(delete.key(), etag(current.etag())));
+        } else {
+          newerKept++; // a removed file written again since the plan
+        }
+      } else if (!listedKey.exists()) {
         alreadyGone++;
-      } else if (now.isNewerThan(stateFile) || !now.etag().equals(delete.object().etag())) {
-        newerKept++;
+      } else if (document.deleteFiles().contains(delete.key()) && !document.files().contains(delete.key())
+          && listedKey.object().isNewerThan(stateNow)) {
+        newerKept++; // a removed file written again after its state file: the planner keeps it too
       } else {
-        targets.add(new DeleteTarget(delete.key(), etag(now.etag())));
+        String why = document.files().contains(delete.key())
+            ? "its state file lists it in files, and the record is " + now.action().label() + ": " + now.reason()
+            : "the planner would not delete it now (" + now.action().label() + ": " + now.reason() + ")";
+        return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + why);
       }
     }
-    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept));
+    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, System.nanoTime()));
   }
 
   /**
    * The record's files as they are now: for a folder record every key in its folder that no nested
-   * record owns (plus any planned key outside it), for a single-file record its {@code <id>.json}
-   * (planned or not: one uploaded since the plan means the record is coming back). Listed keys of
-   * nested records are kept apart with their owner, and never fetched again as this record's.
+   * record owns, for a single-file record its {@code <id>.json} (listed or not: one uploaded since the
+   * plan means the record is coming back); the state file as the listing shows it; and the nested
+   * record that owns each key of interest, if any (whether the key exists or not, as the plan has it).
    */
-  private CurrentFiles currentFiles(PlannedRecord record) {
+  private CurrentFiles currentFiles(String stateFileKey, Collection<String> keysOfInterest) {
     Map<String, StoredObject> current = new LinkedHashMap<>();
     Map<String, String> otherOwners = new HashMap<>();
-    String listedFolder = null;
-    Set<String> listedKeys = new HashSet<>();
-    Set<String> toLookUp = new LinkedHashSet<>();
-    record.files().forEach(delete -> toLookUp.add(delete.key()));
-    Classification classification = classifier.classify(record.stateFileKey());
-    if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.SINGLE_FILE) {
-      toLookUp.add(stateFile.scope());
+    StoredObject stateObject = null;
+    Classification classification = classifier.classify(stateFileKey);
+    if (!(classification instanceof Classification.StateFile stateFile)) {
+      throw new IllegalStateException(stateFileKey + " is not a state file");
     }
-    if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.FOLDER) {
-      List<StoredObject> listed = new ArrayList<>();
-      Set<String> boundaries = new HashSet<>();
-      listedFolder = stateFile.scope();
-      Iterator<StoredObject> objects = store.list(stateFile.scope());
+    if (stateFile.shape() == RecordShape.SINGLE_FILE) {
+      // One listing of "<id>." answers for both "<id>.json" and "<id>.state.json".
+      String ownFile = stateFile.scope();
+      String common = commonPrefix(ownFile, stateFileKey);
+      Iterator<StoredObject> objects = store.list(common);
       while (objects.hasNext()) {
         StoredObject object = objects.next();
+        if (object.key().equals(ownFile)) {
+          current.put(ownFile, object);
+        } else if (object.key().equals(stateFileKey)) {
+          stateObject = object;
+        }
+      }
+      return new CurrentFiles(current, otherOwners, stateObject, key -> key.equals(ownFile));
+    }
+    String folder = stateFile.scope();
+    List<StoredObject> listed = new ArrayList<>();
+    Set<String> boundaries = new HashSet<>();
+    Iterator<StoredObject> objects = store.list(folder);
+    while (objects.hasNext()) {
+      StoredObject object = objects.next();
+      if (Keys.isStateFileName(object.key()) && classifier.isRecordBoundary(object.key())) {
+        boundaries.add(object.key());
+        if (object.key().equals(stateFileKey)) {
+          stateObject = object;
+        }
+      } else {
         listed.add(object);
-        listedKeys.add(object.key());
-        if (Keys.isStateFileName(object.key()) && classifier.isRecordBoundary(object.key())) {
-          boundaries.add(object.key());
-        }
-      }
-      for (StoredObject object : listed) {
-        if (boundaries.contains(object.key())) {
-          continue;
-        }
-        String owner = owner(object.key(), boundaries);
-        if (record.stateFileKey().equals(owner)) {
-          current.put(object.key(), object);
-        } else if (owner != null) {
-          otherOwners.put(object.key(), owner);
-        }
       }
     }
-    for (String key : toLookUp) {
-      if (!current.containsKey(key) && !otherOwners.containsKey(key)) {
-        StoredObject object = store.listedObject(key);
-        if (object != null) {
-          current.put(key, object);
-        }
+    for (StoredObject object : listed) {
+      if (stateFileKey.equals(owner(object.key(), boundaries))) {
+        current.put(object.key(), object);
       }
     }
-    return new CurrentFiles(current, otherOwners, listedFolder, listedKeys);
+    for (String key : keysOfInterest) {
+      String owner = owner(key, boundaries);
+      if (owner != null && !owner.equals(stateFileKey)) {
+        otherOwners.put(key, owner);
+      }
+    }
+    return new CurrentFiles(current, otherOwners, stateObject, key -> key.startsWith(folder));
+  }
+
+  private static String commonPrefix(String a, String b) {
+    int length = 0;
+    while (length < Math.min(a.length(), b.length()) && a.charAt(length) == b.charAt(length)) {
+      length++;
+    }
+    return a.substring(0, length);
   }
 
   private String owner(String key, Set<String> boundaries) {
@@ -361,14 +472,14 @@ public final class RecordExecutor implements AutoCloseable {
     return closest == null ? null : closest.stateFileKey();
   }
 
-  private void deleteInBatches(List<DeleteTarget> targets, Set<String> deleted,
+  private void deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt,
       Map<String, DeleteResult.KeyError> errors) {
     for (int from = 0; from < targets.size(); from += batchSize) {
       List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + batchSize));
-      throttle.acquire(batch.size());
       try {
         DeleteResult result = store.delete(batch);
-        deleted.addAll(result.deleted());
+        long answered = System.nanoTime();
+        result.deleted().forEach(key -> deletedAt.put(key, answered));
         errors.putAll(result.errors());
       } catch (StoreException e) {
         for (DeleteTarget target : batch) {
@@ -379,16 +490,19 @@ public final class RecordExecutor implements AutoCloseable {
     }
   }
 
-  private ExecutionOutcome outcomeOf(Verified record, Set<String> deleted, Map<String, DeleteResult.KeyError> errors,
-      Instant started) {
+  private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,
+      Map<String, DeleteResult.KeyError> errors, Instant started) {
     List<KeyFailure> failures = new ArrayList<>();
     // A changed key is expected; any other failure needs a person, so it decides the outcome.
     KeyFailure firstError = null;
-    long filesDeleted = 0;
+    List<String> deletedKeys = new ArrayList<>();
+    long lastDelete = 0;
     boolean changed = false;
     for (DeleteTarget target : record.targets) {
-      if (deleted.contains(target.key())) {
-        filesDeleted++;
+      Long at = deletedAt.get(target.key());
+      if (at != null) {
+        deletedKeys.add(target.key());
+        lastDelete = Math.max(lastDelete, at);
       } else {
         DeleteResult.KeyError error = errors.get(target.key());
         String code = error == null ? "Unknown" : error.code();
@@ -401,9 +515,18 @@ public final class RecordExecutor implements AutoCloseable {
         }
       }
     }
+    long filesDeleted = deletedKeys.size();
     String stateKey = record.plan.stateFileKey();
-    boolean stateDeleted = record.plan.action() == Action.DELETE_RECORD && deleted.contains(stateKey);
+    Long stateDeletedAt = record.plan.action() == Action.DELETE_RECORD ? deletedAt.get(stateKey) : null;
+    if (stateDeletedAt != null) {
+      deletedKeys.add(stateKey);
+      lastDelete = Math.max(lastDelete, stateDeletedAt);
+    }
     DeleteResult.KeyError stateError = errors.get(stateKey);
+    // The state file changed while (or right after) the record's files went: the record came back.
+    // (read again as changed, or unchanged then refused its conditional delete).
+    boolean cameBack = recheck != null && (recheck.check == StateCheck.CHANGED
+        || recheck.check == StateCheck.UNCHANGED && stateError != null && stateError.isPreconditionFailed());
     if (stateError != null) {
       KeyFailure failure = new KeyFailure(stateKey, stateError.code(), stateError.message());
       failures.add(failure);
@@ -416,7 +539,13 @@ public final class RecordExecutor implements AutoCloseable {
     String kept = record.newerKept > 0 ? "; " + record.newerKept + " removed files newer than the state file kept" : "";
     Outcome outcome;
     String message;
-    if (firstError != null) {
+    if (cameBack && filesDeleted > 0) {
+      outcome = Outcome.CAME_BACK_DURING_DELETE;
+      message = "the state file changed while the record's files were deleted: the record came back during its"
+          + " deletion, and " + filesDeleted + " of its files were deleted (" + String.join(", ", deletedKeys)
+          + "); run Verify bucket in the exporter"
+          + (firstError != null ? "; could not delete " + firstError.key() + ": " + firstError.message() : "");
+    } else if (firstError != null) {
       outcome = Outcome.FAILED;
       message = "could not delete " + firstError.key() + ": " + firstError.message() + " ("
           + firstError.code() + ")" + (failures.size() > 1 ? " and " + (failures.size() - 1) + " more keys" : "")
@@ -431,32 +560,43 @@ public final class RecordExecutor implements AutoCloseable {
       outcome = Outcome.REMOVED_FILES_DELETED;
       message = "deleted " + filesDeleted + " removed files" + kept;
     }
-    return finish(record.plan, outcome, message, filesDeleted, stateDeleted && outcome == Outcome.DELETED,
-        record.alreadyGone, failures, started);
+    Duration window = deletedKeys.isEmpty() ? null : Duration.ofNanos(Math.max(0, lastDelete - record.verifiedAt));
+    return finish(record.plan, outcome, message, deletedKeys, stateDeletedAt != null && outcome == Outcome.DELETED,
+        record.alreadyGone, failures, started, window);
   }
 
-  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, long filesDeleted,
-      boolean stateDeleted, int alreadyGone, List<KeyFailure> failures, Instant started) {
-    return new ExecutionOutcome(record.stateFileKey(), record.action(), outcome, message, filesDeleted, stateDeleted,
-        alreadyGone, failures, started, clock.instant());
+  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, List<String> deletedKeys,
+      boolean stateDeleted, int alreadyGone, List<KeyFailure> failures, Instant started, Duration verifiedToDeleted) {
+    long childKeys = deletedKeys.size() - (stateDeleted ? 1 : 0);
+    return new ExecutionOutcome(record.stateFileKey(), record.action(), outcome, message, childKeys, stateDeleted,
+        alreadyGone, failures, started, clock.instant(), deletedKeys, verifiedToDeleted);
   }
 
   private String etag(String etag) {
     return conditional == ConditionalDeletes.ON ? etag : null;
   }
 
-  /** {@code listedFolder} (or null) was listed whole just now: its keys are {@code listedKeys}, no lookup needed. */
-  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners, String listedFolder,
-      Set<String> listedKeys) {
-    boolean existsOutsideCurrent(String key, RecordStore store) {
-      if (listedFolder != null && key.startsWith(listedFolder)) {
-        return listedKeys.contains(key);
-      }
-      return store.listedObject(key) != null;
+  /**
+   * The record's files as listed just now, the nested records that own keys of interest, the state file
+   * as listed (null when the listing did not show it), and which keys the listing answers for.
+   */
+  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners,
+      StoredObject stateObject, java.util.function.Predicate<String> listed) {
+    /** Whether the listing shows whether {@code key} exists (else it is looked up). */
+    boolean coversExistence(String key) {
+      return listed.test(key);
     }
   }
 
-  private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept) {}
+  private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept,
+      long verifiedAt) {
+    boolean allFilesGone(Map<String, Long> deletedAt) {
+      return targets.stream().allMatch(target -> deletedAt.containsKey(target.key()));
+    }
+  }
+
+  /** A state file read again after its record's files went; exactly one of the two is set. */
+  private record Recheck(StateCheck check, DeleteResult.KeyError failure) {}
 
   private record Verification(Verified verified, Outcome outcome, String message, StoreException failure) {
     static Verification ready(Verified verified) {

@@ -1,6 +1,7 @@
 package io.statesweep.execute;
 
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.StateCheck;
@@ -15,7 +16,10 @@ public interface RecordStore {
   /** GET with If-Match: is the state file still the planned version? */
   StateCheck checkUnchanged(String key, String etag);
 
-  /** Every object under a folder, recursively. */
+  /** GET with If-Match, keeping the document (up to the store's limit) when it is still the planned version. */
+  ConditionalRead readState(String key, String etag);
+
+  /** Every object whose key starts with {@code prefix} (a folder, recursively, or {@code <id>.}). */
   Iterator<StoredObject> list(String folder);
 
   /**

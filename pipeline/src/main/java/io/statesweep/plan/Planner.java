@@ -47,6 +47,11 @@ public final class Planner implements Serializable {
     return Math.toIntExact(grace.toDays());
   }
 
+  /** The layout's rules the planner applies. */
+  public KeyClassifier classifier() {
+    return classifier;
+  }
+
   /** The grace period of a record: its kind's, or the global one. */
   public Grace.Applied graceFor(Classification.StateFile stateFile) {
     return grace.forKind(stateFile.kind());

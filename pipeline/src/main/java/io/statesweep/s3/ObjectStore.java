@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.plan.StoredObject;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -214,22 +215,41 @@ public final class ObjectStore {
    * an old plan: a 412 answer is {@link StateCheck#CHANGED}, a 404 {@link StateCheck#GONE}.
    */
   public StateCheck checkUnchanged(String key, String etag) {
-    return retryingBody(key, () -> checkUnchangedOnce(key, etag));
+    requireNonNull(etag, "etag is null");
+    // The body is drained, not kept: the connection goes back to the pool.
+    return retryingBody(key, () -> readIfMatchOnce(key, etag, -1)).check();
   }
 
-  private StateCheck checkUnchangedOnce(String key, String etag) throws IOException {
+  /**
+   * {@link #checkUnchanged}, keeping at most {@code maxBytes} of the document when it is unchanged
+   * ({@code truncated} says when there was more): what execution decides on again.
+   */
+  public ConditionalRead readIfMatch(String key, String etag, int maxBytes) {
+    requireNonNull(etag, "etag is null");
+    return retryingBody(key, () -> readIfMatchOnce(key, etag, maxBytes));
+  }
+
+  private ConditionalRead readIfMatchOnce(String key, String etag, int maxBytes) throws IOException {
     try (ResponseInputStream<GetObjectResponse> in =
         client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).ifMatch(quote(etag)))) {
-      in.readAllBytes();
-      return StateCheck.UNCHANGED;
+      if (maxBytes < 0) {
+        in.transferTo(OutputStream.nullOutputStream());
+        return ConditionalRead.of(StateCheck.UNCHANGED);
+      }
+      byte[] bytes = readAtMost(in, maxBytes);
+      boolean truncated = in.read() != -1;
+      if (truncated) {
+        in.abort();
+      }
+      return new ConditionalRead(StateCheck.UNCHANGED, bytes, truncated);
     } catch (NoSuchKeyException e) {
-      return StateCheck.GONE;
+      return ConditionalRead.of(StateCheck.GONE);
     } catch (S3Exception e) {
       if (e.statusCode() == 412) {
-        return StateCheck.CHANGED;
+        return ConditionalRead.of(StateCheck.CHANGED);
       }
       if (e.statusCode() == 404) {
-        return StateCheck.GONE;
+        return ConditionalRead.of(StateCheck.GONE);
       }
       throw translate("read", key, e);
     } catch (SdkException e) {

@@ -10,10 +10,10 @@ import io.statesweep.execute.KeyFailure;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
-import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
+import io.statesweep.plan.Planner;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
@@ -22,6 +22,7 @@ import io.statesweep.spark.rows.DeleteRow;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.KeyFailureRow;
 import io.statesweep.spark.rows.PlanRow;
+import io.statesweep.state.StateParser;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,9 +37,9 @@ final class ExecuteFunctions {
 
   static final class ExecuteRecords implements MapPartitionsFunction<PlanRow, ExecutionRow> {
     private static final long serialVersionUID = 1L;
-    private static final int MAX_WINDOW_RECORDS = 500;
 
-    private final KeyClassifier classifier;
+    private final Planner planner;
+    private final int maxStateBytes;
     private final S3Settings s3;
     private final String bucket;
     private final int batchSize;
@@ -49,11 +50,13 @@ final class ExecuteFunctions {
     private final int workers;
     private final RunMetrics metrics;
 
-    ExecuteRecords(KeyClassifier classifier, S3Settings s3, String bucket, int batchSize, ConditionalDeletes conditional,
-        double keysPerSecondPerTask, ExecutionHook hook, String attemptId, int workers, RunMetrics metrics) {
+    ExecuteRecords(Planner planner, int maxStateBytes, S3Settings s3, String bucket, int batchSize,
+        ConditionalDeletes conditional, double keysPerSecondPerTask, ExecutionHook hook, String attemptId, int workers,
+        RunMetrics metrics) {
       this.metrics = requireNonNull(metrics, "metrics is null");
       this.workers = workers;
-      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.planner = requireNonNull(planner, "planner is null");
+      this.maxStateBytes = maxStateBytes;
       this.s3 = requireNonNull(s3, "s3 is null");
       this.bucket = requireNonNull(bucket, "bucket is null");
       this.batchSize = batchSize;
@@ -65,10 +68,13 @@ final class ExecuteFunctions {
 
     @Override
     public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
+      int windowRecords = Math.max(1, 2 * workers);
+      int windowKeys = keysPerSecondPerTask == 0 ? batchSize
+          : (int) Math.max(1, Math.min(batchSize, Math.floor(keysPerSecondPerTask)));
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
-      RecordExecutor executor = new RecordExecutor(
-          new ObjectStoreRecords(store), classifier, batchSize, conditional,
-          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
+      StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
+      RecordExecutor executor = new RecordExecutor(new ObjectStoreRecords(store, maxStateBytes), planner, parser,
+          batchSize, conditional, new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
       TaskContext task = TaskContext.get();
       if (task != null) {
         task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> executor.close());
@@ -80,11 +86,13 @@ final class ExecuteFunctions {
         @Override
         public boolean hasNext() {
           while (!current.hasNext() && rows.hasNext()) {
-            // A window: up to a batch of keys or MAX_WINDOW_RECORDS records, verified together, then deleted.
+            // A window: records verified together, then deleted at once. Small, so that a record's files go
+            // well within a second of its verification: at most two records per verifying thread, a batch of
+            // keys, and no more keys than the throttle lets go in a second.
             List<PlanRow> window = new ArrayList<>();
             List<PlannedRecord> records = new ArrayList<>();
             int keys = 0;
-            while (rows.hasNext() && keys < batchSize && window.size() < MAX_WINDOW_RECORDS) {
+            while (rows.hasNext() && keys < windowKeys && window.size() < windowRecords) {
               PlanRow row = rows.next();
               window.add(row);
               records.add(plannedRecord(row));
@@ -93,7 +101,10 @@ final class ExecuteFunctions {
             List<ExecutionOutcome> outcomes = executor.execute(records);
             metrics.recordsVerified.add(outcomes.size());
             for (ExecutionOutcome outcome : outcomes) {
-              metrics.keysDeleted.add(outcome.childKeysDeleted() + (outcome.stateFileDeleted() ? 1 : 0));
+              metrics.keysDeleted.add(outcome.keysDeleted());
+              if (outcome.verifiedToDeleted() != null) {
+                metrics.verifiedToDeleted.add(outcome.verifiedToDeleted());
+              }
             }
             List<ExecutionRow> out = new ArrayList<>(outcomes.size());
             for (int i = 0; i < outcomes.size(); i++) {
@@ -140,6 +151,7 @@ final class ExecuteFunctions {
         failures.add(failureRow);
       }
       row.setFailures(failures);
+      row.setDeletedKeys(outcome.deletedKeys());
       row.setStartedAt(Rows.timestamp(outcome.startedAt()));
       row.setEndedAt(Rows.timestamp(outcome.endedAt()));
       return row;
@@ -154,8 +166,6 @@ final class ExecuteFunctions {
       deletes.add(new PlannedDelete(new StoredObject(delete.getKey(), delete.getEtag(),
           delete.getLastModified().toInstant(), delete.getSize()), DeleteRole.fromLabel(delete.getRole())));
     }
-    // No listed keys (no state_files row for the plan): every planned key is refused, as it should be.
-    java.util.Set<String> listed = row.getListedKeys() == null ? java.util.Set.of() : java.util.Set.copyOf(row.getListedKeys());
-    return new PlannedRecord(Action.fromLabel(row.getAction()), stateFile, deletes, listed);
+    return new PlannedRecord(Action.fromLabel(row.getAction()), stateFile, deletes);
   }
 }

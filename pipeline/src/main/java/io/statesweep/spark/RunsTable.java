@@ -63,7 +63,8 @@ final class RunsTable {
       field("listing", DataTypes.StringType, true),
       field("inventory_manifest", DataTypes.StringType, true),
       field("inventory_date", DataTypes.TimestampType, true),
-      field("state_parser", DataTypes.StringType, true)});
+      field("state_parser", DataTypes.StringType, true),
+      field("came_back_during_delete", DataTypes.LongType, true)});
 
   private RunsTable() {}
 
@@ -71,8 +72,8 @@ final class RunsTable {
   record RunRow(String runId, String runDate, String attemptId, String command, Instant startedAt, Instant endedAt,
       Instant plannedAt, String bucket, String prefix, String layout, String layoutFingerprint, int graceDays, Map<String, String> settings,
       String conditionalDeletes, long listingTasks, long keysListed, long bytesDeleted, long badState, long notYetDue,
-      long stateChanged, long alreadyDeleted, long changedDuringDelete, RunSummary summary, String failure,
-      Source source) {
+      long stateChanged, long alreadyDeleted, long changedDuringDelete, Long cameBackDuringDelete, RunSummary summary,
+      String failure, Source source) {
     RunRow {
       requireNonNull(runId, "runId is null");
       requireNonNull(summary, "summary is null");
@@ -106,7 +107,7 @@ final class RunsTable {
         summary.errors(), run.stateChanged(), run.alreadyDeleted(), run.changedDuringDelete(), summary.line(),
         run.failure(), run.source().listing(), run.source().inventoryManifest(),
         run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()),
-        "plan".equals(run.command()) ? StateParser.VERSION : null);
+        "plan".equals(run.command()) ? StateParser.VERSION : null, run.cameBackDuringDelete());
     return spark.createDataFrame(List.of(row), SCHEMA);
   }
 

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.config.RunOptions;
@@ -11,6 +12,7 @@ import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.Outcome;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
+import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
@@ -100,8 +102,11 @@ public final class SparkExecuteAction {
       int partitions = parallelism * 2;
       double perTask = options.maxDeletesPerSecond() == 0 ? 0 : (double) options.maxDeletesPerSecond() / parallelism;
       KeyClassifier classifier = options.layout().classifier(options.prefix());
+      // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
+      Planner planner = new Planner(classifier, options.gracePolicy());
       Dataset<ExecutionRow> executionsDS = planDS.repartition(partitions, col("stateFileKey"))
-          .mapPartitions(new ExecuteFunctions.ExecuteRecords(classifier, options.s3(), options.bucket(),
+          .mapPartitions(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
+              options.bucket(),
               options.batchSize(), conditional.mode(), perTask, hook, attemptId, options.workers(), metrics),
               ExecutionRow.ENCODER);
       Dataset<Row> rows = SparkPlanAction.toTable(executionsDS.toDF().withColumn("failures",
@@ -118,14 +123,15 @@ public final class SparkExecuteAction {
           .agg(expr("count_if(outcome = 'deleted')"), expr("coalesce(sum(child_keys_deleted), 0)"),
               expr("count_if(outcome = 'kept_newer_files')"), expr("count_if(outcome = 'failed')"),
               expr("count_if(outcome = 'state_changed')"), expr("count_if(outcome = 'already_deleted')"),
-              expr("count_if(outcome = 'changed_during_delete')"), expr("count_if(outcome = 'kept_refused')"))
+              expr("count_if(outcome = 'changed_during_delete')"), expr("count_if(outcome = 'kept_refused')"),
+              expr("count_if(outcome = 'came_back_during_delete')"))
           .first();
       RunSummary summary = summary(plan, attemptId, conditional, true, counts.getLong(0), counts.getLong(1),
           counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6),
-          counts.getLong(7));
+          counts.getLong(7), counts.getLong(8));
       List<String> lines = logLines(tables, runDate, attemptId);
       writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
-          counts.getLong(6), null);
+          counts.getLong(6), counts.getLong(8), null);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
       return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), lines, null,
           metrics.json("execute", runId, attemptId, summary, seconds));
@@ -133,9 +139,9 @@ public final class SparkExecuteAction {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       String failure = SparkPlanAction.rootMessage(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
-      RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0);
+      RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0, 0);
       try {
-        writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, failure);
+        writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, 0, failure);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
@@ -220,12 +226,6 @@ public final class SparkExecuteAction {
     Column ofThisRun = col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId));
     Dataset<Row> plan = spark.read().format("delta").load(tables.deletionPlan())
         .filter(ofThisRun.and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
-    // What each state file listed when it was planned; its unchanged ETag at execution vouches for it.
-    Dataset<Row> listed = spark.read().format("delta").load(tables.stateFiles())
-        .filter(ofThisRun.and(col("status").equalTo("read")))
-        .select(col("key").as("listed_state_key"), expr("array_remove(array_distinct(concat("
-            + "coalesce(files, array()), coalesce(delete_files, array()))), key)").as("listedKeys"))
-        .dropDuplicates("listed_state_key");
     List<Column> columns = new ArrayList<>();
     for (String column : Tables.DELETION_PLAN_COLUMNS) {
       columns.add(column.equals("deletes")
@@ -233,9 +233,7 @@ public final class SparkExecuteAction {
               + " 'size', d.size, 'role', d.role))").as("deletes")
           : col(column).as(Tables.property(column)));
     }
-    columns.add(col("listedKeys"));
-    return plan.join(listed, plan.col("state_file_key").equalTo(listed.col("listed_state_key")), "left")
-        .select(columns.toArray(Column[]::new))
+    return plan.select(columns.toArray(Column[]::new))
         .dropDuplicates("stateFileKey")
         .as(PlanRow.ENCODER);
   }
@@ -243,12 +241,13 @@ public final class SparkExecuteAction {
 
   private RunSummary summary(Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional, boolean complete,
       long deleted, long childKeys, long keptNewer, long failed, long stateChanged, long alreadyDeleted,
-      long changedDuringDelete, long refused) {
+      long changedDuringDelete, long refused, long cameBack) {
     long scanned = plan.<Long>getAs("state_files_scanned");
     Map<String, String> extra = new LinkedHashMap<>();
     extra.put("state_changed", Long.toString(stateChanged));
     extra.put("already_deleted", Long.toString(alreadyDeleted));
     extra.put("changed_during_delete", Long.toString(changedDuringDelete));
+    extra.put("came_back_during_delete", Long.toString(cameBack));
     extra.put("bad_state", Long.toString(plan.<Long>getAs("bad_state")));
     extra.put("conditional_deletes", conditional.mode().name().toLowerCase(java.util.Locale.ROOT));
     extra.put("run_id", runId);
@@ -272,18 +271,26 @@ public final class SparkExecuteAction {
                 Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label())))
         .orderBy("state_file_key").select("state_file_key", "message");
     kept.toLocalIterator().forEachRemaining(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    // A file lost to a record that came back while it went is never silent: one line per key (spec section 4).
+    Dataset<Row> cameBack = spark.read().format("delta").load(tables.executions())
+        .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
+            .and(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label())))
+        .select(col("state_file_key"), explode(col("deleted_keys")).as("key"))
+        .orderBy("state_file_key", "key");
+    cameBack.toLocalIterator().forEachRemaining(row -> lines.add(row.getString(0)
+        + " came back during its deletion: " + row.getString(1) + " was deleted; run Verify bucket in the exporter"));
     return lines;
   }
 
   private void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt,
       ConditionalDeleteProbe.Answer conditional, RunSummary summary, long stateChanged, long alreadyDeleted,
-      long changedDuringDelete, String failure) {
+      long changedDuringDelete, long cameBack, String failure) {
     RunsTable.RunRow row = new RunsTable.RunRow(runId, plan.getAs("run_date"), attemptId, "execute", startedAt,
         Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
         options.prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
         plan.<Integer>getAs("grace_days"), options.settings(),
         conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
-        alreadyDeleted, changedDuringDelete, summary, failure, RunsTable.Source.NONE);
+        alreadyDeleted, changedDuringDelete, cameBack, summary, failure, RunsTable.Source.NONE);
     SparkPlanAction.append(RunsTable.dataset(spark, row), tables.runs());
   }
 

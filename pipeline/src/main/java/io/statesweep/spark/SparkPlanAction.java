@@ -371,7 +371,7 @@ public final class SparkPlanAction {
     RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
-        counts.badState(), counts.notYetDue(), 0, 0, 0, summary, failure, source);
+        counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source);
     append(RunsTable.dataset(spark, row), tables.runs());
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
   }

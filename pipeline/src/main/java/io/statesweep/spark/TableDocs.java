@@ -71,11 +71,13 @@ final class TableDocs {
           + " role is file, removed_file or state_file (always last)"),
       entry("planned_at", "the run's now (UTC): due-ness and plan age are measured from it"),
       entry("outcome", "deleted, removed_files_deleted, kept_newer_files, kept_refused, state_changed,"
-          + " already_deleted, changed_during_delete or failed"),
+          + " already_deleted, changed_during_delete, came_back_during_delete or failed"),
       entry("child_keys_deleted", "keys other than the state file that this row deleted"),
       entry("state_file_deleted", "whether the state file was deleted"),
       entry("keys_already_gone", "planned keys that were already gone at execution"),
       entry("failures", "every per-key error: key, S3 error code, message"),
+      entry("deleted_keys", "every key this attempt deleted, in the order sent (the state file last when it went);"
+          + " for outcome came_back_during_delete, the files the exporter's Verify bucket must restore"),
       entry("started_at", "when it started (UTC)"),
       entry("ended_at", "when it ended (UTC)"),
       entry("command", "plan or execute"),

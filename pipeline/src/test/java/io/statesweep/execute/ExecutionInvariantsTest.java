@@ -21,6 +21,8 @@ import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.StateCheck;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateDocument;
+import io.statesweep.state.StateParser;
+import io.statesweep.s3.ConditionalRead;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,6 +61,8 @@ import org.junit.jupiter.api.Test;
  */
 class ExecutionInvariantsTest {
   private static final KeyClassifier CLASSIFIER = Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/"));
+  private static final StateParser PARSER = new StateParser(List.of());
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
   private static final String PREFIX = "cogram/";
   private static final Instant WRITTEN = Instant.parse("2026-06-01T03:00:00Z");
   private static final Duration ROUND = Duration.ofDays(2);
@@ -86,7 +90,10 @@ class ExecutionInvariantsTest {
       assertThat(tally.unchangedRuns).isGreaterThan(100);
       assertThat(tally.outcomes.keySet()).contains(Outcome.DELETED, Outcome.REMOVED_FILES_DELETED,
           Outcome.STATE_CHANGED, Outcome.ALREADY_DELETED, Outcome.KEPT_NEWER_FILES, Outcome.KEPT_REFUSED,
-          Outcome.CHANGED_DURING_DELETE);
+          Outcome.CHANGED_DURING_DELETE, Outcome.CAME_BACK_DURING_DELETE);
+      assertThat(tally.lostAndNamed).isGreaterThan(10);
+      assertThat(tally.tamperedRefused.keySet()).as("tamperings refused").containsExactlyInAnyOrder(
+          Scenario.Tampering.values());
       assertThat(tally.actions.keySet()).contains(Action.DELETE_RECORD, Action.DELETE_REMOVED_FILES, Action.KEEP,
           Action.KEPT_NEWER_FILES, Action.KEPT_REFUSED);
     }
@@ -96,13 +103,17 @@ class ExecutionInvariantsTest {
   private static final class Tally {
     final Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
     final Map<Action, Integer> actions = new EnumMap<>(Action.class);
+    final Map<Scenario.Tampering, Integer> tampered = new java.util.TreeMap<>();
+    final Map<Scenario.Tampering, Integer> tamperedRefused = new java.util.TreeMap<>();
     long keysRemoved;
     long unchangedRuns;
+    long lostAndNamed;
 
     @Override
     public String toString() {
       return keysRemoved + " keys removed, " + unchangedRuns + " runs on an unchanged bucket; plans " + actions
-          + "; outcomes " + outcomes;
+          + "; outcomes " + outcomes + "; tampered rows " + tampered + ", refused " + tamperedRefused + "; files lost to a record coming back"
+          + " during its deletion, each named: " + lostAndNamed;
     }
   }
 
@@ -144,7 +155,7 @@ class ExecutionInvariantsTest {
           injectKeyErrors(plans);
         }
         clock = clock.plusSeconds(60);
-        execute(plans, untouched);
+        execute(plans, untouched, planner);
         bucket.clearFailures();
       }
     }
@@ -263,6 +274,18 @@ class ExecutionInvariantsTest {
     private void writeState(Place place, StateDocument document, Instant at) {
       StoredObject state = bucket.put(place.stateKey(), at);
       documents.put(state.etag(), document);
+      bucket.describe(state, json(document));
+    }
+
+    private static String json(StateDocument document) {
+      com.fasterxml.jackson.databind.node.ObjectNode node = JSON.createObjectNode();
+      node.put("delete", document.delete());
+      if (document.expiresAt() != null) {
+        node.put("expires_at", document.expiresAt().toString());
+      }
+      document.files().forEach(node.putArray("files")::add);
+      document.deleteFiles().forEach(node.putArray("delete_files")::add);
+      return node.toString();
     }
 
     // The exporter between and during cleanup runs.
@@ -302,11 +325,33 @@ class ExecutionInvariantsTest {
 
     // Planning, as the Spark joins do it: each listed key with its version and its closest owner.
 
-    /** A record's plan as execution gets it, the document it was planned on, and whether a row was changed. */
-    private record Planned(PlannedRecord record, StateDocument document, boolean tampered) {}
+    /**
+     * A record's plan as execution gets it, the document it was planned on, and how its row was changed
+     * (null: not at all).
+     */
+    private record Planned(PlannedRecord record, StateDocument document, Tampering tampering) {}
+
+    /** What someone who can write the plan table may do to a row. */
+    private enum Tampering {
+      /** Adds any key of the bucket (or a forbidden one) to a row. */
+      EXTRA_KEY,
+      /** Turns a live (or not yet due) record's row into delete_record: its files at their current ETags. */
+      LIVE_TO_DELETE_RECORD,
+      /** Adds to a live record's removed files a key its state file also lists in files. */
+      REMOVED_FILE_ALSO_IN_FILES
+    }
+
+    /** Files uploaded again (same ETag) during an execute, by key: the state file of the record coming back. */
+    private final Map<String, String> comingBack = new HashMap<>();
+    /** Files deleted although their record came back during the execute: the key, its state file. */
+    private final Map<String, String> lostToComingBack = new java.util.LinkedHashMap<>();
+
+    /** Live and not-yet-due records of the last plan, by state file (no row: nothing to delete). */
+    private final Map<String, Planned> kept = new TreeMap<>();
 
     private Map<String, Planned> plan(Planner planner, Instant now) {
       Map<String, Planned> plans = new TreeMap<>();
+      kept.clear();
       for (String key : bucket.keys()) {
         if (!Keys.isStateFileName(key) || !(CLASSIFIER.classify(key) instanceof Classification.StateFile stateFile)) {
           continue;
@@ -323,8 +368,10 @@ class ExecutionInvariantsTest {
             listedKeys, newestOwned(key)), now);
         tally.actions.merge(plan.action(), 1, Integer::sum);
         if (plan.action() == Action.DELETE_RECORD || plan.action() == Action.DELETE_REMOVED_FILES) {
-          plans.put(key, new Planned(new PlannedRecord(plan.action(), stateObject, plan.deletes(), listed), document,
-              false));
+          plans.put(key, new Planned(new PlannedRecord(plan.action(), stateObject, plan.deletes()), document,
+              null));
+        } else if (plan.action() == Action.KEEP || plan.action() == Action.NOT_YET_DUE) {
+          kept.put(key, new Planned(null, document, null));
         }
       }
       return plans;
@@ -355,27 +402,52 @@ class ExecutionInvariantsTest {
       return newest;
     }
 
-    /** Someone who can write the plan table adds a key to a row, to its deletes and its listed keys alike. */
+    /** Someone who can write the plan table changes rows: each change must be refused, nothing deleted for it. */
     private void tamper(Map<String, Planned> plans) {
       List<String> keys = new ArrayList<>(bucket.keys());
       keys.addAll(List.of(PREFIX + "projects/p0/../p1/brief.pdf", "elsewhere/outside.bin", PREFIX + "_cogram/x"));
       for (Map.Entry<String, Planned> entry : plans.entrySet()) {
-        if (random.nextInt(8) != 0) {
+        Planned planned = entry.getValue();
+        PlannedRecord record = planned.record();
+        if (random.nextInt(8) == 0) {
+          String key = keys.get(random.nextInt(keys.size()));
+          entry.setValue(new Planned(withExtraKey(record, key), planned.document(), Tampering.EXTRA_KEY));
+        } else if (record.action() == Action.DELETE_REMOVED_FILES && random.nextInt(4) == 0) {
+          List<String> alsoInFiles = planned.document().files().stream().filter(bucket::exists).toList();
+          if (!alsoInFiles.isEmpty()) {
+            String key = alsoInFiles.get(random.nextInt(alsoInFiles.size()));
+            entry.setValue(new Planned(withExtraKey(record, key), planned.document(),
+                Tampering.REMOVED_FILE_ALSO_IN_FILES));
+          }
+        }
+      }
+      for (Map.Entry<String, Planned> entry : kept.entrySet()) {
+        if (random.nextInt(4) != 0 || !bucket.exists(entry.getKey())) {
           continue;
         }
-        PlannedRecord record = entry.getValue().record();
-        String key = keys.get(random.nextInt(keys.size()));
-        StoredObject object = bucket.object(key) != null ? bucket.object(key)
-            : new StoredObject(key, "etag-none", WRITTEN, 1);
-        List<PlannedDelete> deletes = new ArrayList<>(record.files());
-        deletes.add(new PlannedDelete(object, record.action() == Action.DELETE_RECORD ? DeleteRole.FILE
-            : DeleteRole.REMOVED_FILE));
-        record.deletes().stream().filter(delete -> delete.role() == DeleteRole.STATE_FILE).forEach(deletes::add);
-        Set<String> listed = new LinkedHashSet<>(record.listedKeys());
-        listed.add(key);
-        entry.setValue(new Planned(new PlannedRecord(record.action(), record.stateFile(), deletes, listed),
-            entry.getValue().document(), true));
+        // The row names the state file as it is now (the exporter may have rewritten it since the plan).
+        StoredObject state = bucket.object(entry.getKey());
+        StateDocument document = documents.get(state.etag());
+        List<PlannedDelete> deletes = new ArrayList<>();
+        for (String key : new LinkedHashSet<>(document.files())) {
+          if (bucket.exists(key) && !key.equals(entry.getKey())) {
+            deletes.add(new PlannedDelete(bucket.object(key), DeleteRole.FILE));
+          }
+        }
+        deletes.add(new PlannedDelete(state, DeleteRole.STATE_FILE));
+        plans.put(entry.getKey(), new Planned(new PlannedRecord(Action.DELETE_RECORD, state, deletes), document,
+            Tampering.LIVE_TO_DELETE_RECORD));
       }
+    }
+
+    private PlannedRecord withExtraKey(PlannedRecord record, String key) {
+      StoredObject object = bucket.object(key) != null ? bucket.object(key)
+          : new StoredObject(key, "etag-none", WRITTEN, 1);
+      List<PlannedDelete> deletes = new ArrayList<>(record.files());
+      deletes.add(new PlannedDelete(object, record.action() == Action.DELETE_RECORD ? DeleteRole.FILE
+          : DeleteRole.REMOVED_FILE));
+      record.deletes().stream().filter(delete -> delete.role() == DeleteRole.STATE_FILE).forEach(deletes::add);
+      return new PlannedRecord(record.action(), record.stateFile(), deletes);
     }
 
     private void injectKeyErrors(Map<String, Planned> plans) {
@@ -390,7 +462,7 @@ class ExecutionInvariantsTest {
 
     // Execution, watched at every object it removes.
 
-    private void execute(Map<String, Planned> plans, boolean untouched) {
+    private void execute(Map<String, Planned> plans, boolean untouched, Planner planner) {
       List<PlannedRecord> window = plans.values().stream().map(Planned::record).toList();
       Watched store = new Watched(plans);
       ExecutionHook exporterDuringDelete = new ExecutionHook() {
@@ -400,9 +472,25 @@ class ExecutionInvariantsTest {
             return;
           }
           String key = keys.get(random.nextInt(keys.size()));
-          if (bucket.exists(key) && !(Keys.isStateFileName(key) && CLASSIFIER.isRecordBoundary(key))) {
-            bucket.rewrite(key, bucket.object(key).lastModified().plusSeconds(1 + random.nextInt(100)));
+          if (!bucket.exists(key) || Keys.isStateFileName(key) && CLASSIFIER.isRecordBoundary(key)) {
+            return;
           }
+          Instant at = bucket.object(key).lastModified().plusSeconds(1 + random.nextInt(100));
+          if (random.nextBoolean()) {
+            bucket.rewrite(key, at);
+            return;
+          }
+          // A record comes back between its verification and its deletes: the exporter uploads its file again
+          // byte for byte (the same ETag: a conditional delete cannot tell), then rewrites its state file. The
+          // file is lost; the executor must name it (came_back_during_delete).
+          Place place = places.stream().filter(p -> p.files().contains(key)).findFirst().orElse(null);
+          if (place == null || !bucket.exists(place.stateKey())) {
+            return;
+          }
+          Instant now = clock.plusSeconds(1 + random.nextInt(30));
+          bucket.reupload(key, now);
+          comingBack.put(key, place.stateKey());
+          writeState(place, document(place, Mark.LIVE), now.plusSeconds(1));
         }
       };
       Set<String> before = bucket.keys();
@@ -415,18 +503,59 @@ class ExecutionInvariantsTest {
       if (!untouched && random.nextInt(5) == 0) {
         // An earlier attempt that stopped after some records: this run finds them done.
         List<PlannedRecord> some = window.stream().filter(record -> random.nextBoolean()).toList();
-        try (RecordExecutor earlier = new RecordExecutor(store, CLASSIFIER, 1000, ConditionalDeletes.ON,
+        try (RecordExecutor earlier = new RecordExecutor(store, planner, PARSER, 1000, ConditionalDeletes.ON,
             DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(clock, ZoneOffset.UTC))) {
           earlier.execute(some);
         }
         before = bucket.keys();
       }
       List<ExecutionOutcome> outcomes;
-      try (RecordExecutor executor = new RecordExecutor(store, CLASSIFIER, 1 + random.nextInt(5), ConditionalDeletes.ON,
-          DeleteThrottle.none(), exporterDuringDelete, Clock.fixed(clock, ZoneOffset.UTC))) {
+      try (RecordExecutor executor = new RecordExecutor(store, planner, PARSER, 1 + random.nextInt(5),
+          ConditionalDeletes.ON, DeleteThrottle.none(), exporterDuringDelete, Clock.fixed(clock, ZoneOffset.UTC))) {
         outcomes = executor.execute(window);
       }
       outcomes.forEach(outcome -> tally.outcomes.merge(outcome.outcome(), 1, Integer::sum));
+      // Every file lost to a record that came back during its deletion is named by its record's outcome.
+      for (Map.Entry<String, String> entry : lostToComingBack.entrySet()) {
+        String lost = entry.getKey();
+        String stateKey = entry.getValue();
+        if (bucket.exists(lost)) {
+          continue; // its delete failed: not lost
+        }
+        assertThat(outcomes).as("the outcome that names %s, lost while %s came back", lost, stateKey)
+            .anySatisfy(outcome -> {
+              assertThat(outcome.stateFileKey()).isEqualTo(stateKey);
+              assertThat(outcome.outcome()).isEqualTo(Outcome.CAME_BACK_DURING_DELETE);
+              assertThat(outcome.deletedKeys()).contains(lost);
+            });
+        tally.lostAndNamed++;
+      }
+      lostToComingBack.clear();
+      comingBack.clear();
+      if (Boolean.getBoolean("invariants.debug")) {
+        outcomes.forEach(outcome -> System.out.println("outcome " + outcome));
+      }
+      for (int i = 0; i < window.size(); i++) {
+        Tampering tampering = plans.get(window.get(i).stateFileKey()).tampering();
+        ExecutionOutcome outcome = outcomes.get(i);
+        if (tampering != null) {
+          tally.tampered.merge(tampering, 1, Integer::sum);
+          boolean liveNow = bucket.exists(outcome.stateFileKey())
+              && bucket.object(outcome.stateFileKey()).equals(window.get(i).stateFile())
+              && live(plans.get(outcome.stateFileKey()).document());
+          if (outcome.outcome() == Outcome.KEPT_REFUSED) {
+            tally.tamperedRefused.merge(tampering, 1, Integer::sum);
+          }
+          if (tampering != Tampering.EXTRA_KEY && liveNow) {
+            // A row that deletes more than the planner would now (for a record still live) deletes nothing.
+            assertThat(outcome.keysDeleted()).as("%s row of %s: %s", tampering, outcome.stateFileKey(), outcome)
+                .isZero();
+            assertThat(outcome.outcome()).as("%s row of %s", tampering, outcome.stateFileKey())
+                .isIn(Outcome.KEPT_REFUSED, Outcome.STATE_CHANGED, Outcome.ALREADY_DELETED, Outcome.KEPT_NEWER_FILES,
+                    Outcome.FAILED);
+          }
+        }
+      }
       long removed = before.stream().filter(key -> !bucket.exists(key)).count();
       tally.keysRemoved += removed;
       assertThat(removed).as("keys removed = keys the executor reports deleted: %s; removed %s; plans %s", outcomes,
@@ -441,6 +570,11 @@ class ExecutionInvariantsTest {
         assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.outcome())
             .isIn(Outcome.DELETED, Outcome.REMOVED_FILES_DELETED));
       }
+    }
+
+    /** Live: not marked, and its retention (if any) not yet over at execution. */
+    private boolean live(StateDocument document) {
+      return !document.delete() && (document.expiresAt() == null || clock.isBefore(document.expiresAt()));
     }
 
     /** The bucket, with every object the executor is about to remove checked against the invariants. */
@@ -460,6 +594,11 @@ class ExecutionInvariantsTest {
       @Override
       public StateCheck checkUnchanged(String key, String etag) {
         return bucket.checkUnchanged(key, etag);
+      }
+
+      @Override
+      public ConditionalRead readState(String key, String etag) {
+        return bucket.readState(key, etag);
       }
 
       @Override
@@ -492,6 +631,9 @@ class ExecutionInvariantsTest {
           return;
         }
         List<Planned> naming = byKey.getOrDefault(key, List.of());
+        if (Boolean.getBoolean("invariants.debug")) {
+          System.out.println("at " + clock + " removing " + key + " named by " + naming);
+        }
         assertThat(naming).as("%s is removed but no plan names it", key).isNotEmpty();
         // A tampered row may name another record's key too: one of the rows that name it must allow it.
         AssertionError first = null;
@@ -513,13 +655,17 @@ class ExecutionInvariantsTest {
         assertThat(CLASSIFIER.listingRefusal(stateFile, key)).as("safety rule for %s of %s", key,
             record.stateFileKey()).isNull();
         assertThat(owner(key)).as("owner of %s when it is removed", key).isEqualTo(record.stateFileKey());
-        if (planned.tampered()) {
+        if (comingBack.containsKey(key) || comingBack.containsValue(record.stateFileKey())) {
+          // Its record came back after its verification (a file uploaded again with the same ETag, then the
+          // state file): the window no conditional delete closes. The file is lost, and must be named.
+          lostToComingBack.put(key, record.stateFileKey());
           return;
         }
+        // Whatever the row says: the state file's version as it is now decides (a row only narrows).
         StateDocument document = planned.document();
         assertThat(bucket.object(record.stateFileKey())).as("state file of %s when %s is removed",
             record.stateFileKey(), key).isEqualTo(record.stateFile());
-        if (record.action() == Action.DELETE_REMOVED_FILES) {
+        if (live(document)) {
           assertThat(document.deleteFiles()).as("a live record loses only its delete_files").contains(key);
           assertThat(document.files()).as("a live record keeps a key that is also in files").doesNotContain(key);
         } else {
@@ -537,7 +683,10 @@ class ExecutionInvariantsTest {
       private void checkStateFile(Planned planned) {
         PlannedRecord record = planned.record();
         assertThat(record.action()).as("only a due record's state file goes").isEqualTo(Action.DELETE_RECORD);
-        for (String listed : record.listedKeys()) {
+        assertThat(live(planned.document())).as("%s is live when its state file goes", record.stateFileKey()).isFalse();
+        Set<String> listedKeys = new LinkedHashSet<>(planned.document().files());
+        listedKeys.addAll(planned.document().deleteFiles());
+        for (String listed : listedKeys) {
           boolean refusedAtPlan = !listed.startsWith(PREFIX) || Keys.shapeProblem(listed) != null;
           if (!refusedAtPlan && !listed.equals(record.stateFileKey())) {
             assertThat(bucket.exists(listed)).as("%s lists %s, which still exists, when the state file goes",

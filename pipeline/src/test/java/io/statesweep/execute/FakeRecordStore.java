@@ -3,10 +3,12 @@ package io.statesweep.execute;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.StateCheck;
 import io.statesweep.s3.StoreException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,7 +37,32 @@ final class FakeRecordStore implements RecordStore {
   private final Map<String, DeleteResult.KeyError> keyErrors = new HashMap<>();
   private final Map<String, StoreException> failingRequests = new HashMap<>();
   private final Map<String, StoreException> failingReads = new HashMap<>();
+  /** State documents by ETag: a rewrite (a new ETag) needs its own. */
+  private final Map<String, byte[]> documents = new HashMap<>();
+  private final List<String> readStates = new ArrayList<>();
   private int etags;
+
+  /** The document that {@code stateFile}'s version holds. */
+  synchronized void describe(StoredObject stateFile, String json) {
+    documents.put(stateFile.etag(), json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** {@link #describe}, unless a test described that version already. */
+  synchronized void describeIfAbsent(StoredObject stateFile, String json) {
+    documents.putIfAbsent(stateFile.etag(), json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Writes a state file holding {@code json}. */
+  StoredObject putState(String key, Instant lastModified, String json) {
+    StoredObject object = put(key, lastModified);
+    describe(object, json);
+    return object;
+  }
+
+  /** The state files read with their documents, in order. */
+  synchronized List<String> readStates() {
+    return List.copyOf(readStates);
+  }
 
   /** Writes an object of 10 bytes with a fresh ETag. */
   StoredObject put(String key, Instant lastModified) {
@@ -55,6 +82,17 @@ final class FakeRecordStore implements RecordStore {
       throw new IllegalArgumentException("a rewrite of " + key + " must be later than " + old.lastModified());
     }
     return put(key, lastModified);
+  }
+
+  /** Uploads an object again byte for byte: the same ETag, a later LastModified. */
+  synchronized StoredObject reupload(String key, Instant lastModified) {
+    StoredObject old = objects.get(key);
+    if (old == null) {
+      throw new IllegalStateException("cannot upload " + key + " again: it does not exist");
+    }
+    StoredObject again = new StoredObject(key, old.etag(), lastModified, old.size());
+    objects.put(key, again);
+    return again;
   }
 
   void remove(String key) {
@@ -148,6 +186,20 @@ final class FakeRecordStore implements RecordStore {
       return StateCheck.GONE;
     }
     return object.etag().equals(etag) ? StateCheck.UNCHANGED : StateCheck.CHANGED;
+  }
+
+  @Override
+  public synchronized ConditionalRead readState(String key, String etag) {
+    readStates.add(key);
+    StateCheck check = checkUnchanged(key, etag);
+    if (check != StateCheck.UNCHANGED) {
+      return ConditionalRead.of(check);
+    }
+    byte[] document = documents.get(etag);
+    if (document == null) {
+      throw new IllegalStateException("the test wrote no document for " + key + " (ETag " + etag + ")");
+    }
+    return new ConditionalRead(StateCheck.UNCHANGED, document, false);
   }
 
   /** A snapshot in key order, so that a test may change the bucket while the caller iterates. */

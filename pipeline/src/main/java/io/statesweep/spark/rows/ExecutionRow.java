@@ -22,6 +22,7 @@ public final class ExecutionRow implements Serializable {
   private boolean stateFileDeleted;
   private int keysAlreadyGone;
   private java.util.List<KeyFailureRow> failures;
+  private java.util.List<String> deletedKeys;
   private java.sql.Timestamp startedAt;
   private java.sql.Timestamp endedAt;
 
@@ -107,6 +108,14 @@ public final class ExecutionRow implements Serializable {
     this.keysAlreadyGone = keysAlreadyGone;
   }
 
+  public java.util.List<String> getDeletedKeys() {
+    return deletedKeys;
+  }
+
+  public void setDeletedKeys(java.util.List<String> deletedKeys) {
+    this.deletedKeys = deletedKeys;
+  }
+
   public java.util.List<KeyFailureRow> getFailures() {
     return failures;
   }
@@ -139,16 +148,16 @@ public final class ExecutionRow implements Serializable {
     if (!(other instanceof ExecutionRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt);
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(deletedKeys, that.deletedKeys) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, startedAt, endedAt);
+    return Objects.hash(runId, runDate, attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, deletedKeys, startedAt, endedAt);
   }
 
   @Override
   public String toString() {
-    return "ExecutionRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + "}";
+    return "ExecutionRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "deletedKeys=" + deletedKeys + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + "}";
   }
 }

@@ -31,7 +31,6 @@ public final class PlanRow implements Serializable {
   private int graceDays;
   private String graceRule;
   private java.sql.Timestamp plannedAt;
-  private java.util.List<String> listedKeys;
 
   public PlanRow() {}
 
@@ -195,15 +194,6 @@ public final class PlanRow implements Serializable {
     this.plannedAt = plannedAt;
   }
 
-  /** Every key the record's state file lists (files and delete_files); not a column of deletion_plan. */
-  public java.util.List<String> getListedKeys() {
-    return listedKeys;
-  }
-
-  public void setListedKeys(java.util.List<String> listedKeys) {
-    this.listedKeys = listedKeys;
-  }
-
   @Override
   public boolean equals(Object other) {
     if (this == other) {
@@ -212,16 +202,16 @@ public final class PlanRow implements Serializable {
     if (!(other instanceof PlanRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && keysToDelete == that.keysToDelete && childKeysToDelete == that.childKeysToDelete && bytesToDelete == that.bytesToDelete && missingKeys == that.missingKeys && keptKeys == that.keptKeys && graceDays == that.graceDays && Objects.equals(plannedAt, that.plannedAt) && Objects.equals(listedKeys, that.listedKeys);
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && keysToDelete == that.keysToDelete && childKeysToDelete == that.childKeysToDelete && bytesToDelete == that.bytesToDelete && missingKeys == that.missingKeys && keptKeys == that.keptKeys && graceDays == that.graceDays && Objects.equals(plannedAt, that.plannedAt);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, stateFileKey, recordType, kind, ids, action, reason, dueAt, stateEtag, stateLastModified, deletes, keysToDelete, childKeysToDelete, bytesToDelete, missingKeys, keptKeys, graceDays, plannedAt, listedKeys);
+    return Objects.hash(runId, runDate, stateFileKey, recordType, kind, ids, action, reason, dueAt, stateEtag, stateLastModified, deletes, keysToDelete, childKeysToDelete, bytesToDelete, missingKeys, keptKeys, graceDays, plannedAt);
   }
 
   @Override
   public String toString() {
-    return "PlanRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "stateFileKey=" + stateFileKey + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "dueAt=" + dueAt + ", " + "stateEtag=" + stateEtag + ", " + "stateLastModified=" + stateLastModified + ", " + "deletes=" + deletes + ", " + "keysToDelete=" + keysToDelete + ", " + "childKeysToDelete=" + childKeysToDelete + ", " + "bytesToDelete=" + bytesToDelete + ", " + "missingKeys=" + missingKeys + ", " + "keptKeys=" + keptKeys + ", " + "graceDays=" + graceDays + ", " + "plannedAt=" + plannedAt + ", listedKeys=" + listedKeys + "}";
+    return "PlanRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "stateFileKey=" + stateFileKey + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "dueAt=" + dueAt + ", " + "stateEtag=" + stateEtag + ", " + "stateLastModified=" + stateLastModified + ", " + "deletes=" + deletes + ", " + "keysToDelete=" + keysToDelete + ", " + "childKeysToDelete=" + childKeysToDelete + ", " + "bytesToDelete=" + bytesToDelete + ", " + "missingKeys=" + missingKeys + ", " + "keptKeys=" + keptKeys + ", " + "graceDays=" + graceDays + ", " + "plannedAt=" + plannedAt + "}";
   }
 }
