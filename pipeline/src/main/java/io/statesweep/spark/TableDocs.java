@@ -104,6 +104,8 @@ final class TableDocs {
       entry("state_changed", "records whose state file changed after the plan (kept)"),
       entry("already_deleted", "records already gone at execution"),
       entry("changed_during_delete", "records with a key rewritten between verification and delete (kept)"),
+      entry("came_back_during_delete", "for an execute: records whose state file changed while their files went"
+          + " (the record came back; its deleted keys are in executions.deleted_keys); null for a plan"),
       entry("summary", "the summary line"),
       entry("failure", "why an incomplete command stopped"),
       entry("listing", "list (ListObjectsV2) or inventory (an S3 Inventory report); null for execute"),

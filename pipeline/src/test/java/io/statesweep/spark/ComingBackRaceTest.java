@@ -1,0 +1,233 @@
+package io.statesweep.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.execute.ExecutionHook;
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestArchive;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An exporter bringing records back while {@code run --execute} deletes them, on S3Proxy (spec section
+ * 4): it uploads a record's files again byte for byte (the same ETags: no conditional delete can tell),
+ * waits, then rewrites the record's state file as live. A file uploaded between the record's
+ * verification and its delete is lost; every lost file must be named, either by the execute that saw
+ * its record come back ({@code <state file> came back during its deletion: <key> was deleted; run
+ * Verify bucket in the exporter}) or by the next plan ({@code missing <key>: listed by live record
+ * <state file>}).
+ *
+ * <p>To make losses happen in a test of seconds, each window waits a moment between its verification
+ * and its deletes (a slow network), which is where the exporter's uploads land.
+ */
+@ExtendWith(S3ServerExtension.class)
+class ComingBackRaceTest {
+  private static final String P = "cogram/";
+  private static final int RECORDS = 120;
+  private static final int COMING_BACK = 30;
+  private static final int FILES = 6;
+  private static final int ROUNDS = 3;
+  private static final AtomicInteger BUCKETS = new AtomicInteger();
+  private static final Pattern CAME_BACK =
+      Pattern.compile("(.+) came back during its deletion: (.+) was deleted; run Verify bucket in the exporter");
+  private static final Pattern MISSING = Pattern.compile("missing (.+): listed by live record (.+)");
+
+  @TempDir
+  Path warehouse;
+
+  @Test
+  void everyFileLostToARecordComingBackDuringItsDeletionIsNamed(LocalS3Server server) throws Exception {
+    int lostInAll = 0;
+    int cameBackInAll = 0;
+    int missingInAll = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+      Race race = new Race(server, "race-" + BUCKETS.incrementAndGet(), new Random(round));
+      race.run();
+      lostInAll += race.lost.size();
+      cameBackInAll += race.namedByExecute.size();
+      missingInAll += race.namedByPlan.size();
+      System.out.printf("coming-back race %d: %d files lost, %d named by the execute, %d by the next plan;"
+          + " outcomes %s%n", round, race.lost.size(), race.namedByExecute.size(), race.namedByPlan.size(),
+          race.outcomes);
+    }
+    // The race must actually lose files for the test to mean anything, and both lines must have named some.
+    assertThat(lostInAll).isPositive();
+    assertThat(cameBackInAll).isPositive();
+    assertThat(missingInAll).isPositive();
+  }
+
+  /** One bucket of due records, one run --execute, one exporter bringing records back, one plan after. */
+  private final class Race {
+    private final LocalS3Server server;
+    private final String bucket;
+    private final Random random;
+    private final TestArchive archive;
+    final Set<String> lost = new TreeSet<>();
+    final Set<String> namedByExecute = new TreeSet<>();
+    final Set<String> namedByPlan = new TreeSet<>();
+    final Map<String, Long> outcomes = new TreeMap<>();
+
+    Race(LocalS3Server server, String bucket, Random random) {
+      this.server = server;
+      this.bucket = bucket;
+      this.random = random;
+      this.archive = new TestArchive(server, bucket, P);
+    }
+
+    private String folder(int record) {
+      return String.format("projects/p1/documents/d%03d/", record);
+    }
+
+    private List<String> files(int record) {
+      List<String> files = new ArrayList<>();
+      for (int file = 0; file < FILES; file++) {
+        files.add(folder(record) + "f" + file + ".bin");
+      }
+      return files;
+    }
+
+    private String content(String key) {
+      return "bytes of " + key;
+    }
+
+    void run() throws Exception {
+      for (int record = 0; record < RECORDS; record++) {
+        for (String file : files(record)) {
+          archive.put(file, content(file));
+        }
+        archive.put(folder(record) + "state.json", archive.state(true, null, files(record), List.of()));
+      }
+      // Uploads from now on are in a later second than every state file: newer, as a listing sees them.
+      Thread.sleep(1_100);
+
+      RunOptions options = options(Map.of("--dry-run", "false", "--max-deletes-per-second", "60"));
+      PlanResult plan = new SparkPlanAction(SharedSpark.session(), options).execute();
+      assertThat(plan.failure()).isNull();
+
+      List<Integer> records = new ArrayList<>();
+      for (int record = 0; record < RECORDS; record++) {
+        records.add(record);
+      }
+      Collections.shuffle(records, random);
+      List<Integer> returning = records.subList(0, COMING_BACK);
+      // 840 keys at 60 a second: about 14 seconds of deletes, over which the records come back.
+      Thread exporter = new Thread(() -> comeBack(returning, 14_000), "exporter");
+      exporter.start();
+      ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob()
+          .hook(new SlowBetweenVerifyAndDelete()).execute();
+      exporter.join(TimeUnit.MINUTES.toMillis(2));
+      assertThat(result.failure()).isNull();
+      SharedSpark.session().read().format("delta").load(result.tables().executions())
+          .filter("attempt_id = '" + result.attemptId() + "'").groupBy("outcome").count().collectAsList()
+          .forEach(row -> outcomes.put(row.getString(0), row.getLong(1)));
+
+      for (String line : result.logLines()) {
+        Matcher matcher = CAME_BACK.matcher(line);
+        if (matcher.matches()) {
+          namedByExecute.add(matcher.group(2));
+        }
+      }
+      PlanResult next = new SparkPlanAction(SharedSpark.session(), options(Map.of())).execute();
+      assertThat(next.failure()).isNull();
+      for (String line : next.logLines()) {
+        Matcher matcher = MISSING.matcher(line);
+        if (matcher.matches()) {
+          namedByPlan.add(matcher.group(1));
+        }
+      }
+
+      Set<String> left = archive.snapshot().keySet();
+      for (int record : returning) {
+        for (String file : files(record)) {
+          if (!left.contains(P + file)) {
+            lost.add(P + file);
+          }
+        }
+      }
+      Set<String> named = new TreeSet<>(namedByExecute);
+      named.addAll(namedByPlan);
+      assertThat(named).as("files lost to records that came back (outcomes %s)", outcomes).containsAll(lost);
+      // Nothing of a record that stayed due is named, and nothing of it is left.
+      for (int record : records.subList(COMING_BACK, RECORDS)) {
+        for (String file : files(record)) {
+          assertThat(left).doesNotContain(P + file);
+          assertThat(named).doesNotContain(P + file);
+        }
+      }
+    }
+
+    /** The exporter: each record at a random moment, its files again byte for byte, a pause, then its state file. */
+    private void comeBack(List<Integer> returning, long overMillis) {
+      List<long[]> schedule = new ArrayList<>();
+      for (int record : returning) {
+        schedule.add(new long[] {random.nextInt((int) overMillis), record});
+      }
+      schedule.sort((a, b) -> Long.compare(a[0], b[0]));
+      long start = System.currentTimeMillis();
+      for (long[] entry : schedule) {
+        int record = (int) entry[1];
+        sleepUntil(start + entry[0]);
+        for (String file : files(record)) {
+          archive.put(file, content(file));
+        }
+        sleepUntil(System.currentTimeMillis() + 100 + random.nextInt(600));
+        archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
+      }
+    }
+
+    private void sleepUntil(long millis) {
+      long wait = millis - System.currentTimeMillis();
+      if (wait > 0) {
+        try {
+          Thread.sleep(wait);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+
+    private RunOptions options(Map<String, String> extra) {
+      Map<String, String> flags = new HashMap<>(extra);
+      flags.put("--bucket", bucket);
+      flags.put("--prefix", P);
+      flags.put("--endpoint", server.endpoint());
+      flags.put("--warehouse", warehouse.toString());
+      flags.put("--log-lines", "all");
+      return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    }
+  }
+
+  /** A slow network: each window waits 300 ms between its verification and its deletes. */
+  static final class SlowBetweenVerifyAndDelete implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void beforeDelete(List<String> keys) {
+      try {
+        Thread.sleep(300);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
