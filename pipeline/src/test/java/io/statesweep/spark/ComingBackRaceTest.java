@@ -57,17 +57,19 @@ class ComingBackRaceTest {
   @Test
   void everyFileLostToARecordComingBackDuringItsDeletionIsNamed(LocalS3Server server) throws Exception {
     int lostInAll = 0;
+    int returnedInAll = 0;
     int cameBackInAll = 0;
     int missingInAll = 0;
     for (int round = 0; round < ROUNDS; round++) {
       Race race = new Race(server, "race-" + BUCKETS.incrementAndGet(), new Random(round));
       race.run();
       lostInAll += race.lost.size();
+      returnedInAll += race.returned.size();
       cameBackInAll += race.namedByExecute.size();
       missingInAll += race.namedByPlan.size();
-      System.out.printf("coming-back race %d: %d files lost, %d named by the execute, %d by the next plan;"
-          + " outcomes %s%n", round, race.lost.size(), race.namedByExecute.size(), race.namedByPlan.size(),
-          race.outcomes);
+      System.out.printf("coming-back race %d: %d records came back, %d files lost, %d named by the execute,"
+          + " %d by the next plan; outcomes %s%n", round, race.returned.size(), race.lost.size(),
+          race.namedByExecute.size(), race.namedByPlan.size(), race.outcomes);
     }
     // The race must actually lose files for the test to mean anything, and both lines must have named some.
     assertThat(lostInAll).isPositive();
@@ -85,6 +87,8 @@ class ComingBackRaceTest {
     final Set<String> namedByExecute = new TreeSet<>();
     final Set<String> namedByPlan = new TreeSet<>();
     final Map<String, Long> outcomes = new TreeMap<>();
+    /** The records the exporter brought back. */
+    final Set<Integer> returned = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Race(LocalS3Server server, String bucket, Random random) {
       this.server = server;
@@ -129,11 +133,12 @@ class ComingBackRaceTest {
       }
       Collections.shuffle(records, random);
       List<Integer> returning = records.subList(0, COMING_BACK);
-      // 840 keys at 60 a second: about 14 seconds of deletes, over which the records come back.
-      Thread exporter = new Thread(() -> comeBack(returning, 14_000), "exporter");
+      WINDOWS.clear();
+      Thread exporter = new Thread(() -> comeBack(returning), "exporter");
       exporter.start();
       ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob()
           .hook(new SlowBetweenVerifyAndDelete()).execute();
+      WINDOWS.add(List.of()); // the end
       exporter.join(TimeUnit.MINUTES.toMillis(2));
       assertThat(result.failure()).isNull();
       SharedSpark.session().read().format("delta").load(result.tables().executions())
@@ -156,7 +161,7 @@ class ComingBackRaceTest {
       }
 
       Set<String> left = archive.snapshot().keySet();
-      for (int record : returning) {
+      for (int record : returned) {
         for (String file : files(record)) {
           if (!left.contains(P + file)) {
             lost.add(P + file);
@@ -167,7 +172,10 @@ class ComingBackRaceTest {
       named.addAll(namedByPlan);
       assertThat(named).as("files lost to records that came back (outcomes %s)", outcomes).containsAll(lost);
       // Nothing of a record that stayed due is named, and nothing of it is left.
-      for (int record : records.subList(COMING_BACK, RECORDS)) {
+      for (int record : records) {
+        if (returned.contains(record)) {
+          continue;
+        }
         for (String file : files(record)) {
           assertThat(left).doesNotContain(P + file);
           assertThat(named).doesNotContain(P + file);
@@ -175,22 +183,40 @@ class ComingBackRaceTest {
       }
     }
 
-    /** The exporter: each record at a random moment, its files again byte for byte, a pause, then its state file. */
-    private void comeBack(List<Integer> returning, long overMillis) {
-      List<long[]> schedule = new ArrayList<>();
+    /**
+     * The exporter: when a window that holds a returning record's keys is about to delete them, it brings
+     * the record back at once (its files again byte for byte, a pause of 100 to 700 ms, then its state
+     * file as live), racing the window's deletes and the re-read of the state file after them.
+     */
+    private void comeBack(List<Integer> returning) {
+      Map<String, Integer> recordOfKey = new HashMap<>();
       for (int record : returning) {
-        schedule.add(new long[] {random.nextInt((int) overMillis), record});
+        files(record).forEach(file -> recordOfKey.put(P + file, record));
       }
-      schedule.sort((a, b) -> Long.compare(a[0], b[0]));
-      long start = System.currentTimeMillis();
-      for (long[] entry : schedule) {
-        int record = (int) entry[1];
-        sleepUntil(start + entry[0]);
-        for (String file : files(record)) {
-          archive.put(file, content(file));
+      while (true) {
+        List<String> window;
+        try {
+          window = WINDOWS.poll(5, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
         }
-        sleepUntil(System.currentTimeMillis() + 100 + random.nextInt(600));
-        archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
+        if (window == null || window.isEmpty()) {
+          return;
+        }
+        Set<Integer> inWindow = new TreeSet<>();
+        window.stream().map(recordOfKey::get).filter(java.util.Objects::nonNull).forEach(inWindow::add);
+        for (int record : inWindow) {
+          if (returned.contains(record)) {
+            continue;
+          }
+          returned.add(record);
+          for (String file : files(record)) {
+            archive.put(file, content(file));
+          }
+          sleepUntil(System.currentTimeMillis() + 100 + random.nextInt(600));
+          archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
+        }
       }
     }
 
@@ -217,12 +243,22 @@ class ComingBackRaceTest {
     }
   }
 
-  /** A slow network: each window waits 300 ms between its verification and its deletes. */
+  /** The keys of each window about to be deleted, for the exporter; an empty list ends it. */
+  static final java.util.concurrent.BlockingQueue<List<String>> WINDOWS =
+      new java.util.concurrent.LinkedBlockingQueue<>();
+
+  /**
+   * Tells the exporter which keys a window is about to delete, then waits 300 ms between the window's
+   * verification and its deletes (a slow network).
+   */
   static final class SlowBetweenVerifyAndDelete implements ExecutionHook {
     private static final long serialVersionUID = 1L;
 
     @Override
     public void beforeDelete(List<String> keys) {
+      if (!keys.isEmpty()) {
+        WINDOWS.add(List.copyOf(keys));
+      }
       try {
         Thread.sleep(300);
       } catch (InterruptedException e) {
