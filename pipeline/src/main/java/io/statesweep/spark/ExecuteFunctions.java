@@ -10,14 +10,18 @@ import io.statesweep.execute.KeyFailure;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
+import io.statesweep.execute.RecordStore;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.s3.StateCheck;
 import io.statesweep.spark.rows.DeleteRow;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.KeyFailureRow;
@@ -28,6 +32,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.TaskContext;
+import org.apache.spark.TaskKilledException;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 
 /** The Spark function of execution: runs the {@link RecordExecutor} over a partition's plan rows, a window at a time. */
@@ -66,10 +71,10 @@ final class ExecuteFunctions {
     @Override
     public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
-      RecordExecutor executor = new RecordExecutor(
-          new ObjectStoreRecords(store), classifier, batchSize, conditional,
-          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
       TaskContext task = TaskContext.get();
+      RecordExecutor executor = new RecordExecutor(
+          new UnlessKilled(new ObjectStoreRecords(store), task), classifier, batchSize, conditional,
+          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
       if (task != null) {
         task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> executor.close());
       }
@@ -90,6 +95,7 @@ final class ExecuteFunctions {
               records.add(plannedRecord(row));
               keys += row.getDeletes().size();
             }
+            UnlessKilled.check(task);
             List<ExecutionOutcome> outcomes = executor.execute(records);
             metrics.recordsVerified.add(outcomes.size());
             for (ExecutionOutcome outcome : outcomes) {
@@ -143,6 +149,54 @@ final class ExecuteFunctions {
       row.setStartedAt(Rows.timestamp(outcome.startedAt()));
       row.setEndedAt(Rows.timestamp(outcome.endedAt()));
       return row;
+    }
+  }
+
+  /**
+   * The records' store of a task that stops as soon as Spark kills it (its job was cancelled: the run
+   * lost its lock): every request first looks at the task's kill flag, so no DeleteObjects request starts
+   * after it is set; one already sent may finish. Spark sets the flag without interrupting the thread
+   * (interruptOnCancel stays false: an interrupt can break Hadoop clients that the executor shares with
+   * the Delta writes), so the flag, not an interrupt, is what stops the deletes.
+   */
+  static final class UnlessKilled implements RecordStore {
+    private final RecordStore store;
+    private final TaskContext task;
+
+    UnlessKilled(RecordStore store, TaskContext task) {
+      this.store = requireNonNull(store, "store is null");
+      this.task = task; // null outside a Spark task
+    }
+
+    /** Throws Spark's own {@link TaskKilledException} when the task was killed. */
+    static void check(TaskContext task) {
+      if (task != null && task.isInterrupted()) {
+        throw new TaskKilledException("its job was cancelled: no more deletes");
+      }
+    }
+
+    @Override
+    public StateCheck checkUnchanged(String key, String etag) {
+      check(task);
+      return store.checkUnchanged(key, etag);
+    }
+
+    @Override
+    public Iterator<StoredObject> list(String folder) {
+      check(task);
+      return store.list(folder);
+    }
+
+    @Override
+    public StoredObject listedObject(String key) {
+      check(task);
+      return store.listedObject(key);
+    }
+
+    @Override
+    public DeleteResult delete(List<DeleteTarget> targets) {
+      check(task);
+      return store.delete(targets);
     }
   }
 
