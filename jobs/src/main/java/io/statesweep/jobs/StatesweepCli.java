@@ -273,13 +273,33 @@ public final class StatesweepCli {
     }
   }
 
-  /** A code of 1 when another run replaced the lock during this one; the line goes before the summary. */
+  /**
+   * A code of 1 when the run lost its lock (another run took it over, or it expired while renewals
+   * failed); the line, which says why, goes before the summary.
+   */
   private static int unlessLost(RunLock lock, int code, PrintStream out) {
     if (lock != null && lock.lost()) {
-      out.println("statesweep: lost the run lock " + lock.key() + " during the run: another run replaced it");
+      out.println("statesweep: lost the run lock " + lock.key() + " during the run: " + lock.lossReason());
       return RUN_FAILED;
     }
     return code;
+  }
+
+  /**
+   * The execute action of a run that holds {@code lock}: the moment the lock is lost its deletes are
+   * cancelled, so that none is sent while another run may hold the lock. (A dry run deletes nothing: it
+   * finishes its report and only says that it lost the lock.)
+   */
+  private static SparkExecuteAction cancelledOnLoss(SparkExecuteAction action, RunLock lock) {
+    if (lock != null) {
+      lock.onLost(() -> action.cancel("lost the run lock " + lock.key() + ": " + lock.lossReason()));
+    }
+    return action;
+  }
+
+  /** The summary, with {@code run_lock=none} for a run without the lock, {@code run_lock=lost} for one that lost it. */
+  private static RunSummary withLock(RunSummary summary, RunLock lock) {
+    return lock == null ? summary.with("run_lock", "none") : lock.lost() ? summary.with("run_lock", "lost") : summary;
   }
 
   static int run(RunOptions options, Ending ending, PrintStream err) {
@@ -299,9 +319,10 @@ public final class StatesweepCli {
     }
     // Deleting: the plan's refused, coming-back and skipped lines stay; its would-delete lines do not.
     plan.logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
-    ExecuteResult result = new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().execute();
+    ExecuteResult result = cancelledOnLoss(new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob(),
+        lock).execute();
     int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
-    print(result, ending);
+    print(result, lock, ending);
     return code;
   }
 
@@ -318,14 +339,14 @@ public final class StatesweepCli {
   static int execute(RunOptions options, String runId, Ending ending) {
     try (RunLock lock = lock(options, "execute --run-id " + runId)) {
       SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
-      ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
+      ExecuteResult result = cancelledOnLoss(new SparkExecuteAction(spark, options, runId), lock).execute();
       int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, ending.out());
-      print(result, ending);
+      print(result, lock, ending);
       return code;
     }
   }
 
-  static void print(ExecuteResult result, Ending ending) {
+  static void print(ExecuteResult result, RunLock lock, Ending ending) {
     PrintStream out = ending.out();
     result.logLines().forEach(out::println);
     if (result.failure() != null) {
@@ -335,7 +356,7 @@ public final class StatesweepCli {
     out.println("conditional deletes: " + result.conditionalDeletes());
     out.println("tables: executions=" + result.tables().executions() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
-    ending.summary(result.summary());
+    ending.summary(lock == null ? result.summary() : withLock(result.summary(), lock));
   }
 
   /** A plan outside a command line's run (the demo). */
@@ -358,7 +379,10 @@ public final class StatesweepCli {
     }
   }
 
-  /** The plan's lines and summary; a plan without the run lock says so in a last pair, {@code run_lock=none}. */
+  /**
+   * The plan's lines and summary; a plan without the run lock says so in a last pair, {@code run_lock=none},
+   * and one that lost it, {@code run_lock=lost}.
+   */
   static void print(PlanResult result, RunOptions options, RunLock lock, Ending ending) {
     PrintStream out = ending.out();
     result.logLines().forEach(out::println);
@@ -375,7 +399,7 @@ public final class StatesweepCli {
     out.println("tables: state_files=" + result.tables().stateFiles() + " deletion_plan="
         + result.tables().deletionPlan() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
-    ending.summary(lock == null ? summary.with("run_lock", "none") : summary);
+    ending.summary(withLock(summary, lock));
   }
 
   static String usage() {

@@ -158,7 +158,7 @@ public record RunOptions(
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
         settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
         duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
-        duration(settings.value(Settings.LOCK_TTL), Settings.LOCK_TTL),
+        lockTtl(settings.value(Settings.LOCK_TTL)),
         settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap());
   }
 
@@ -200,16 +200,27 @@ public record RunOptions(
     return byKind;
   }
 
-  /** {@code 90m}, {@code 24h} or {@code 2d}: a whole number and a unit, at least a minute. */
+  /** The run lock's ttl: at least 3 seconds, as it is renewed every third of it. */
+  private static Duration lockTtl(Settings.Value value) {
+    Duration ttl = duration(value, Settings.LOCK_TTL);
+    if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
+      throw new IllegalArgumentException("Invalid " + Settings.LOCK_TTL.key() + " '" + value.value() + "' (from "
+          + value.source() + "): must be at least 3s (the lock is renewed every third of it)");
+    }
+    return ttl;
+  }
+
+  /** {@code 90m}, {@code 24h} or {@code 2d} (or {@code 30s}, for tests): a whole number and a unit. */
   static Duration duration(Settings.Value value, Setting setting) {
     String text = value.value().trim().toLowerCase(java.util.Locale.ROOT);
-    java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,6})\\s*([mhd])").matcher(text);
+    java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,6})\\s*([smhd])").matcher(text);
     if (!matcher.matches()) {
       throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
-          + value.source() + "): give a number and m, h or d, such as " + setting.defaultValue());
+          + value.source() + "): give a number and s, m, h or d, such as " + setting.defaultValue());
     }
     long amount = Long.parseLong(matcher.group(1));
     Duration duration = switch (matcher.group(2)) {
+      case "s" -> Duration.ofSeconds(amount);
       case "m" -> Duration.ofMinutes(amount);
       case "h" -> Duration.ofHours(amount);
       default -> Duration.ofDays(amount);

@@ -10,11 +10,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,12 +26,19 @@ import org.slf4j.LoggerFactory;
  * it while the run lasts; a lock past its expiry (its run died) is taken over with a write conditional
  * on the stale lock's ETag, so two runs can never both hold it. The holder deletes it, conditionally,
  * when the run ends.
+ *
+ * <p>The lock is lost when a renewal finds another run's lock in its place, or when renewals keep failing
+ * until the expiry of the last one that succeeded has passed (from then on another run may take it over).
+ * Either way the listeners given to {@link #onLost} are called at once, so that the run can stop
+ * deleting before the other run starts.
  */
 public final class RunLock implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunLock.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_LOCK_BYTES = 64 * 1024;
   private static final int ATTEMPTS = 5;
+  /** How often the renewer looks whether the lock has expired while its renewals fail or hang. */
+  private static final long EXPIRY_CHECK_MILLIS = 100;
 
   /** Who holds a lock, as its object says. */
   public record Holder(String owner, String host, Instant startedAt, Instant expiresAt) {
@@ -82,8 +90,12 @@ public final class RunLock implements AutoCloseable {
   private final Duration ttl;
   private final Clock clock;
   private final Holder holder;
-  private final AtomicBoolean lost = new AtomicBoolean();
+  private final List<Runnable> lossListeners = new ArrayList<>();
+  private volatile String lossReason;
   private volatile String etag;
+  /** The expiry that the lock object says, as this run last wrote it. */
+  private volatile Instant validUntil;
+  private volatile String lastRenewalError;
   private ScheduledExecutorService renewer;
 
   private RunLock(ObjectStore store, String key, Duration ttl, Clock clock, Holder holder, String etag) {
@@ -93,6 +105,7 @@ public final class RunLock implements AutoCloseable {
     this.clock = clock;
     this.holder = holder;
     this.etag = etag;
+    this.validUntil = holder.expiresAt();
   }
 
   /** The lock key of an export prefix: beside it, in statesweep's own folder. */
@@ -171,21 +184,42 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
-  /** Renews the lock every third of its ttl until {@link #close()}, on a daemon thread. */
+  /**
+   * Renews the lock every third of its ttl until {@link #close()}, on a daemon thread, and on another
+   * one looks every {@value #EXPIRY_CHECK_MILLIS} ms whether it expired, even while a renewal hangs.
+   */
   public RunLock renewInBackground() {
     long period = Math.max(1000, ttl.toMillis() / 3);
-    renewer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    renewer = Executors.newScheduledThreadPool(2, runnable -> {
       Thread thread = new Thread(runnable, "statesweep-lock-renewer");
       thread.setDaemon(true);
       return thread;
     });
     renewer.scheduleAtFixedRate(this::renewQuietly, period, period, TimeUnit.MILLISECONDS);
+    renewer.scheduleAtFixedRate(this::checkExpiry, EXPIRY_CHECK_MILLIS, EXPIRY_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /**
+   * Calls {@code listener} once, as soon as the lock is lost (at once if it already is). Listeners run on
+   * the thread that finds the loss (the renewer's) and must not block; one that throws is logged and the
+   * others still run.
+   */
+  public RunLock onLost(Runnable listener) {
+    requireNonNull(listener, "listener is null");
+    synchronized (lossListeners) {
+      if (lossReason == null) {
+        lossListeners.add(listener);
+        return this;
+      }
+    }
+    callListener(listener);
     return this;
   }
 
   /** Extends the lock by its ttl from now; false (and {@link #lost()}) when another run has it now. */
   public boolean renew() {
-    if (lost.get()) {
+    if (lossReason != null) {
       return false;
     }
     Instant now = clock.instant();
@@ -195,29 +229,88 @@ public final class RunLock implements AutoCloseable {
     if (next == null) {
       // The answer to our own replace may have been lost and the retry refused: then the lock is ours.
       ObjectContent current = store.read(key, MAX_LOCK_BYTES);
-      next = current != null && Arrays.equals(current.bytes(), mine) ? current.object().etag() : null;
-    }
-    if (next == null) {
-      lost.set(true);
-      LOG.error("Lost the lock s3://{}/{}: another run replaced or removed it", store.bucket(), key);
-      return false;
+      if (current == null || !Arrays.equals(current.bytes(), mine)) {
+        lose(current == null ? "it was removed while this run held it"
+            : "another run took it over: " + holderOf(current));
+        return false;
+      }
+      next = current.object().etag();
     }
     etag = next;
+    validUntil = renewed.expiresAt();
+    lastRenewalError = null;
     return true;
   }
 
-  private void renewQuietly() {
+  /** Who holds the lock now, as far as its document says. */
+  private String holderOf(ObjectContent current) {
     try {
-      renew();
-    } catch (RuntimeException e) {
-      // A failed renewal is retried at the next period; the lock is valid until its expiry.
-      LOG.warn("Cannot renew the lock s3://{}/{}: {}", store.bucket(), key, e.getMessage());
+      return parse(current.bytes(), store.bucket(), key).describe();
+    } catch (HeldException e) {
+      return "its document is not a statesweep lock";
     }
   }
 
-  /** Whether another run replaced or removed this lock while it was held. */
+  /** A renewal of the renewer: a failure is retried at the next period while the lock has not expired. */
+  void renewQuietly() {
+    try {
+      renew();
+    } catch (RuntimeException e) {
+      if (lossReason != null) {
+        return; // lost meanwhile (or closed): nothing to retry
+      }
+      lastRenewalError = e.getMessage();
+      LOG.warn("Cannot renew the lock s3://{}/{} (valid until {}): {}", store.bucket(), key, validUntil, e.getMessage());
+      checkExpiry();
+    }
+  }
+
+  /**
+   * Loses the lock when the clock has reached the expiry of its last successful write: from then on
+   * another run may take it over, so this run must not count on it, even if no renewal has failed yet
+   * (one may hang).
+   */
+  void checkExpiry() {
+    Instant expiry = validUntil;
+    if (lossReason == null && !clock.instant().isBefore(expiry)) {
+      String error = lastRenewalError;
+      lose("it could not be renewed before it expired at " + expiry + (error == null ? "" : " (" + error + ")")
+          + ", so another run may take it over");
+    }
+  }
+
+  private void lose(String reason) {
+    List<Runnable> listeners;
+    synchronized (lossListeners) {
+      if (lossReason != null) {
+        return;
+      }
+      lossReason = reason;
+      listeners = List.copyOf(lossListeners);
+      lossListeners.clear();
+    }
+    LOG.error("Lost the lock s3://{}/{}: {}", store.bucket(), key, reason);
+    listeners.forEach(this::callListener);
+  }
+
+  private void callListener(Runnable listener) {
+    try {
+      listener.run();
+    } catch (RuntimeException e) {
+      LOG.error("A listener of the loss of the lock s3://{}/{} failed: {}", store.bucket(), key, e.toString(), e);
+    }
+  }
+
+  /** Whether this run lost the lock while it was held: see {@link #lossReason()}. */
   public boolean lost() {
-    return lost.get();
+    return lossReason != null;
+  }
+
+  /**
+   * Why the lock was lost, such as {@code another run took it over: <holder>}, or null while it is held.
+   */
+  public String lossReason() {
+    return lossReason;
   }
 
   public Holder holder() {
@@ -234,7 +327,7 @@ public final class RunLock implements AutoCloseable {
     if (renewer != null) {
       renewer.shutdownNow();
     }
-    if (lost.get()) {
+    if (lossReason != null) {
       return;
     }
     DeleteResult result = store.delete(java.util.List.of(new DeleteTarget(key, etag)));

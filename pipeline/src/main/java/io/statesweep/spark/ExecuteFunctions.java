@@ -10,14 +10,19 @@ import io.statesweep.execute.KeyFailure;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
+import io.statesweep.execute.RecordStore;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.ConditionalRead;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.s3.StateCheck;
 import io.statesweep.spark.rows.DeleteRow;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.KeyFailureRow;
@@ -29,6 +34,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.TaskContext;
+import org.apache.spark.TaskKilledException;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 
 /** The Spark function of execution: runs the {@link RecordExecutor} over a partition's plan rows, a window at a time. */
@@ -72,10 +78,11 @@ final class ExecuteFunctions {
       int windowKeys = keysPerSecondPerTask == 0 ? batchSize
           : (int) Math.max(1, Math.min(batchSize, Math.floor(keysPerSecondPerTask)));
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
-      StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
-      RecordExecutor executor = new RecordExecutor(new ObjectStoreRecords(store, maxStateBytes), planner, parser,
-          batchSize, conditional, new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
       TaskContext task = TaskContext.get();
+      StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
+      RecordExecutor executor = new RecordExecutor(new UnlessKilled(new ObjectStoreRecords(store, maxStateBytes), task),
+          planner, parser, batchSize, conditional, new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(),
+          workers);
       if (task != null) {
         task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> executor.close());
       }
@@ -98,6 +105,7 @@ final class ExecuteFunctions {
               records.add(plannedRecord(row));
               keys += row.getDeletes().size();
             }
+            UnlessKilled.check(task);
             List<ExecutionOutcome> outcomes = executor.execute(records);
             metrics.recordsVerified.add(outcomes.size());
             for (ExecutionOutcome outcome : outcomes) {
@@ -155,6 +163,60 @@ final class ExecuteFunctions {
       row.setStartedAt(Rows.timestamp(outcome.startedAt()));
       row.setEndedAt(Rows.timestamp(outcome.endedAt()));
       return row;
+    }
+  }
+
+  /**
+   * The records' store of a task that stops as soon as Spark kills it (its job was cancelled: the run
+   * lost its lock): every request first looks at the task's kill flag, so no DeleteObjects request starts
+   * after it is set; one already sent may finish. Spark sets the flag without interrupting the thread
+   * (interruptOnCancel stays false: an interrupt can break Hadoop clients that the executor shares with
+   * the Delta writes), so the flag, not an interrupt, is what stops the deletes.
+   */
+  static final class UnlessKilled implements RecordStore {
+    private final RecordStore store;
+    private final TaskContext task;
+
+    UnlessKilled(RecordStore store, TaskContext task) {
+      this.store = requireNonNull(store, "store is null");
+      this.task = task; // null outside a Spark task
+    }
+
+    /** Throws Spark's own {@link TaskKilledException} when the task was killed. */
+    static void check(TaskContext task) {
+      if (task != null && task.isInterrupted()) {
+        throw new TaskKilledException("its job was cancelled: no more deletes");
+      }
+    }
+
+    @Override
+    public StateCheck checkUnchanged(String key, String etag) {
+      check(task);
+      return store.checkUnchanged(key, etag);
+    }
+
+    @Override
+    public ConditionalRead readState(String key, String etag) {
+      check(task);
+      return store.readState(key, etag);
+    }
+
+    @Override
+    public Iterator<StoredObject> list(String folder) {
+      check(task);
+      return store.list(folder);
+    }
+
+    @Override
+    public StoredObject listedObject(String key) {
+      check(task);
+      return store.listedObject(key);
+    }
+
+    @Override
+    public DeleteResult delete(List<DeleteTarget> targets) {
+      check(task);
+      return store.delete(targets);
     }
   }
 

@@ -25,6 +25,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -37,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * record verified right before its keys go (see {@link io.statesweep.execute.RecordExecutor}), in
  * parallel Spark tasks. Every attempt appends one row per record to {@code executions} and one row to
  * {@code runs}. Running it again after a crash finishes the rest and deletes nothing twice.
+ *
+ * <p>{@link #cancel} stops the deletes from another thread (when the run lock is lost): see there.
  */
 public final class SparkExecuteAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkExecuteAction.class);
@@ -48,6 +52,8 @@ public final class SparkExecuteAction {
   private ExecutionHook hook = ExecutionHook.NONE;
   private boolean plannedInThisJob;
   private Clock clock = Clock.systemUTC();
+  private volatile String cancelledBecause;
+  private volatile String deleteTag;
 
   public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -76,6 +82,27 @@ public final class SparkExecuteAction {
     return this;
   }
 
+  /**
+   * Stops this action's deletes at once; callable from any thread, such as the run lock's when the lock
+   * is lost. The running jobs of the delete phase are cancelled, one that starts later is cancelled as
+   * it starts, and a task still running sends no further DeleteObjects request (one in flight may
+   * finish). {@link #execute()} then returns an incomplete result whose failure gives {@code why}. Called
+   * before the delete phase, nothing is deleted; called after it, nothing changes (the deletes are done).
+   */
+  public void cancel(String why) {
+    requireNonNull(why, "why is null");
+    synchronized (this) {
+      if (cancelledBecause == null) {
+        cancelledBecause = why;
+      }
+    }
+    String tag = deleteTag;
+    if (tag != null) {
+      LOG.error("Run {}: cancelling its deletes: {}", runId, why);
+      spark.sparkContext().cancelJobsWithTag(tag);
+    }
+  }
+
   public ExecuteResult execute() {
     Tables tables = new Tables(options.warehouse());
     Instant startedAt = Instant.now();
@@ -90,12 +117,21 @@ public final class SparkExecuteAction {
     Progress progress = Progress.every(options.progressSeconds(), metrics, runId);
     Map<String, Double> seconds = new LinkedHashMap<>();
     long phaseStart = System.nanoTime();
+    // The jobs of this attempt's delete phase carry a tag of their own, for cancel() to find them.
+    String tag = "statesweep-delete-" + attemptId;
+    SparkListener lateJobs = new CancelWhenStarted(tag);
+    spark.sparkContext().addSparkListener(lateJobs);
+    boolean deletesDone = false;
     try {
+      stopIfCancelled();
       conditional = conditional(store, attemptId);
       metrics.addRequests(store.requestCounts());
       LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
           conditional.describe());
       phase("delete", "Verifying and deleting the planned keys of run " + runId);
+      spark.sparkContext().addJobTag(tag);
+      deleteTag = tag;
+      stopIfCancelled();
       Dataset<PlanRow> planDS = plannedRows(tables, runDate);
       progress.phase("delete", "records_verified", planDS.count());
       int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
@@ -113,6 +149,8 @@ public final class SparkExecuteAction {
           expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code, 'message', f.message))")),
           Tables.EXECUTIONS_COLUMNS);
       SparkPlanAction.append(rows, tables.executions());
+      spark.sparkContext().removeJobTag(tag);
+      deletesDone = true;
 
       seconds.put("delete", (System.nanoTime() - phaseStart) / 1e9);
       phaseStart = System.nanoTime();
@@ -137,7 +175,9 @@ public final class SparkExecuteAction {
           metrics.json("execute", runId, attemptId, summary, seconds));
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
-      String failure = SparkPlanAction.rootMessage(e);
+      spark.sparkContext().removeJobTag(tag); // the attempt's row below is no delete to cancel
+      String why = cancelledBecause;
+      String failure = why != null && !deletesDone ? "its deletes were cancelled: " + why : SparkPlanAction.rootMessage(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
       RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0, 0);
       try {
@@ -149,8 +189,36 @@ public final class SparkExecuteAction {
       return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), List.of(), failure,
           metrics.json("execute", runId, attemptId, summary, seconds));
     } finally {
+      deleteTag = null;
+      spark.sparkContext().removeJobTag(tag);
+      spark.sparkContext().removeSparkListener(lateJobs);
       progress.close();
       spark.sparkContext().clearJobGroup();
+    }
+  }
+
+  private void stopIfCancelled() {
+    String why = cancelledBecause;
+    if (why != null) {
+      throw new IllegalStateException(why);
+    }
+  }
+
+  /** Cancels a job of the delete phase that starts after {@link #cancel}, which finds only running jobs. */
+  private final class CancelWhenStarted extends SparkListener {
+    private final String tag;
+
+    CancelWhenStarted(String tag) {
+      this.tag = tag;
+    }
+
+    @Override
+    public void onJobStart(SparkListenerJobStart jobStart) {
+      String why = cancelledBecause;
+      String tags = jobStart.properties() == null ? null : jobStart.properties().getProperty("spark.job.tags");
+      if (why != null && tags != null && java.util.Arrays.asList(tags.split(",")).contains(tag)) {
+        spark.sparkContext().cancelJob(jobStart.jobId(), why);
+      }
     }
   }
 

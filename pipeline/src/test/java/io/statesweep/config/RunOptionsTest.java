@@ -372,8 +372,23 @@ class RunOptionsTest {
   void refusesAMaxPlanAgeWithoutAWholeNumberAndAUnit(String value) {
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--max-plan-age", value), Map.of(), null))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Invalid sweep.execute.max-plan-age '" + value + "' (from --max-plan-age): give a number and m, h"
-            + " or d, such as 24h");
+        .hasMessage("Invalid sweep.execute.max-plan-age '" + value + "' (from --max-plan-age): give a number and s, m,"
+            + " h or d, such as 24h");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"10m, PT10M", "3s, PT3S", "90s, PT1M30S"})
+  void theLockTtlTakesSecondsToo(String value, Duration expected) {
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--lock-ttl", value), Map.of(), null).lockTtl())
+        .isEqualTo(expected);
+  }
+
+  @Test
+  void refusesALockTtlUnderThreeSeconds() {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--lock-ttl", "2s"), Map.of(), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.lock.ttl '2s' (from --lock-ttl): must be at least 3s (the lock is renewed every"
+            + " third of it)");
   }
 
   @Test

@@ -112,13 +112,122 @@ class RunLockTest {
   @Test
   void aStaleLockIsTakenOverAndItsOldHolderLearnsItLostIt() {
     RunLock dead = RunLock.acquire(store, key, "dead run", "host-a", TTL, at(T0));
+    AtomicInteger told = new AtomicInteger();
+    dead.onLost(told::incrementAndGet);
 
     try (RunLock next = RunLock.acquire(store, key, "next run", "host-b", TTL, at(T0.plus(Duration.ofMinutes(11))))) {
       assertThat(next.holder().owner()).isEqualTo("next run");
       assertThat(dead.renew()).isFalse();
       assertThat(dead.lost()).isTrue();
+      assertThat(dead.lossReason()).isEqualTo("another run took it over: next run on host-b since 2026-11-29T04:11:00Z"
+          + " (lock valid until 2026-11-29T04:21:00Z, renewed while that run lasts)");
+      assertThat(told).as("listeners called once").hasValue(1);
+      assertThat(dead.renew()).isFalse();
+      assertThat(told).hasValue(1);
       dead.close(); // must not delete the new holder's lock
       assertThat(RunLock.parse(store.read(key, 1024).bytes(), store.bucket(), key).owner()).isEqualTo("next run");
+    }
+  }
+
+  @Test
+  void aLockWhoseRenewalsFailUntilItsExpiryIsLostAndItsListenersAreCalledOnce() throws Exception {
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      ObjectStore throughProxy = withoutRetries(proxy);
+      MovingClock clock = new MovingClock(T0);
+      RunLock lock = RunLock.acquire(throughProxy, key, "statesweep run (pid 1)", "host-a", TTL, clock);
+      AtomicInteger told = new AtomicInteger();
+      lock.onLost(told::incrementAndGet);
+      proxy.plan(request -> request.isPutUnder("/" + store.bucket() + "/" + key) ? FaultProxy.Fault.INTERNAL_ERROR
+          : null);
+
+      clock.set(T0.plus(Duration.ofMinutes(4)));
+      lock.renewQuietly();
+      clock.set(T0.plus(TTL).minusMillis(1));
+      lock.checkExpiry();
+      assertThat(lock.lost()).as("failed renewals, but the lock is valid until its expiry").isFalse();
+      assertThat(told).hasValue(0);
+
+      clock.set(T0.plus(TTL));
+      lock.renewQuietly();
+
+      assertThat(lock.lost()).isTrue();
+      assertThat(lock.lossReason()).isEqualTo("it could not be renewed before it expired at 2026-11-29T04:10:00Z"
+          + " (Cannot write s3://" + store.bucket() + "/cogram.statesweep/lock: InternalError (500): We encountered an"
+          + " internal error. Please try again.), so another run may take it over");
+      assertThat(told).hasValue(1);
+      lock.checkExpiry();
+      lock.renewQuietly();
+      assertThat(told).as("called once").hasValue(1);
+      AtomicInteger late = new AtomicInteger();
+      lock.onLost(late::incrementAndGet);
+      assertThat(late).as("a listener given after the loss is called at once").hasValue(1);
+
+      proxy.heal();
+      assertThat(lock.renew()).as("a lost lock stays lost").isFalse();
+      lock.close();
+      assertThat(store.read(key, 1024)).as("a lost lock is never deleted: it may be another run's now").isNotNull();
+    }
+  }
+
+  @Test
+  void theExpiryCountsFromTheLastRenewalThatSucceeded() throws Exception {
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      ObjectStore throughProxy = withoutRetries(proxy);
+      MovingClock clock = new MovingClock(T0);
+      try (RunLock lock = RunLock.acquire(throughProxy, key, "run", "host-a", TTL, clock)) {
+        clock.set(T0.plus(Duration.ofMinutes(9)));
+        assertThat(lock.renew()).isTrue();
+        proxy.plan(request -> request.isPutUnder("/" + store.bucket() + "/" + key) ? FaultProxy.Fault.INTERNAL_ERROR
+            : null);
+
+        clock.set(T0.plus(Duration.ofMinutes(12)));
+        lock.renewQuietly();
+        clock.set(T0.plus(Duration.ofMinutes(19)).minusMillis(1));
+        lock.checkExpiry();
+        assertThat(lock.lost()).as("renewed until 04:19").isFalse();
+
+        clock.set(T0.plus(Duration.ofMinutes(19)));
+        lock.checkExpiry();
+        assertThat(lock.lossReason()).startsWith("it could not be renewed before it expired at 2026-11-29T04:19:00Z (");
+      }
+    }
+  }
+
+  /** The renewer in the background, on the real clock: a renewal that hangs past the expiry still loses the lock. */
+  @Test
+  void theRenewerLosesTheLockAtItsExpiryWhileARenewalHangs() throws Exception {
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      ObjectStore throughProxy = withoutRetries(proxy);
+      CountDownLatch release = new CountDownLatch(1);
+      java.util.concurrent.atomic.AtomicBoolean hang = new java.util.concurrent.atomic.AtomicBoolean();
+      proxy.plan(request -> {
+        if (hang.get() && request.isPutUnder("/" + store.bucket() + "/" + key)) {
+          try {
+            release.await(20, java.util.concurrent.TimeUnit.SECONDS); // a renewal that hangs
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return null;
+      });
+      try (RunLock lock = RunLock.acquire(throughProxy, key, "run", "host-a", Duration.ofSeconds(3), Clock.systemUTC())) {
+        CountDownLatch lost = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Instant> lostAt = new java.util.concurrent.atomic.AtomicReference<>();
+        lock.onLost(() -> {
+          lostAt.set(Instant.now());
+          lost.countDown();
+        });
+        hang.set(true);
+        lock.renewInBackground();
+
+        assertThat(lost.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("lost").isTrue();
+        assertThat(lostAt.get()).isAfterOrEqualTo(lock.holder().expiresAt())
+            .isBefore(lock.holder().expiresAt().plusMillis(1000));
+        assertThat(lock.lossReason()).isEqualTo("it could not be renewed before it expired at "
+            + lock.holder().expiresAt() + ", so another run may take it over");
+      } finally {
+        release.countDown();
+      }
     }
   }
 
@@ -173,8 +282,43 @@ class RunLockTest {
         .hasMessageEndingWith("if no statesweep run is active, delete it and run again");
   }
 
+  /** The store through the proxy, one attempt per request: a failed renewal fails at once, not after backoffs. */
+  private ObjectStore withoutRetries(FaultProxy proxy) {
+    S3Settings settings = server.s3Settings();
+    return new ObjectStore(S3Clients.shared(new S3Settings(proxy.endpoint(), settings.region(), true,
+        settings.maxConnections(), 1, settings.apiCallTimeout(), settings.apiCallAttemptTimeout())), store.bucket());
+  }
+
   private static Clock at(Instant instant) {
     return Clock.fixed(instant, ZoneOffset.UTC);
+  }
+
+  /** A clock that stands still until the test moves it. */
+  private static final class MovingClock extends Clock {
+    private volatile Instant now;
+
+    MovingClock(Instant start) {
+      this.now = start;
+    }
+
+    void set(Instant instant) {
+      this.now = instant;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
   }
 
   /** A clock that moves {@code step} forward on every reading after the first. */

@@ -1,0 +1,188 @@
+package io.statesweep.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.RunLock;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.FaultProxy;
+import io.statesweep.testing.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Another run takes the lock over in the middle of an execute (issue 13, "a lost lock stops the deletes
+ * at once"): the execute sends no DeleteObjects request after it learns it lost the lock, beyond one in
+ * flight per running task, and ends failed (exit 1, {@code complete=false}) with its summary and a line
+ * saying why. Every request goes through a proxy that sees when each arrives.
+ */
+@ExtendWith(S3ServerExtension.class)
+class LockLossTest {
+  private static final String LOCK = RunLock.keyFor("cogram/");
+
+  /** How the other run gets the lock. */
+  enum Takeover {
+    /** It replaces the lock object while this run holds it: this run's next renewal finds it. */
+    REPLACED,
+    /** This run's renewals fail from the first delete on; the other run takes the lock when it expires. */
+    EXPIRED
+  }
+
+  @ParameterizedTest
+  @EnumSource(Takeover.class)
+  void anExecuteWhoseLockIsTakenOverStopsDeletingAtOnce(Takeover takeover, LocalS3Server server,
+      @TempDir Path warehouse) throws Exception {
+    String bucket = "lock-lost-" + takeover.name().toLowerCase(java.util.Locale.ROOT);
+    server.createBucket(bucket);
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 5L, Instant.now());
+    Set<String> before = keys(store);
+    String planned = run(environment(bucket, server.endpoint(), warehouse), "plan").text;
+    String runId = planned.replaceAll("(?s).*run_id=(\\S+).*", "$1");
+    assertThat(manifest.expectedDeletes()).as("deletes enough to take a while at 4 keys/s").hasSizeGreaterThan(30);
+
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      List<FaultProxy.Request> deletes = new CopyOnWriteArrayList<>();
+      AtomicBoolean triggered = new AtomicBoolean();
+      AtomicLong lossSeen = new AtomicLong(Long.MAX_VALUE); // the request after which this run can know
+      AtomicReference<String> otherHolder = new AtomicReference<>();
+      String lockPath = "/" + bucket + "/" + LOCK;
+      proxy.plan(request -> {
+        if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith("cogram/"))) {
+          deletes.add(request);
+          if (!triggered.getAndSet(true) && takeover == Takeover.REPLACED) {
+            otherHolder.set(replaceLock(store));
+          }
+        }
+        if (triggered.get() && (request.target().equals(lockPath) || request.target().startsWith(lockPath + "?"))) {
+          if (takeover == Takeover.EXPIRED && request.method().equals("PUT")) {
+            return FaultProxy.Fault.INTERNAL_ERROR;
+          }
+          if (takeover == Takeover.REPLACED && request.method().equals("GET")) {
+            // A renewal refused (412) reads the lock to see whose it is: from its answer on, this run knows.
+            lossSeen.compareAndSet(Long.MAX_VALUE, request.sequence());
+          }
+        }
+        return null;
+      });
+      Thread other = null;
+      if (takeover == Takeover.EXPIRED) {
+        // The other run tries for the lock from the first delete on, and gets it once it has expired.
+        other = new Thread(() -> {
+          while (!Thread.currentThread().isInterrupted()) {
+            if (triggered.get()) {
+              try {
+                RunLock taken = RunLock.acquire(store, LOCK, "statesweep execute (pid 2)", "host-b",
+                    Duration.ofMinutes(10), Clock.systemUTC());
+                lossSeen.set(proxy.requests());
+                otherHolder.set(taken.holder().owner());
+                return; // held, never released: the test ends with it
+              } catch (RunLock.HeldException e) {
+                // not yet expired
+              }
+            }
+            try {
+              Thread.sleep(50);
+            } catch (InterruptedException e) {
+              return;
+            }
+          }
+        }, "other-run");
+        other.start();
+      }
+
+      Output execute = run(environment(bucket, proxy.endpoint(), warehouse), "execute", "--run-id", runId,
+          "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s");
+      if (other != null) {
+        other.interrupt();
+        other.join(10_000);
+      }
+
+      assertThat(otherHolder.get()).as("the other run has the lock").isNotNull();
+      long after = deletes.stream().filter(request -> request.sequence() > lossSeen.get()).count();
+      int tasks = SparkSession.active().sparkContext().defaultParallelism();
+      assertThat(after).as("DeleteObjects requests after the loss (of " + deletes.size() + "): at most the one in"
+          + " flight per running task (" + tasks + ")").isLessThanOrEqualTo(tasks);
+      Set<String> gone = new TreeSet<>(before);
+      gone.removeAll(keys(store));
+      assertThat(manifest.expectedDeletes()).as("nothing outside the plan is gone").containsAll(gone);
+      assertThat(gone.size()).as("the deletes stopped before the end").isLessThan(manifest.expectedDeletes().size());
+      assertThat(new String(store.read(LOCK, 4096).bytes(), StandardCharsets.UTF_8))
+          .as("the other run's lock is left alone").contains("\"owner\":\"statesweep execute (pid 2)\"");
+
+      assertThat(execute.code).as(execute.text + execute.errors).isEqualTo(StatesweepCli.RUN_FAILED);
+      String lostLine = execute.lines().stream().filter(line -> line.startsWith("statesweep: lost the run lock "))
+          .findFirst().orElseThrow(() -> new AssertionError("no lost-lock line in " + execute.text));
+      String reason = takeover == Takeover.REPLACED
+          ? "another run took it over: " + otherHolder.get()
+          : "it could not be renewed before it expired at ";
+      assertThat(lostLine).startsWith("statesweep: lost the run lock cogram.statesweep/lock during the run: " + reason);
+      if (takeover == Takeover.EXPIRED) {
+        assertThat(lostLine).endsWith(", so another run may take it over");
+      }
+      assertThat(execute.text).containsPattern("run " + runId + " attempt \\S+ did not complete: its deletes were"
+          + " cancelled: lost the run lock cogram\\.statesweep/lock: " + java.util.regex.Pattern.quote(reason));
+      assertThat(execute.lastLine()).startsWith("summary: dry_run=false complete=false ").endsWith(" run_lock=lost");
+    }
+  }
+
+  /** Writes another run's lock document over this run's, as a run that took it over would; returns its holder. */
+  private static String replaceLock(ObjectStore store) {
+    Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    String document = "{\"owner\":\"statesweep execute (pid 2)\",\"host\":\"host-b\",\"started_at\":\"" + now
+        + "\",\"expires_at\":\"" + now.plus(Duration.ofMinutes(10)) + "\",\"tool\":\"statesweep\"}";
+    store.write(LOCK, document.getBytes(StandardCharsets.UTF_8));
+    return "statesweep execute (pid 2) on host-b since " + now + " (lock valid until " + now.plus(Duration.ofMinutes(10))
+        + ", renewed while that run lasts)";
+  }
+
+  private static Map<String, String> environment(String bucket, String endpoint, Path warehouse) {
+    return Map.of("COGRAM_CLEANUP_BUCKET", bucket, "COGRAM_CLEANUP_PREFIX", "cogram/", "STATESWEEP_ENDPOINT", endpoint,
+        "STATESWEEP_WAREHOUSE", warehouse.toString());
+  }
+
+  private static Set<String> keys(ObjectStore store) {
+    Set<String> keys = new TreeSet<>();
+    store.listAll("cogram/", object -> keys.add(object.key()));
+    return keys;
+  }
+
+  private static Output run(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Output(int code, String text, String errors) {
+    List<String> lines() {
+      return List.of(text.split("\n"));
+    }
+
+    String lastLine() {
+      List<String> lines = lines();
+      return lines.get(lines.size() - 1);
+    }
+  }
+}
