@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Keys;
-import io.statesweep.layout.OwnerCandidate;
 import io.statesweep.layout.RecordShape;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.PlannedDelete;
@@ -17,14 +16,14 @@ import io.statesweep.s3.StoreException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -237,7 +236,9 @@ public final class RecordExecutor implements AutoCloseable {
         return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + rule);
       }
     }
-    CurrentFiles listing = currentFiles(record);
+    Set<String> keysOfInterest = new HashSet<>(record.listedKeys());
+    record.files().forEach(delete -> keysOfInterest.add(delete.key()));
+    CurrentFiles listing = currentFiles(record.stateFileKey(), keysOfInterest);
     for (PlannedDelete delete : record.files()) {
       String owner = listing.otherOwners.get(delete.key());
       if (owner != null) {
@@ -300,65 +301,40 @@ public final class RecordExecutor implements AutoCloseable {
 
   /**
    * The record's files as they are now: for a folder record every key in its folder that no nested
-   * record owns (plus any planned key outside it), for a single-file record its {@code <id>.json}
-   * (planned or not: one uploaded since the plan means the record is coming back). Listed keys of
-   * nested records are kept apart with their owner, and never fetched again as this record's.
+   * record owns, for a single-file record its {@code <id>.json} (planned or not: one uploaded since the
+   * plan means the record is coming back). Keys of interest (those the record lists or plans) that a
+   * nested record owns are kept apart with their owner, and never fetched again as this record's.
+   * Nested records' other keys are not held ({@link OwnedFiles}): memory does not grow with them.
    */
-  private CurrentFiles currentFiles(PlannedRecord record) {
+  private CurrentFiles currentFiles(String stateFileKey, Collection<String> keysOfInterest) {
     Map<String, StoredObject> current = new LinkedHashMap<>();
-    Map<String, String> otherOwners = new HashMap<>();
-    String listedFolder = null;
-    Set<String> listedKeys = new HashSet<>();
-    Set<String> toLookUp = new LinkedHashSet<>();
-    record.files().forEach(delete -> toLookUp.add(delete.key()));
-    Classification classification = classifier.classify(record.stateFileKey());
-    if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.SINGLE_FILE) {
-      toLookUp.add(stateFile.scope());
-    }
+    Classification classification = classifier.classify(stateFileKey);
     if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.FOLDER) {
-      List<StoredObject> listed = new ArrayList<>();
-      Set<String> boundaries = new HashSet<>();
-      listedFolder = stateFile.scope();
-      Iterator<StoredObject> objects = store.list(stateFile.scope());
-      while (objects.hasNext()) {
-        StoredObject object = objects.next();
-        listed.add(object);
-        listedKeys.add(object.key());
-        if (Keys.isStateFileName(object.key()) && classifier.isRecordBoundary(object.key())) {
-          boundaries.add(object.key());
+      OwnedFiles owned = OwnedFiles.list(store, classifier, stateFileKey, stateFile.scope(), keysOfInterest,
+          OwnedFiles.PENDING_LIMIT);
+      current.putAll(owned.files());
+      if (!owned.stateFileListed()) {
+        // The state file went while the folder was listed: no listed key has an owner; keys of interest
+        // that no nested record owns are looked up one by one.
+        for (String key : new TreeSet<>(keysOfInterest)) {
+          if (key.startsWith(stateFile.scope()) && !owned.otherOwners().containsKey(key)
+              && !(Keys.isStateFileName(key) && classifier.isRecordBoundary(key))) {
+            StoredObject object = store.listedObject(key);
+            if (object != null) {
+              current.put(key, object);
+            }
+          }
         }
       }
-      for (StoredObject object : listed) {
-        if (boundaries.contains(object.key())) {
-          continue;
-        }
-        String owner = owner(object.key(), boundaries);
-        if (record.stateFileKey().equals(owner)) {
-          current.put(object.key(), object);
-        } else if (owner != null) {
-          otherOwners.put(object.key(), owner);
-        }
+      return new CurrentFiles(current, owned.otherOwners(), stateFile.scope(), owned);
+    }
+    if (classification instanceof Classification.StateFile stateFile && stateFile.shape() == RecordShape.SINGLE_FILE) {
+      StoredObject object = store.listedObject(stateFile.scope());
+      if (object != null) {
+        current.put(stateFile.scope(), object);
       }
     }
-    for (String key : toLookUp) {
-      if (!current.containsKey(key) && !otherOwners.containsKey(key)) {
-        StoredObject object = store.listedObject(key);
-        if (object != null) {
-          current.put(key, object);
-        }
-      }
-    }
-    return new CurrentFiles(current, otherOwners, listedFolder, listedKeys);
-  }
-
-  private String owner(String key, Set<String> boundaries) {
-    OwnerCandidate closest = null;
-    for (OwnerCandidate candidate : classifier.ownerCandidates(key)) {
-      if (boundaries.contains(candidate.stateFileKey()) && (closest == null || candidate.depth() > closest.depth())) {
-        closest = candidate;
-      }
-    }
-    return closest == null ? null : closest.stateFileKey();
+    return new CurrentFiles(current, Map.of(), null, null);
   }
 
   private void deleteInBatches(List<DeleteTarget> targets, Set<String> deleted,
@@ -445,12 +421,16 @@ public final class RecordExecutor implements AutoCloseable {
     return conditional == ConditionalDeletes.ON ? etag : null;
   }
 
-  /** {@code listedFolder} (or null) was listed whole just now: its keys are {@code listedKeys}, no lookup needed. */
-  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners, String listedFolder,
-      Set<String> listedKeys) {
+  /**
+   * {@code files}: key to object the record owns; {@code otherOwners}: key of interest to the nested
+   * record's state file that owns it. {@code folder} (or null) was listed just now ({@code listing}):
+   * whether a key of interest inside it exists needs no lookup.
+   */
+  private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners, String folder,
+      OwnedFiles listing) {
     boolean existsOutsideCurrent(String key, RecordStore store) {
-      if (listedFolder != null && key.startsWith(listedFolder)) {
-        return listedKeys.contains(key);
+      if (folder != null && key.startsWith(folder) && listing.isKeyOfInterest(key)) {
+        return listing.exists(key);
       }
       return store.listedObject(key) != null;
     }

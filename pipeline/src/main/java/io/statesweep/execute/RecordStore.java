@@ -15,8 +15,12 @@ public interface RecordStore {
   /** GET with If-Match: is the state file still the planned version? */
   StateCheck checkUnchanged(String key, String etag);
 
-  /** Every object under a folder, recursively. */
-  Iterator<StoredObject> list(String folder);
+  /**
+   * Every object under a folder, recursively, in key order, from the first key after {@code startAfter}
+   * (null: from the first key); fetched a page at a time as the iterator advances, so that a caller
+   * that drops what it read holds one page.
+   */
+  Iterator<StoredObject> list(String folder, String startAfter);
 
   /**
    * The object's current version, or null, with its LastModified on the listing's clock, as
