@@ -6,11 +6,14 @@ import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.ListingContinuation;
 import io.statesweep.s3.ListingDepth;
+import io.statesweep.s3.ListingPage;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.StateCheck;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 /** {@link RecordStore} on S3. */
 public final class ObjectStoreRecords implements RecordStore {
@@ -36,9 +39,39 @@ public final class ObjectStoreRecords implements RecordStore {
     return store.checkUnchanged(key, etag);
   }
 
+  /** ListObjectsV2 pages of up to 1,000 keys, each asked for when the one before is used up. */
   @Override
-  public Iterator<StoredObject> list(String folder) {
-    return store.iterate(folder, ListingDepth.RECURSIVE);
+  public Iterator<StoredObject> list(String folder, String startAfter) {
+    if (startAfter == null) {
+      return store.iterate(folder, ListingDepth.RECURSIVE);
+    }
+    ListingContinuation continuation = new ListingContinuation("s3://" + store.bucket() + "/" + folder + " after "
+        + startAfter);
+    return new Iterator<>() {
+      private Iterator<StoredObject> objects = java.util.Collections.emptyIterator();
+      private String token;
+      private boolean last;
+
+      @Override
+      public boolean hasNext() {
+        // Pages without keys (truncated or not) are passed over.
+        while (!objects.hasNext() && !last) {
+          ListingPage page = store.listPage(folder, startAfter, token);
+          token = continuation.next(page.truncated(), page.nextToken());
+          last = token == null;
+          objects = page.objects().iterator();
+        }
+        return objects.hasNext();
+      }
+
+      @Override
+      public StoredObject next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException("no more objects under " + folder + " after " + startAfter);
+        }
+        return objects.next();
+      }
+    };
   }
 
   /** A one-key listing, not a HEAD: the times execution compares all come from listings. */

@@ -398,23 +398,22 @@ public final class RecordExecutor implements AutoCloseable {
 
   /**
    * The record's files as they are now: for a folder record every key in its folder that no nested
-   * record owns, for a single-file record its {@code <id>.json} (listed or not: one uploaded since the
-   * plan means the record is coming back); the state file as the listing shows it; and the nested
-   * record that owns each key of interest, if any (whether the key exists or not, as the plan has it).
+   * record owns (its nested records' other keys are not held: {@link OwnedFiles}, so memory does not
+   * grow with them), for a single-file record its {@code <id>.json} (listed or not: one uploaded since
+   * the plan means the record is coming back); the state file as the listing shows it; and the nested
+   * record that owns each key of interest, if any, whether the key exists or not (as the plan has it).
    */
   private CurrentFiles currentFiles(String stateFileKey, Collection<String> keysOfInterest) {
-    Map<String, StoredObject> current = new LinkedHashMap<>();
-    Map<String, String> otherOwners = new HashMap<>();
-    StoredObject stateObject = null;
     Classification classification = classifier.classify(stateFileKey);
     if (!(classification instanceof Classification.StateFile stateFile)) {
       throw new IllegalStateException(stateFileKey + " is not a state file");
     }
+    Map<String, StoredObject> current = new LinkedHashMap<>();
     if (stateFile.shape() == RecordShape.SINGLE_FILE) {
       // One listing of "<id>." answers for both "<id>.json" and "<id>.state.json".
       String ownFile = stateFile.scope();
-      String common = commonPrefix(ownFile, stateFileKey);
-      Iterator<StoredObject> objects = store.list(common);
+      StoredObject stateObject = null;
+      Iterator<StoredObject> objects = store.list(commonPrefix(ownFile, stateFileKey), null);
       while (objects.hasNext()) {
         StoredObject object = objects.next();
         if (object.key().equals(ownFile)) {
@@ -423,35 +422,42 @@ public final class RecordExecutor implements AutoCloseable {
           stateObject = object;
         }
       }
-      return new CurrentFiles(current, otherOwners, stateObject, key -> key.equals(ownFile));
+      return new CurrentFiles(current, Map.of(), stateObject, ownFile::equals);
     }
     String folder = stateFile.scope();
-    List<StoredObject> listed = new ArrayList<>();
-    Set<String> boundaries = new HashSet<>();
-    Iterator<StoredObject> objects = store.list(folder);
-    while (objects.hasNext()) {
-      StoredObject object = objects.next();
-      if (Keys.isStateFileName(object.key()) && classifier.isRecordBoundary(object.key())) {
-        boundaries.add(object.key());
-        if (object.key().equals(stateFileKey)) {
-          stateObject = object;
-        }
-      } else {
-        listed.add(object);
-      }
+    OwnedFiles owned = OwnedFiles.list(store, classifier, stateFileKey, folder, keysOfInterest,
+        OwnedFiles.PENDING_LIMIT);
+    if (owned.stateObject() == null) {
+      // The state file went while its folder was listed: nothing is decided on this listing.
+      return new CurrentFiles(Map.of(), Map.of(), null, key -> false);
     }
-    for (StoredObject object : listed) {
-      if (stateFileKey.equals(owner(object.key(), boundaries))) {
-        current.put(object.key(), object);
-      }
-    }
+    current.putAll(owned.files());
+    Map<String, String> otherOwners = new HashMap<>(owned.otherOwners());
     for (String key : keysOfInterest) {
-      String owner = owner(key, boundaries);
-      if (owner != null && !owner.equals(stateFileKey)) {
-        otherOwners.put(key, owner);
+      if (key.startsWith(folder) && !owned.exists(key) && !otherOwners.containsKey(key)) {
+        // A listed key that does not exist: its owner as the plan has it, the closest nested state file.
+        String owner = nestedOwner(stateFileKey, folder, key);
+        if (owner != null) {
+          otherOwners.put(key, owner);
+        }
       }
     }
-    return new CurrentFiles(current, otherOwners, stateObject, key -> key.startsWith(folder));
+    return new CurrentFiles(current, otherOwners, owned.stateObject(),
+        key -> key.startsWith(folder) && owned.isKeyOfInterest(key));
+  }
+
+  /** The closest existing nested record boundary above {@code key} inside {@code folder}, or null. */
+  private String nestedOwner(String stateFileKey, String folder, String key) {
+    OwnerCandidate closest = null;
+    for (OwnerCandidate candidate : classifier.ownerCandidates(key)) {
+      String candidateKey = candidate.stateFileKey();
+      if (candidateKey.startsWith(folder) && !candidateKey.equals(stateFileKey)
+          && (closest == null || candidate.depth() > closest.depth())
+          && classifier.isRecordBoundary(candidateKey) && store.listedObject(candidateKey) != null) {
+        closest = candidate;
+      }
+    }
+    return closest == null ? null : closest.stateFileKey();
   }
 
   private static String commonPrefix(String a, String b) {
@@ -460,16 +466,6 @@ public final class RecordExecutor implements AutoCloseable {
       length++;
     }
     return a.substring(0, length);
-  }
-
-  private String owner(String key, Set<String> boundaries) {
-    OwnerCandidate closest = null;
-    for (OwnerCandidate candidate : classifier.ownerCandidates(key)) {
-      if (boundaries.contains(candidate.stateFileKey()) && (closest == null || candidate.depth() > closest.depth())) {
-        closest = candidate;
-      }
-    }
-    return closest == null ? null : closest.stateFileKey();
   }
 
   private void deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt,

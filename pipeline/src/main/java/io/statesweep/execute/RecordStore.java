@@ -19,8 +19,12 @@ public interface RecordStore {
   /** GET with If-Match, keeping the document (up to the store's limit) when it is still the planned version. */
   ConditionalRead readState(String key, String etag);
 
-  /** Every object whose key starts with {@code prefix} (a folder, recursively, or {@code <id>.}). */
-  Iterator<StoredObject> list(String folder);
+  /**
+   * Every object whose key starts with {@code prefix} (a folder, recursively, or {@code <id>.}), in key
+   * order, from the first key after {@code startAfter} (null: from the first key); fetched a page at a
+   * time as the iterator advances, so that a caller that drops what it read holds one page.
+   */
+  Iterator<StoredObject> list(String prefix, String startAfter);
 
   /**
    * The object's current version, or null, with its LastModified on the listing's clock, as

@@ -202,9 +202,9 @@ final class ExecuteFunctions {
     }
 
     @Override
-    public Iterator<StoredObject> list(String folder) {
+    public Iterator<StoredObject> list(String prefix, String startAfter) {
       check(task);
-      return store.list(folder);
+      return store.list(prefix, startAfter);
     }
 
     @Override

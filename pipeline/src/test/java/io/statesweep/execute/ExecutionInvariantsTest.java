@@ -602,8 +602,8 @@ class ExecutionInvariantsTest {
       }
 
       @Override
-      public Iterator<StoredObject> list(String folder) {
-        return bucket.list(folder);
+      public Iterator<StoredObject> list(String folder, String startAfter) {
+        return bucket.list(folder, startAfter);
       }
 
       @Override

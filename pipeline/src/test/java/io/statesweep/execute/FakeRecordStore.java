@@ -34,6 +34,8 @@ final class FakeRecordStore implements RecordStore {
   private final List<List<DeleteTarget>> deleteRequests = new ArrayList<>();
   private final List<String> listedFolders = new ArrayList<>();
   private final List<String> lookedUpKeys = new ArrayList<>();
+  private final List<String> listedKeys = new ArrayList<>();
+  private long listRequests;
   private final Map<String, DeleteResult.KeyError> keyErrors = new HashMap<>();
   private final Map<String, StoreException> failingRequests = new HashMap<>();
   private final Map<String, StoreException> failingReads = new HashMap<>();
@@ -202,18 +204,59 @@ final class FakeRecordStore implements RecordStore {
     return new ConditionalRead(StateCheck.UNCHANGED, document, false);
   }
 
-  /** A snapshot in key order, so that a test may change the bucket while the caller iterates. */
+  /**
+   * A snapshot in key order, so that a test may change the bucket while the caller iterates; counts
+   * the keys the caller reads ({@link #listedKeyCount()}) and the 1,000-key pages S3 would have answered
+   * for them ({@link #listRequests()}).
+   */
   @Override
-  public synchronized Iterator<StoredObject> list(String folder) {
-    listedFolders.add(folder);
+  public synchronized Iterator<StoredObject> list(String folder, String startAfter) {
+    listedFolders.add(startAfter == null ? folder : folder + " after " + startAfter);
+    listRequests++;
     List<StoredObject> listed = new ArrayList<>();
-    for (StoredObject object : objects.tailMap(folder, true).values()) {
+    String from = startAfter == null || startAfter.compareTo(folder) < 0 ? folder : startAfter;
+    for (StoredObject object : objects.tailMap(from, startAfter == null || !from.equals(startAfter)).values()) {
       if (!object.key().startsWith(folder)) {
         break;
       }
       listed.add(object);
     }
-    return listed.iterator();
+    Iterator<StoredObject> snapshot = listed.iterator();
+    return new Iterator<>() {
+      private int read;
+
+      @Override
+      public boolean hasNext() {
+        return snapshot.hasNext();
+      }
+
+      @Override
+      public StoredObject next() {
+        StoredObject object = snapshot.next();
+        synchronized (FakeRecordStore.this) {
+          listedKeys.add(object.key());
+          if (++read % 1000 == 1 && read > 1) {
+            listRequests++;
+          }
+        }
+        return object;
+      }
+    };
+  }
+
+  /** Keys that listings handed to their callers, every time one was read. */
+  synchronized long listedKeyCount() {
+    return listedKeys.size();
+  }
+
+  /** Keys that listings handed to their callers, in order, as often as read. */
+  synchronized List<String> listedKeys() {
+    return List.copyOf(listedKeys);
+  }
+
+  /** ListObjectsV2 requests that the listings read would have taken, at 1,000 keys a page. */
+  synchronized long listRequests() {
+    return listRequests;
   }
 
   @Override

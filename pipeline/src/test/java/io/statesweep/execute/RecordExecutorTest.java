@@ -626,6 +626,81 @@ class RecordExecutorTest {
     assertThat(store.keys()).containsExactlyInAnyOrder(PROJECT_STATE, BRIEF, m9Minutes, m9State);
   }
 
+  /** Three meetings of 1,500 files each, all newer than the project's state file: none is the project's. */
+  private List<String> largeNestedMeetings() {
+    List<String> nested = new ArrayList<>();
+    for (int meeting = 1; meeting <= 3; meeting++) {
+      String folder = PROJECT + "meetings/big" + meeting + "/";
+      nested.add(store.put(folder + "state.json", BEFORE_STATE).key());
+      for (int file = 0; file < 1500; file++) {
+        nested.add(store.put(folder + "files/f" + String.format("%04d", file) + ".bin", LATER).key());
+      }
+    }
+    return nested;
+  }
+
+  @Test
+  void projectAboveLargeNestedRecordsDeletesItsOwnFilesWithoutListingAllOfTheirs() {
+    StoredObject projectState = store.put(PROJECT_STATE, STATE_WRITTEN);
+    // Own files: at the top, in a folder of a kind-like name without a state file, and deep below one.
+    List<StoredObject> own = List.of(store.put(BRIEF, BEFORE_STATE), store.put(PROJECT + "attachments/a.pdf", BEFORE_STATE),
+        store.put(PROJECT + "attachments/2024/site/photo.jpg", BEFORE_STATE),
+        store.put(PROJECT + "zz/notes/n.txt", BEFORE_STATE));
+    List<String> nested = new ArrayList<>(largeNestedMeetings());
+    nested.add(store.put(PROJECT + "chat/c1/messages/q1.state.json", BEFORE_STATE).key());
+    nested.add(store.put(PROJECT + "chat/c1/messages/q1.json", LATER).key());
+
+    ExecutionOutcome outcome = executeOne(executor(), dueRecord(projectState, own));
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.sentKeys()).containsExactly(BRIEF, PROJECT + "attachments/a.pdf",
+        PROJECT + "attachments/2024/site/photo.jpg", PROJECT + "zz/notes/n.txt", PROJECT_STATE);
+    assertThat(store.keys()).containsExactlyInAnyOrderElementsOf(nested);
+    // Each meeting: 1,001 keys read while they wait on its state file, which is then looked up; the rest skipped.
+    assertThat(store.listedKeyCount()).isEqualTo(own.size() + 1 + 2 + 3 * (OwnedFiles.PENDING_LIMIT + 1));
+    assertThat(store.listedKeys()).doesNotContain(PROJECT + "meetings/big2/files/f1499.bin",
+        PROJECT + "meetings/big2/state.json");
+    assertThat(store.listRequests()).isEqualTo(4 + 3);
+  }
+
+  @Test
+  void plannedKeyInsideALargeNestedRecordIsRefusedNamingItsClosestOwner() {
+    String chat = PROJECT + "chat/c1/";
+    String message = chat + "messages/q1.json";
+    StoredObject projectState = store.put(PROJECT_STATE, STATE_WRITTEN);
+    PlannedRecord project = dueRecord(projectState, store.put(BRIEF, BEFORE_STATE), store.put(message, BEFORE_STATE));
+    // Since the plan, the chat and its message became records; the chat's files come before its messages.
+    for (int file = 0; file < 1500; file++) {
+      store.put(chat + "files/f" + String.format("%04d", file) + ".bin", BEFORE_STATE);
+    }
+    store.put(chat + "state.json", LATER);
+    store.put(chat + "messages/q1.state.json", LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), project);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_REFUSED);
+    assertThat(outcome.message()).isEqualTo("refused to delete " + message
+        + ": it belongs to another record, whose state file is " + chat + "messages/q1.state.json");
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.listedKeys()).doesNotContain(message, chat + "files/f1499.bin");
+  }
+
+  @Test
+  void fileNewerThanTheStateFileDeepInAnOwnFolderKeepsTheProjectBesideLargeNestedRecords() {
+    StoredObject projectState = store.put(PROJECT_STATE, STATE_WRITTEN);
+    String photo = PROJECT + "attachments/2024/site/photo.jpg";
+    PlannedRecord project = dueRecord(projectState, store.put(BRIEF, BEFORE_STATE));
+    largeNestedMeetings();
+    store.put(photo, LATER);
+
+    ExecutionOutcome outcome = executeOne(executor(), project);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.KEPT_NEWER_FILES);
+    assertThat(outcome.message()).isEqualTo("the record is coming back: " + photo + " (" + LATER
+        + ") is newer than its state file (" + STATE_WRITTEN + ")");
+    assertThat(store.deleteRequests()).isEmpty();
+  }
+
   // Conditional deletes close the window between verification and deletion (spec section 4).
 
   @Test
