@@ -42,10 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(S3ServerExtension.class)
 class ComingBackRaceTest {
   private static final String P = "cogram/";
-  private static final int RECORDS = 120;
-  private static final int COMING_BACK = 30;
+  private static final int RECORDS = 60;
+  private static final int COMING_BACK = 20;
   private static final int FILES = 6;
-  private static final int ROUNDS = 3;
+  private static final int ROUNDS = 2;
   private static final AtomicInteger BUCKETS = new AtomicInteger();
   private static final Pattern CAME_BACK =
       Pattern.compile("(.+) came back during its deletion: (.+) was deleted; run Verify bucket in the exporter");
@@ -123,7 +123,7 @@ class ComingBackRaceTest {
       // Uploads from now on are in a later second than every state file: newer, as a listing sees them.
       Thread.sleep(1_100);
 
-      RunOptions options = options(Map.of("--dry-run", "false", "--max-deletes-per-second", "60"));
+      RunOptions options = options(Map.of("--dry-run", "false", "--max-deletes-per-second", "120"));
       PlanResult plan = new SparkPlanAction(SharedSpark.session(), options).execute();
       assertThat(plan.failure()).isNull();
 
