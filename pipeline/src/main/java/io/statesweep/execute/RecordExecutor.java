@@ -363,10 +363,12 @@ public final class RecordExecutor implements AutoCloseable {
 
   private void deleteInBatches(List<DeleteTarget> targets, Set<String> deleted,
       Map<String, DeleteResult.KeyError> errors) {
-    for (int from = 0; from < targets.size(); from += batchSize) {
-      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + batchSize));
-      throttle.acquire(batch.size());
-      try {
+    // Under a small ceiling, smaller requests: no request may carry more keys than the throttle allows.
+    int keysPerRequest = Math.min(batchSize, throttle.maxBatch());
+    for (int from = 0; from < targets.size(); from += keysPerRequest) {
+      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + keysPerRequest));
+      // Reserved right before sending, given back once answered: the keys count in the second they go.
+      try (DeleteThrottle.Permit permit = throttle.reserve(batch.size())) {
         DeleteResult result = store.delete(batch);
         deleted.addAll(result.deleted());
         errors.putAll(result.errors());

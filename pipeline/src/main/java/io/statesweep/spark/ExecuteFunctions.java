@@ -3,13 +3,13 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.execute.ConditionalDeletes;
-import io.statesweep.execute.DeleteThrottle;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.KeyFailure;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
+import io.statesweep.execute.SharedDeleteThrottle;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
@@ -66,12 +66,17 @@ final class ExecuteFunctions {
     @Override
     public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      // The tasks of this attempt in this JVM share one throttle (see SharedDeleteThrottle).
+      SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(attemptId, keysPerSecondPerTask);
       RecordExecutor executor = new RecordExecutor(
           new ObjectStoreRecords(store), classifier, batchSize, conditional,
-          new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(), workers);
+          share.throttle(), hook, Clock.systemUTC(), workers);
       TaskContext task = TaskContext.get();
       if (task != null) {
-        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> executor.close());
+        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> {
+          share.close();
+          executor.close();
+        });
       }
       return new Iterator<>() {
         private Iterator<ExecutionRow> current = Collections.emptyIterator();
