@@ -116,8 +116,13 @@ class DeleteThrottleTest {
       for (; started < atOnce; started++) {
         queue.add(new Task(throttleOf.apply(started), keysPerTask, clock.now + random.nextInt(50) * MS));
       }
+      // A throttle that never lets a task go would loop here for ever: a simulated hour is the limit.
+      long limit = clock.now + 3_600 * SECOND;
       while (!queue.isEmpty()) {
         Task task = queue.poll();
+        if (task.at > limit) {
+          throw new AssertionError("the tasks did not finish in a simulated hour: " + keys() + " keys sent");
+        }
         clock.now = Math.max(clock.now, task.at);
         if (task.act()) {
           queue.add(task);

@@ -45,6 +45,8 @@ import org.apache.spark.sql.SparkSession;
  * {@code -Dscale.args="listing latency-ms records"} runs only that comparison).
  * {@code -Dscale.args="heap keys[,keys...] latency-ms [heap] [master]"} runs {@link HeapRun} instead:
  * statesweep plan in a JVM of its own with a 1 GB heap, the synthetic server in another.
+ * {@code -Dscale.args="deletes keys latency-ms keys-per-second [tasks] [workers]"} runs {@link DeleteRun}:
+ * plan and execute under {@code --max-deletes-per-second}, measured at the server.
  */
 public final class ScaleBenchmark {
   static final String BUCKET = "bench";
@@ -55,6 +57,10 @@ public final class ScaleBenchmark {
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("heap")) {
       HeapRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("deletes")) {
+      DeleteRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("listing")) {
