@@ -97,7 +97,7 @@ class DeleteThrottleTest {
         DeleteThrottle.Permit granted = throttle.tryReserve(keys, clock.now);
         if (granted == null) {
           long wait = throttle.nanosUntilRoom(keys, clock.now);
-          at = clock.now + (wait > 0 ? wait : MS);
+          at = clock.now + Math.max(wait, MS); // at least a millisecond: a throttle that says 1 ns cannot spin
           return true;
         }
         permit = granted;

@@ -153,8 +153,10 @@ final class DeleteRun {
     if (sortedSeconds.length > 0) {
       System.out.printf("%-62s %,12d / %,d / %,d%n", "keys per calendar second: min / median / max", sortedSeconds[0],
           sortedSeconds[sortedSeconds.length / 2], sortedSeconds[sortedSeconds.length - 1]);
-      System.out.printf("%-62s %12s%n", "calendar seconds below 90 % of the ceiling (of all)",
-          below + " of " + perSecond.length);
+      if (ceiling > 0) {
+        System.out.printf("%-62s %12s%n", "calendar seconds below 90 % of the ceiling (of all)",
+            below + " of " + perSecond.length);
+      }
     }
     for (String operation : List.of("GET", "LIST", "DELETE", "DELETE_OBJECT", "HEAD", "PUT")) {
       long count = requests.getOrDefault(operation, 0L);
