@@ -1,43 +1,287 @@
 package io.statesweep.execute;
 
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * A ceiling on deleted keys per second: callers ask for permits before each request and wait until
- * the rate allows it. A ceiling of 0 means none.
+ * A ceiling on deleted keys per second that holds in every 1-second span, sliding, not only per
+ * calendar second. A caller reserves the keys of one request ({@link #reserve}), sends it, and closes
+ * the {@link Permit} once the request is answered. The keys count against the ceiling from the moment
+ * they are reserved until one second after the permit is closed, so wherever between the two the
+ * store counts them (the request may wait for a verification, or for a connection, after its
+ * reservation), no span of a second holds more than the ceiling:
+ *
+ * <p>take any span and, of the requests the store counted in it, the one reserved last; when it was
+ * reserved, every other one of them was either still reserved or closed less than a second before,
+ * so all of them were counted then, and a reservation is granted only while the counted keys and its
+ * own fit under the ceiling.
+ *
+ * <p>The price: a key holds its place for a second plus the time from its reservation to the answer,
+ * so the sustained rate is about {@code ceiling / (1 s + that time)}: 98 % for a request answered in
+ * 20 ms; a reservation taken before a 100 ms verification costs 9 %. Reserve right before sending.
+ *
+ * <p>Several throttles, each with its share of one ceiling, keep the sum of their keys under the sum
+ * of their shares in every span (each does in each span). A ceiling of 0 means none.
  */
 public final class DeleteThrottle {
-  private final double keysPerSecond;
-  private long nextFreeNanos = System.nanoTime();
+  /** The span the ceiling is for. */
+  public static final long SPAN_NANOS = 1_000_000_000L;
+  /** The fewest keys a request should carry where the ceiling allows (each request costs a round trip). */
+  static final int MIN_KEYS_PER_REQUEST = 50;
+  /** The most requests a ceiling is split into per second: fine enough that several callers fill it. */
+  static final int MAX_REQUESTS_PER_SPAN = 32;
+  /** When only reservations of other threads stand in the way, how long to wait before looking again. */
+  private static final long POLL_NANOS = 10_000_000L;
+
+  /** The time source and the wait of a throttle: System.nanoTime and Object.wait, or a fake in tests. */
+  interface Ticker {
+    long nanoTime();
+
+    /** Waits up to {@code nanos} on {@code monitor}, whose lock the caller holds (it is released meanwhile). */
+    void await(Object monitor, long nanos) throws InterruptedException;
+  }
+
+  private static final Ticker SYSTEM = new Ticker() {
+    @Override
+    public long nanoTime() {
+      return System.nanoTime();
+    }
+
+    @Override
+    public void await(Object monitor, long nanos) throws InterruptedException {
+      monitor.wait(Math.max(1, (nanos + 999_999) / 1_000_000));
+    }
+  };
+
+  private final Ticker ticker;
+  private double keysPerSecond;
+  /** Closed permits of the last second: when each was closed and its keys, oldest first. */
+  private final ArrayDeque<long[]> closed = new ArrayDeque<>();
+  private long closedKeys;
+  /** Permits reserved and not closed yet. */
+  private final List<Permit> open = new ArrayList<>();
+  private long openKeys;
 
   public DeleteThrottle(double keysPerSecond) {
-    if (keysPerSecond < 0) {
+    this(keysPerSecond, SYSTEM);
+  }
+
+  DeleteThrottle(double keysPerSecond, Ticker ticker) {
+    this.keysPerSecond = checkedCeiling(keysPerSecond);
+    this.ticker = requireNonNull(ticker, "ticker is null");
+  }
+
+  private static double checkedCeiling(double keysPerSecond) {
+    if (keysPerSecond < 0 || Double.isNaN(keysPerSecond)) {
       throw new IllegalArgumentException("keysPerSecond must not be negative: " + keysPerSecond);
     }
-    this.keysPerSecond = keysPerSecond;
+    if (keysPerSecond > 0 && keysPerSecond < 1) {
+      throw new IllegalArgumentException("keysPerSecond must be 0 (no ceiling) or at least 1, so that one key can go: "
+          + keysPerSecond);
+    }
+    return keysPerSecond;
   }
 
   public static DeleteThrottle none() {
     return new DeleteThrottle(0);
   }
 
-  /** Waits until {@code keys} more deletes fit under the ceiling. */
-  public void acquire(int keys) {
-    if (keysPerSecond == 0 || keys <= 0) {
+  /** Keys per second in any 1-second span; 0 for no ceiling. */
+  public synchronized double keysPerSecond() {
+    return keysPerSecond;
+  }
+
+  /**
+   * Raises the ceiling (never lowers it: keys already counted were granted under the old one). For a
+   * throttle shared by the tasks of one JVM, which each bring their share ({@link SharedDeleteThrottle}).
+   */
+  synchronized void raiseTo(double newKeysPerSecond) {
+    if (keysPerSecond == 0) {
+      throw new IllegalStateException("a throttle without a ceiling cannot get one");
+    }
+    if (checkedCeiling(newKeysPerSecond) > keysPerSecond) {
+      keysPerSecond = newKeysPerSecond;
+      notifyAll();
+    }
+  }
+
+  /**
+   * The most keys one request should carry under this ceiling: the ceiling split into at most
+   * {@value #MAX_REQUESTS_PER_SPAN} requests of at least {@value #MIN_KEYS_PER_REQUEST} keys where it
+   * allows (never more than the ceiling, so that a request can always go; whole keys fill
+   * {@code requests x maxBatch}, at most one key per request below the ceiling). Without a ceiling,
+   * {@link Integer#MAX_VALUE}.
+   */
+  public synchronized int maxBatch() {
+    return maxBatch(keysPerSecond);
+  }
+
+  static int maxBatch(double keysPerSecond) {
+    if (keysPerSecond == 0) {
+      return Integer.MAX_VALUE;
+    }
+    int requests = (int) Math.max(1, Math.min(MAX_REQUESTS_PER_SPAN, Math.floor(keysPerSecond / MIN_KEYS_PER_REQUEST)));
+    return (int) Math.max(1, Math.min(1000, Math.floor(keysPerSecond / requests)));
+  }
+
+  /**
+   * Waits until {@code keys} more keys fit under the ceiling in every span, and reserves them. Send
+   * them, then close the permit when the request is answered (or if it is never sent).
+   *
+   * @throws IllegalArgumentException for more keys than the ceiling, which could never go
+   * @throws IllegalStateException when only this thread's own open permits stand in the way (it would
+   *     wait forever)
+   */
+  public Permit reserve(int keys) {
+    if (keys < 0) {
+      throw new IllegalArgumentException("keys must not be negative: " + keys);
+    }
+    synchronized (this) {
+      if (keysPerSecond == 0 || keys == 0) {
+        return new Permit(keys, false);
+      }
+      if (keys > keysPerSecond) {
+        throw new IllegalArgumentException("Cannot reserve " + keys + " keys at once under a ceiling of "
+            + ceilingText() + " keys per second: send at most " + maxBatch() + " keys a request");
+      }
+      while (true) {
+        long now = ticker.nanoTime();
+        Permit permit = tryReserve(keys, now);
+        if (permit != null) {
+          return permit;
+        }
+        long wait = nanosUntilRoom(keys, now);
+        if (wait < 0) {
+          if (open.stream().allMatch(Permit::heldByCurrentThread)) {
+            throw new IllegalStateException("Cannot reserve " + keys + " keys: " + openKeys
+                + " keys reserved by this thread and not sent yet fill the ceiling of " + ceilingText()
+                + " keys per second; close those permits first");
+          }
+          wait = POLL_NANOS;
+        }
+        try {
+          ticker.await(this, wait);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while throttling deletes", e);
+        }
+      }
+    }
+  }
+
+  /** The keys, reserved now, or null when they do not fit yet (nothing is reserved then). */
+  synchronized Permit tryReserve(int keys, long now) {
+    if (keysPerSecond == 0 || keys == 0) {
+      return new Permit(keys, false);
+    }
+    forgetBefore(now);
+    if (closedKeys + openKeys + keys > keysPerSecond + 1e-9) {
+      return null;
+    }
+    Permit permit = new Permit(keys, true);
+    open.add(permit);
+    openKeys += keys;
+    return permit;
+  }
+
+  /**
+   * How long until {@code keys} fit once the closed permits of the last second age out, or -1 when
+   * those alone do not make room (open permits must close first).
+   */
+  synchronized long nanosUntilRoom(int keys, long now) {
+    forgetBefore(now);
+    double excess = closedKeys + openKeys + keys - keysPerSecond;
+    if (excess <= 1e-9) {
+      return 0;
+    }
+    long freed = 0;
+    for (long[] permit : closed) {
+      freed += permit[1];
+      if (freed >= excess - 1e-9) {
+        // Counted while closedAt >= now - SPAN: gone from the first nanosecond after closedAt + SPAN.
+        return Math.max(1, permit[0] + SPAN_NANOS + 1 - now);
+      }
+    }
+    return -1;
+  }
+
+  /** Keys counted now: reserved and not closed, or closed in the last second. */
+  synchronized long countedKeys(long now) {
+    forgetBefore(now);
+    return closedKeys + openKeys;
+  }
+
+  private void forgetBefore(long now) {
+    // A permit closed at t counts in every closed span [a, a + 1 s] that holds t: up to now - SPAN included.
+    while (!closed.isEmpty() && closed.peekFirst()[0] < now - SPAN_NANOS) {
+      closedKeys -= closed.pollFirst()[1];
+    }
+  }
+
+  private String ceilingText() {
+    return keysPerSecond == Math.rint(keysPerSecond) ? Long.toString((long) keysPerSecond)
+        : String.format(java.util.Locale.ROOT, "%.2f", keysPerSecond);
+  }
+
+  private synchronized void close(Permit permit, int keysSent) {
+    if (!open.remove(permit)) {
       return;
     }
-    long waitNanos;
-    synchronized (this) {
-      long now = System.nanoTime();
-      long start = Math.max(now, nextFreeNanos);
-      nextFreeNanos = start + (long) (keys * 1e9 / keysPerSecond);
-      waitNanos = start - now;
+    long now = ticker.nanoTime();
+    openKeys -= permit.keys;
+    if (keysSent > 0) {
+      // Read under the lock from a monotonic clock: closing times never go back.
+      closed.addLast(new long[] {now, keysSent});
+      closedKeys += keysSent;
     }
-    if (waitNanos > 0) {
-      try {
-        Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while throttling deletes", e);
+    notifyAll();
+  }
+
+  /**
+   * Keys reserved under the ceiling. {@link #close} once the request is answered: the keys then count
+   * for one more second. {@link #closeUnsent} gives back keys that were never sent (a record refused at
+   * verification): they stop counting at once.
+   */
+  public final class Permit implements AutoCloseable {
+    private final int keys;
+    private final boolean counted;
+    private final Thread holder = Thread.currentThread();
+
+    private Permit(int keys, boolean counted) {
+      this.keys = keys;
+      this.counted = counted;
+    }
+
+    public int keys() {
+      return keys;
+    }
+
+    private boolean heldByCurrentThread() {
+      return holder == Thread.currentThread();
+    }
+
+    /** All the reserved keys were sent, and the request is answered (or failed). Closing twice does nothing. */
+    @Override
+    public void close() {
+      closeAfterSending(keys);
+    }
+
+    /** Only {@code sent} of the reserved keys were sent (and answered); the others were not and never will be. */
+    public void closeAfterSending(int sent) {
+      if (sent < 0 || sent > keys) {
+        throw new IllegalArgumentException("sent must be from 0 to the " + keys + " keys reserved: " + sent);
       }
+      if (counted) {
+        DeleteThrottle.this.close(this, sent);
+      }
+    }
+
+    /** None of the reserved keys were sent. */
+    public void closeUnsent() {
+      closeAfterSending(0);
     }
   }
 }

@@ -122,8 +122,23 @@ public final class RecordExecutor implements AutoCloseable {
   /** Executes a window of records; returns one outcome per record, in order. */
   public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
     Instant started = clock.instant();
-    // The permits first: a wait for them must not widen the window between verification and delete.
-    throttle.acquire(window.stream().mapToInt(record -> record.deletes().size()).sum());
+    // The permits first: a wait for them must not widen the window between verification and delete. A
+    // window of more keys than a request may carry under the ceiling reserves request by request instead.
+    int windowKeys = window.stream().mapToInt(record -> record.deletes().size()).sum();
+    DeleteThrottle.Permit permit = windowKeys > 0 && windowKeys <= throttle.maxBatch() ? throttle.reserve(windowKeys)
+        : null;
+    int[] sent = {0};
+    try {
+      return verifyAndDelete(window, started, permit, sent);
+    } finally {
+      if (permit != null) {
+        permit.closeAfterSending(Math.min(sent[0], windowKeys));
+      }
+    }
+  }
+
+  private List<ExecutionOutcome> verifyAndDelete(List<PlannedRecord> window, Instant started,
+      DeleteThrottle.Permit permit, int[] sent) {
     // By identity: two plan rows of one state file (a duplicated row) still get one outcome each.
     Map<PlannedRecord, ExecutionOutcome> outcomes = new IdentityHashMap<>();
     List<Verified> verified = new ArrayList<>();
@@ -148,7 +163,7 @@ public final class RecordExecutor implements AutoCloseable {
     hook.beforeDelete(fileTargets.stream().map(DeleteTarget::key).toList());
     Map<String, DeleteResult.KeyError> errors = new HashMap<>();
     Map<String, Long> deletedAt = new HashMap<>();
-    deleteInBatches(fileTargets, deletedAt, errors);
+    sent[0] += deleteInBatches(fileTargets, deletedAt, errors, permit);
 
     // Each state file once more, after its record's files went: changed now, the record came back while
     // they went (its files were uploaded again before it, with the same ETags); unchanged, a due record's
@@ -178,7 +193,7 @@ public final class RecordExecutor implements AutoCloseable {
                 + " while its record's files were deleted"));
       }
     }
-    deleteInBatches(stateTargets, deletedAt, errors);
+    sent[0] += deleteInBatches(stateTargets, deletedAt, errors, permit);
 
     for (Verified record : verified) {
       outcomes.put(record.plan, outcomeOf(record, recheckOf.get(record), deletedAt, errors, started));
@@ -468,11 +483,17 @@ public final class RecordExecutor implements AutoCloseable {
     return a.substring(0, length);
   }
 
-  private void deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt,
-      Map<String, DeleteResult.KeyError> errors) {
-    for (int from = 0; from < targets.size(); from += batchSize) {
-      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + batchSize));
-      try {
+  /**
+   * Sends {@code targets} in DeleteObjects requests. Under the window's permit (its keys reserved before
+   * it was verified), as they are; without one (a window larger than a request under the ceiling), each
+   * request reserves its keys right before it goes and gives them back once answered. Returns the keys sent.
+   */
+  private int deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt,
+      Map<String, DeleteResult.KeyError> errors, DeleteThrottle.Permit windowPermit) {
+    int keysPerRequest = windowPermit != null ? batchSize : Math.min(batchSize, throttle.maxBatch());
+    for (int from = 0; from < targets.size(); from += keysPerRequest) {
+      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + keysPerRequest));
+      try (DeleteThrottle.Permit permit = windowPermit != null ? null : throttle.reserve(batch.size())) {
         DeleteResult result = store.delete(batch);
         long answered = System.nanoTime();
         result.deleted().forEach(key -> deletedAt.put(key, answered));
@@ -484,6 +505,7 @@ public final class RecordExecutor implements AutoCloseable {
       }
       hook.afterBatch(BATCHES.incrementAndGet());
     }
+    return targets.size();
   }
 
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,

@@ -3,7 +3,6 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.execute.ConditionalDeletes;
-import io.statesweep.execute.DeleteThrottle;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.KeyFailure;
@@ -11,6 +10,7 @@ import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
 import io.statesweep.execute.RecordStore;
+import io.statesweep.execute.SharedDeleteThrottle;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
@@ -74,17 +74,23 @@ final class ExecuteFunctions {
 
     @Override
     public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
-      int windowRecords = Math.max(1, 2 * workers);
-      int windowKeys = keysPerSecondPerTask == 0 ? batchSize
-          : (int) Math.max(1, Math.min(batchSize, Math.floor(keysPerSecondPerTask)));
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      // The tasks of this attempt in this JVM share one throttle (see SharedDeleteThrottle).
+      SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(attemptId, keysPerSecondPerTask);
+      // A window: records verified together, then deleted at once. Small, so that a record's files go
+      // well within a second of its verification: at most two records per verifying thread, a batch of
+      // keys, and no more keys than one request under the throttle may carry.
+      int windowRecords = Math.max(1, 2 * workers);
+      int windowKeys = Math.max(1, Math.min(batchSize, share.throttle().maxBatch()));
       TaskContext task = TaskContext.get();
       StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
       RecordExecutor executor = new RecordExecutor(new UnlessKilled(new ObjectStoreRecords(store, maxStateBytes), task),
-          planner, parser, batchSize, conditional, new DeleteThrottle(keysPerSecondPerTask), hook, Clock.systemUTC(),
-          workers);
+          planner, parser, batchSize, conditional, share.throttle(), hook, Clock.systemUTC(), workers);
       if (task != null) {
-        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> executor.close());
+        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> {
+          share.close();
+          executor.close();
+        });
       }
       return new Iterator<>() {
         private Iterator<ExecutionRow> current = Collections.emptyIterator();
@@ -93,9 +99,6 @@ final class ExecuteFunctions {
         @Override
         public boolean hasNext() {
           while (!current.hasNext() && rows.hasNext()) {
-            // A window: records verified together, then deleted at once. Small, so that a record's files go
-            // well within a second of its verification: at most two records per verifying thread, a batch of
-            // keys, and no more keys than the throttle lets go in a second.
             List<PlanRow> window = new ArrayList<>();
             List<PlannedRecord> records = new ArrayList<>();
             int keys = 0;

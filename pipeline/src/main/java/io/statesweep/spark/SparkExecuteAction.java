@@ -135,8 +135,11 @@ public final class SparkExecuteAction {
       Dataset<PlanRow> planDS = plannedRows(tables, runDate);
       progress.phase("delete", "records_verified", planDS.count());
       int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
-      int partitions = parallelism * 2;
-      double perTask = options.maxDeletesPerSecond() == 0 ? 0 : (double) options.maxDeletesPerSecond() / parallelism;
+      int ceiling = options.maxDeletesPerSecond();
+      // Each task that can run at once gets its share of the ceiling, at least one key per second: under
+      // a ceiling below the cores, as many partitions as keys per second, so no more tasks run at once.
+      int partitions = ceiling > 0 && ceiling < parallelism ? ceiling : parallelism * 2;
+      double perTask = ceiling == 0 ? 0 : (double) ceiling / Math.min(parallelism, partitions);
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
       Planner planner = new Planner(classifier, options.gracePolicy());

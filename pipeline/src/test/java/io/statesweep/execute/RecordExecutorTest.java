@@ -1014,28 +1014,24 @@ class RecordExecutorTest {
   }
 
   @Test
-  void throttleSpacesRequestsByTheirKeys() {
-    DeleteThrottle throttle = new DeleteThrottle(1000);
+  void throttleSplitsRequestsAndLimitsKeysPerSecond() {
+    StoredObject state = store.put(MEETING_STATE, STATE_WRITTEN);
+    List<StoredObject> files = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      files.add(store.put(MEETING + "part-" + i, BEFORE_STATE));
+    }
+    RecordExecutor throttled = executor(1000, ConditionalDeletes.ON, new DeleteThrottle(100), ExecutionHook.NONE);
 
     long started = System.nanoTime();
-    for (int i = 0; i < 4; i++) {
-      throttle.acquire(50);
-    }
+    ExecutionOutcome outcome = executeOne(throttled, dueRecord(state, files));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
 
-    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(140)).isLessThan(Duration.ofSeconds(10));
-  }
-
-  @Test
-  void throttleOfZeroDoesNotWait() {
-    DeleteThrottle none = DeleteThrottle.none();
-
-    long started = System.nanoTime();
-    for (int i = 0; i < 100; i++) {
-      none.acquire(1000);
-    }
-
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+    // A window of more keys than one request may carry reserves request by request. At 100 keys/s,
+    // requests of at most 50 keys (the ceiling in two): two go at once, the next two a second after the
+    // first two were answered, the state file a second after those.
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(store.deleteRequests()).extracting(List::size).containsExactly(50, 50, 50, 50, 1);
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(2000)).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test

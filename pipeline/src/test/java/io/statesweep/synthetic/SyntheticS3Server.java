@@ -82,6 +82,7 @@ public final class SyntheticS3Server implements AutoCloseable {
   private volatile int shortPages;
   private volatile ContinuationTokens continuationTokens = ContinuationTokens.CORRECT;
   private final Queue<String> unsupported = new ConcurrentLinkedQueue<>();
+  private final DeleteLog deleteLog = new DeleteLog();
 
   private record Written(byte[] content, String etag, Instant lastModified) {}
 
@@ -192,8 +193,15 @@ public final class SyntheticS3Server implements AutoCloseable {
     return List.copyOf(unsupported);
   }
 
+  /** Clears the request counts and the {@link #deleteLog()}. */
   public void resetCounts() {
     requests.clear();
+    deleteLog.clear();
+  }
+
+  /** When each key was deleted here, and each record's state file first read, since {@link #resetCounts}. */
+  public DeleteLog deleteLog() {
+    return deleteLog;
   }
 
   /** Rewrites a key as the exporter would: new content, a new ETag, LastModified now. */
@@ -381,6 +389,9 @@ public final class SyntheticS3Server implements AutoCloseable {
   private record Stored(String key, String etag, Instant lastModified, byte[] content) {}
 
   private void get(HttpExchange exchange, String key, boolean body) throws IOException {
+    if (body && key.endsWith("state.json")) {
+      deleteLog.stateFileRead(key, System.nanoTime());
+    }
     Stored stored = lookup(key);
     if (stored == null) {
       error(exchange, 404, "NoSuchKey", "The specified key does not exist.", body);
@@ -514,6 +525,7 @@ public final class SyntheticS3Server implements AutoCloseable {
   }
 
   private void remove(String key) {
+    deleteLog.deleted(key, System.nanoTime());
     written.remove(key);
     if (archive.position(key) != null) {
       deleted.add(key);

@@ -47,6 +47,8 @@ import org.apache.spark.sql.SparkSession;
  * statesweep plan in a JVM of its own with a 1 GB heap, the synthetic server in another.
  * {@code -Dscale.args="nested records[,records...] latency-ms"} runs {@link NestedRecordBenchmark}: the
  * heap of executing one project record above that many nested records.
+ * {@code -Dscale.args="deletes keys latency-ms keys-per-second [tasks] [workers]"} runs {@link DeleteRun}:
+ * plan and execute under {@code --max-deletes-per-second}, measured at the server.
  */
 public final class ScaleBenchmark {
   static final String BUCKET = "bench";
@@ -61,6 +63,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("nested")) {
       NestedRecordBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("deletes")) {
+      DeleteRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("listing")) {
