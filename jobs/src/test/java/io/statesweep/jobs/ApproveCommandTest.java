@@ -1,7 +1,9 @@
 package io.statesweep.jobs;
 
+import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delta.tables.DeltaTable;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.ObjectStore;
@@ -18,11 +20,15 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Review before delete, from the command line: plan, approve --run-id --by, then execute --run-id. */
+/**
+ * Review before delete, from the command line: plan, approve --run-id --by, then execute --run-id, which refuses
+ * a plan that nobody approved or that changed after its approval.
+ */
 @ExtendWith(S3ServerExtension.class)
 class ApproveCommandTest {
 
@@ -53,12 +59,34 @@ class ApproveCommandTest {
     assertThat(approved.code).as(approved.errors).isZero();
     String[] lines = approved.text.split("\n");
     assertThat(lines[0]).startsWith("approved run " + runId + " by ana at ")
-        .endsWith(": records_to_delete=" + field(plan.summary(), "records_deleted")
+        .contains(": records_to_delete=" + field(plan.summary(), "records_deleted")
             + " records_with_removed_files=" + field(plan.summary(), "records_with_removed_files")
             + " keys_to_delete=" + manifest.expectedDeletes().size()
-            + " bytes_to_delete=" + field(plan.summary(), "bytes_deleted"));
+            + " bytes_to_delete=" + field(plan.summary(), "bytes_deleted") + " plan_rows=")
+        .matches(".* plan_rows=[1-9][0-9]* plan_digest=[0-9a-f]{64}");
     assertThat(lines[1]).isEqualTo("execute it with: statesweep execute --run-id " + runId + " (and the plan's"
         + " --bucket, --prefix and --warehouse)");
+
+    // A row appended to the approved plan: refused, naming both digests; nothing deleted.
+    SparkSession spark = SparkSession.builder().getOrCreate();
+    String planTable = warehouse + "/deletion_plan";
+    spark.read().format("delta").load(planTable).filter("run_id = '" + runId + "' AND action = 'delete_record'")
+        .limit(1).withColumn("state_file_key", lit("cogram/appended/state.json"))
+        .write().format("delta").mode("append").save(planTable);
+    Output changed = run(environment, "execute", "--run-id", runId);
+
+    assertThat(changed.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    String approvedDigest = field(lines[0], "plan_digest");
+    long planRows = Long.parseLong(field(lines[0], "plan_rows"));
+    assertThat(changed.errors).matches(Pattern.quote("statesweep: The plan of run " + runId + " changed after it was"
+        + " approved: approved digest " + approvedDigest + " (" + planRows + " rows, approved by ana at ")
+        + "[^)]+" + Pattern.quote("), current digest ") + "(?!" + approvedDigest + ")[0-9a-f]{64}"
+        + Pattern.quote(" (" + (planRows + 1) + " rows of the run in table " + planTable + "). Nothing was deleted."
+        + " Review the plan again, then approve it again with: statesweep approve --run-id " + runId
+        + " --by <your name> --warehouse " + warehouse + "\n"));
+    assertThat(keys(store)).isEqualTo(before);
+    // Taken out again, the plan is what was approved.
+    DeltaTable.forPath(spark, planTable).delete("state_file_key = 'cogram/appended/state.json'");
 
     Output execute = run(environment, "execute", "--run-id", runId);
 

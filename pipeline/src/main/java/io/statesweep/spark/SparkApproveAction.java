@@ -3,12 +3,14 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -17,8 +19,10 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Records that a person reviewed a plan and approves its execution: one row of table
- * {@code approvals} with who, when, an optional note, and what the plan deletes (records, keys,
- * bytes), so the approval says what was approved. {@code execute --run-id} refuses a plan without one.
+ * {@code approvals} with who, when, an optional note, what the plan deletes (records, keys, bytes),
+ * and the digest of the plan's rows ({@code plan_digest}, {@code plan_rows}; see {@link PlanDigest}),
+ * so the approval says what was approved and binds to it. {@code execute --run-id} refuses a plan
+ * without an approval, and a plan whose rows no longer match its newest approval's digest.
  */
 public final class SparkApproveAction {
   static final StructType SCHEMA = new StructType()
@@ -33,7 +37,9 @@ public final class SparkApproveAction {
       .add("records_to_delete", DataTypes.LongType, false)
       .add("records_with_removed_files", DataTypes.LongType, false)
       .add("keys_to_delete", DataTypes.LongType, false)
-      .add("bytes_to_delete", DataTypes.LongType, false);
+      .add("bytes_to_delete", DataTypes.LongType, false)
+      .add("plan_rows", DataTypes.LongType, false)
+      .add("plan_digest", DataTypes.StringType, false);
 
   private static final int MAX_NAME = 200;
 
@@ -53,11 +59,12 @@ public final class SparkApproveAction {
 
   /** What was approved, as one line for the log. */
   public record Approval(String runId, String approvedBy, Instant approvedAt, long recordsToDelete,
-      long recordsWithRemovedFiles, long keysToDelete, long bytesToDelete) {
+      long recordsWithRemovedFiles, long keysToDelete, long bytesToDelete, long planRows, String planDigest) {
     public String line() {
       return "approved run " + runId + " by " + approvedBy + " at " + approvedAt + ": records_to_delete="
           + recordsToDelete + " records_with_removed_files=" + recordsWithRemovedFiles + " keys_to_delete="
-          + keysToDelete + " bytes_to_delete=" + bytesToDelete;
+          + keysToDelete + " bytes_to_delete=" + bytesToDelete + " plan_rows=" + planRows + " plan_digest="
+          + planDigest;
     }
   }
 
@@ -71,27 +78,38 @@ public final class SparkApproveAction {
     }
     Row plan = RunsTable.planRow(spark, tables, runId);
     String runDate = plan.getAs("run_date");
-    Row counts = spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId)))
+    // The counts and the digest read one version of the plan: what they describe is what was approved.
+    long version = PlanDigest.currentVersion(spark, tables);
+    PlanDigest.Result digest = PlanDigest.of(spark, tables, version, runDate, runId);
+    Row counts = PlanDigest.planRows(spark, tables, version, runDate, runId)
         .agg(expr("count_if(action = 'delete_record')"), expr("count_if(action = 'delete_removed_files')"),
             expr("coalesce(sum(keys_to_delete), 0)"), expr("coalesce(sum(bytes_to_delete), 0)"))
         .first();
     Instant now = clock.instant();
     Row row = RowFactory.create(runId, runDate, approvedBy.trim(), Timestamp.from(now),
         note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
-        plan.getAs("planned_at"), counts.getLong(0), counts.getLong(1), counts.getLong(2), counts.getLong(3));
+        plan.getAs("planned_at"), counts.getLong(0), counts.getLong(1), counts.getLong(2), counts.getLong(3),
+        digest.rows(), digest.digest());
     SparkPlanAction.append(spark.createDataFrame(List.of(row), SCHEMA), tables.approvals());
     return new Approval(runId, approvedBy.trim(), now, counts.getLong(0), counts.getLong(1), counts.getLong(2),
-        counts.getLong(3));
+        counts.getLong(3), digest.rows(), digest.digest());
   }
 
-  /** The approvals of a run, newest first; empty when there is none (or no table yet). */
+  /**
+   * The approvals of a run, newest first, as {@code approved_by}, {@code approved_at}, {@code plan_digest},
+   * {@code plan_rows}; empty when there is none (or no table yet). An approval recorded before approvals
+   * carried a digest has a null {@code plan_digest}.
+   */
   static List<Row> approvals(SparkSession spark, Tables tables, String runId) {
     if (!DeltaTable.isDeltaTable(spark, tables.approvals())) {
       return List.of();
     }
-    return spark.read().format("delta").load(tables.approvals())
-        .filter(col("run_id").equalTo(runId)).orderBy(col("approved_at").desc())
-        .select("approved_by", "approved_at").collectAsList();
+    Dataset<Row> approvals = spark.read().format("delta").load(tables.approvals());
+    List<String> columns = List.of(approvals.columns());
+    return approvals.filter(col("run_id").equalTo(runId)).orderBy(col("approved_at").desc())
+        .select(col("approved_by"), col("approved_at"),
+            columns.contains("plan_digest") ? col("plan_digest") : lit(null).cast(DataTypes.StringType),
+            columns.contains("plan_rows") ? col("plan_rows") : lit(null).cast(DataTypes.LongType))
+        .collectAsList();
   }
 }

@@ -54,6 +54,8 @@ public final class SparkExecuteAction {
   private Clock clock = Clock.systemUTC();
   private volatile String cancelledBecause;
   private volatile String deleteTag;
+  /** The version of deletion_plan whose rows matched the approved digest; null without an approval check. */
+  private Long planVersion;
 
   public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -244,7 +246,13 @@ public final class SparkExecuteAction {
 
   /**
    * Refuses a plan older than {@code max-plan-age} (the bucket has moved on since) and, for a plan made
-   * by another job, one that nobody approved, unless {@code --skip-approval}. Each refusal says what to do.
+   * by another job, unless {@code --skip-approval}: one that nobody approved; one whose rows no longer
+   * match the digest its newest approval recorded ({@link PlanDigest}), since a row appended, edited or
+   * deleted after the review was not approved; and one whose newest approval predates digests (it cannot
+   * show what it approved). Only the newest approval counts: a later approval replaces an earlier one, so
+   * a plan turned back into a version that someone approved before, and then approved again after a
+   * change, is not executed on the strength of the older approval. Each refusal says what to do. The
+   * rows checked are the rows executed: {@link #plannedRows} reads the table version that was digested.
    */
   private void checkReviewable(Tables tables, Row plan) {
     Instant plannedAt = plan.<java.sql.Timestamp>getAs("planned_at").toInstant();
@@ -268,7 +276,30 @@ public final class SparkExecuteAction {
           + " approve --run-id " + runId + " --by <your name> --warehouse " + tables.warehouse()
           + "; or execute with --skip-approval");
     }
-    LOG.info("Run {}: approved by {} at {}", runId, approvals.get(0).getString(0), approvals.get(0).getTimestamp(1));
+    Row newest = approvals.get(0);
+    String approvedBy = newest.getString(0);
+    Instant approvedAt = newest.getTimestamp(1).toInstant();
+    String approve = "statesweep approve --run-id " + runId + " --by <your name> --warehouse " + tables.warehouse();
+    if (newest.isNullAt(2)) {
+      throw new IllegalArgumentException("The approval of run " + runId + " by " + approvedBy + " at " + approvedAt
+          + " was recorded before approvals carried a digest of the plan's rows, so it cannot show that table "
+          + tables.deletionPlan() + " still holds the plan that was approved. Review the plan again, then approve it"
+          + " again with: " + approve);
+    }
+    String runDate = plan.getAs("run_date");
+    long version = PlanDigest.currentVersion(spark, tables);
+    PlanDigest.Result current = PlanDigest.of(spark, tables, version, runDate, runId);
+    String approvedDigest = newest.getString(2);
+    if (!current.digest().equals(approvedDigest)) {
+      throw new IllegalArgumentException("The plan of run " + runId + " changed after it was approved: approved"
+          + " digest " + approvedDigest + " (" + newest.getLong(3) + " rows, approved by " + approvedBy + " at "
+          + approvedAt + "), current digest " + current.digest() + " (" + current.rows() + " rows of the run in table "
+          + tables.deletionPlan() + "). Nothing was deleted. Review the plan again, then approve it again with: "
+          + approve);
+    }
+    planVersion = version;
+    LOG.info("Run {}: approved by {} at {}; its {} plan rows match the approved digest {}", runId, approvedBy,
+        approvedAt, current.rows(), approvedDigest);
   }
 
   private static String hours(Duration duration) {
@@ -295,7 +326,9 @@ public final class SparkExecuteAction {
 
   private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
     Column ofThisRun = col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId));
-    Dataset<Row> plan = spark.read().format("delta").load(tables.deletionPlan())
+    // After an approval check, the version whose digest matched: a row changed since is not executed.
+    Dataset<Row> plan = (planVersion == null ? spark.read().format("delta").load(tables.deletionPlan())
+        : PlanDigest.planRows(spark, tables, planVersion, runDate, runId))
         .filter(ofThisRun.and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
     List<Column> columns = new ArrayList<>();
     for (String column : Tables.DELETION_PLAN_COLUMNS) {

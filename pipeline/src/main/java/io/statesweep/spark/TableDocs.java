@@ -27,7 +27,8 @@ final class TableDocs {
           + " Partitioned by run_date.",
       Tables.RUNS, "statesweep: one row per command of a run (its plan, each execute attempt) with settings,"
           + " counts and outcome. Partitioned by run_date.",
-      Tables.APPROVALS, "statesweep: who approved which plan for execution, when, and what it deletes."
+      Tables.APPROVALS, "statesweep: who approved which plan for execution, when, what it deletes, and the"
+          + " digest of its rows."
           + " Partitioned by run_date.",
       Tables.PLAN_SUMMARY, "statesweep: each plan summed by record type, kind, project, action and reason"
           + " pattern (records, keys, bytes). Partitioned by run_date.");
@@ -117,6 +118,9 @@ final class TableDocs {
       entry("note", "the approver's note (--note)"),
       entry("records_to_delete", "records the plan deletes whole (delete_record)"),
       entry("records_with_removed_files", "records the plan deletes removed files of (delete_removed_files)"),
+      entry("plan_rows", "deletion_plan rows of the run that plan_digest covers"),
+      entry("plan_digest", "SHA-256 (hex) of the run's deletion_plan rows as approved, every column, sorted by"
+          + " state_file_key; execute --run-id requires the plan to match its newest approval's digest"),
       entry("project", "the project id of the record's place; null outside projects"),
       entry("records", "records in the group"),
       entry("reason_pattern", "the reason with keys, times and numbers masked (<key>, <time>, N), to group by"));

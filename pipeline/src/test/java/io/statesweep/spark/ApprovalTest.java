@@ -2,6 +2,9 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
 import io.statesweep.config.RunOptions;
@@ -23,17 +26,25 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code execute --run-id} of a plan made by another job: refused until someone approves the plan, and refused
- * for a plan older than {@code --max-plan-age}; a refusal deletes nothing and writes no attempt.
+ * {@code execute --run-id} of a plan made by another job: refused until someone approves the plan, refused for a
+ * plan whose rows changed after its newest approval, and refused for a plan older than {@code --max-plan-age}; a
+ * refusal deletes nothing and writes no attempt.
  */
 @ExtendWith(S3ServerExtension.class)
 class ApprovalTest {
@@ -45,6 +56,10 @@ class ApprovalTest {
   private static final Set<String> PLANNED = Set.of(
       P + "projects/p1/meetings/m1/minutes.pdf", P + "projects/p1/meetings/m1/audio.m4a",
       P + "projects/p1/meetings/m1/state.json", P + "projects/p1/emails/e1/attachments/old.pdf");
+  private static final Set<String> MEETING = Set.of(P + "projects/p1/meetings/m1/minutes.pdf",
+      P + "projects/p1/meetings/m1/audio.m4a", P + "projects/p1/meetings/m1/state.json");
+  private static final String MEETING_STATE = P + "projects/p1/meetings/m1/state.json";
+  private static final String EMAIL_STATE = P + "projects/p1/emails/e1/state.json";
 
   private final SparkSession spark = SharedSpark.session();
   private LocalS3Server server;
@@ -107,10 +122,13 @@ class ApprovalTest {
         .clock(Clock.fixed(approvedAt, ZoneOffset.UTC))
         .approve(runId, "  ana@example.com ", " looked at plan_summary ");
 
+    String digest = currentDigest(runId).digest();
+    assertThat(digest).matches("[0-9a-f]{64}");
     assertThat(approval).isEqualTo(new SparkApproveAction.Approval(runId, "ana@example.com", approvedAt, 1, 1, 4,
-        plannedBytes));
+        plannedBytes, 3, digest));
     assertThat(approval.line()).isEqualTo("approved run " + runId + " by ana@example.com at " + approvedAt
-        + ": records_to_delete=1 records_with_removed_files=1 keys_to_delete=4 bytes_to_delete=" + plannedBytes);
+        + ": records_to_delete=1 records_with_removed_files=1 keys_to_delete=4 bytes_to_delete=" + plannedBytes
+        + " plan_rows=3 plan_digest=" + digest);
     Row row = approvalRow(runId);
     assertThat(row.<String>getAs("run_id")).isEqualTo(runId);
     assertThat(row.<String>getAs("run_date")).isEqualTo(planRun(runId).<String>getAs("run_date"));
@@ -126,6 +144,8 @@ class ApprovalTest {
     assertThat(row.<Long>getAs("records_with_removed_files")).isEqualTo(1);
     assertThat(row.<Long>getAs("keys_to_delete")).isEqualTo(plan.getLong(0)).isEqualTo(PLANNED.size());
     assertThat(row.<Long>getAs("bytes_to_delete")).isEqualTo(plan.getLong(1)).isEqualTo(plannedBytes);
+    assertThat(row.<Long>getAs("plan_rows")).isEqualTo(3);
+    assertThat(row.<String>getAs("plan_digest")).isEqualTo(digest).isNotEqualTo(currentDigest(otherRunId).digest());
 
     // The other plan of the same bucket is not approved by it.
     assertThatThrownBy(() -> execute(otherRunId, Map.of()).execute())
@@ -137,6 +157,135 @@ class ApprovalTest {
     approve(otherRunId, "bo", "  ");
     assertThat(approvalRow(otherRunId).<String>getAs("note")).isNull();
     assertThat(spark.read().format("delta").load(tables().approvals()).count()).isEqualTo(2);
+  }
+
+  /** What happens to an approved plan's rows before it is executed. */
+  enum Tampering {
+    /** A copy of the meeting's row, for another state file. */
+    ROW_APPENDED(4),
+    /** The live project's row turned into delete_record. */
+    ACTION_EDITED(3),
+    /** The ETag the meeting's minutes are deleted at. */
+    DELETE_ETAG_EDITED(3),
+    /** The email's row, which deletes its removed attachment. */
+    ROW_DELETED(2);
+
+    final long rowsAfter;
+
+    Tampering(long rowsAfter) {
+      this.rowsAfter = rowsAfter;
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Tampering.class)
+  void planChangedAfterItsApprovalIsRefusedAndNothingIsDeleted(Tampering tampering) {
+    Map<String, StoredObject> before = archive.snapshot();
+    String runId = plan();
+    Instant approvedAt = plannedAt(runId).plus(Duration.ofMinutes(1));
+    approveAt(runId, "ana", approvedAt);
+    String approved = approvalRow(runId).getAs("plan_digest");
+
+    tamper(runId, tampering);
+    PlanDigest.Result current = currentDigest(runId);
+
+    assertThat(current.rows()).isEqualTo(tampering.rowsAfter);
+    assertThat(current.digest()).isNotEqualTo(approved);
+    assertThatThrownBy(() -> execute(runId, Map.of()).execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("The plan of run " + runId + " changed after it was approved: approved digest " + approved
+            + " (3 rows, approved by ana at " + approvedAt + "), current digest " + current.digest() + " ("
+            + tampering.rowsAfter + " rows of the run in table " + warehouse + "/deletion_plan). Nothing was deleted."
+            + " Review the plan again, then approve it again with: statesweep approve --run-id " + runId
+            + " --by <your name> --warehouse " + warehouse);
+    assertThat(archive.snapshot()).isEqualTo(before);
+    assertThat(executionRows(runId)).isZero();
+    assertThat(commands(runId)).containsExactly("plan");
+  }
+
+  @Test
+  void onlyTheNewestApprovalCountsSoAPlanTurnedBackToAnEarlierApprovedVersionIsRefused() {
+    Map<String, StoredObject> before = archive.snapshot();
+    String runId = plan();
+    Instant plannedAt = plannedAt(runId);
+    approveAt(runId, "ana", plannedAt.plus(Duration.ofMinutes(1)));
+    String first = approvalDigests(runId).get(0);
+    Dataset<Row> emailRow = spark.createDataFrame(planRows(runId).filter(col("state_file_key").equalTo(EMAIL_STATE))
+        .collectAsList(), planRows(runId).schema());
+    // The reviewer takes the email's row out of the plan and approves what is left.
+    tamper(runId, Tampering.ROW_DELETED);
+    Instant secondAt = plannedAt.plus(Duration.ofMinutes(2));
+    approveAt(runId, "bo", secondAt);
+    String second = approvalDigests(runId).get(0);
+    // Then the row comes back: the plan is again what ana approved, not what bo approved last.
+    emailRow.write().format("delta").mode("append").save(tables().deletionPlan());
+
+    assertThat(currentDigest(runId).digest()).isEqualTo(first).isNotEqualTo(second);
+    assertThatThrownBy(() -> execute(runId, Map.of()).execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("The plan of run " + runId + " changed after it was approved: approved digest "
+            + second + " (2 rows, approved by bo at " + secondAt + "), current digest " + first + " (3 rows of the run ");
+    assertThat(archive.snapshot()).isEqualTo(before);
+
+    // As bo approved it: the meeting goes, the email keeps its removed attachment.
+    tamper(runId, Tampering.ROW_DELETED);
+    ExecuteResult result = execute(runId, Map.of()).execute();
+
+    assertThat(result.failure()).isNull();
+    assertThat(archive.snapshot().keySet()).isEqualTo(without(before.keySet(), MEETING));
+  }
+
+  @Test
+  void approvalRecordedBeforeDigestsIsRefusedUntilThePlanIsApprovedAgain() {
+    Map<String, StoredObject> before = archive.snapshot();
+    String runId = plan();
+    Instant approvedAt = plannedAt(runId).plus(Duration.ofMinutes(1));
+    Row plan = planRun(runId);
+    // The approvals table as the version before digests wrote it.
+    StructType legacy = new StructType(java.util.Arrays.stream(SparkApproveAction.SCHEMA.fields())
+        .filter(field -> !Set.of("plan_rows", "plan_digest").contains(field.name()))
+        .toArray(StructField[]::new));
+    SparkPlanAction.append(spark.createDataFrame(List.of(RowFactory.create(runId, plan.getAs("run_date"), "ana",
+        Timestamp.from(approvedAt), null, bucket, P, plan.getAs("planned_at"), 1L, 1L, 4L, 0L)), legacy),
+        tables().approvals());
+
+    assertThatThrownBy(() -> execute(runId, Map.of()).execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("The approval of run " + runId + " by ana at " + approvedAt + " was recorded before approvals"
+            + " carried a digest of the plan's rows, so it cannot show that table " + warehouse + "/deletion_plan still"
+            + " holds the plan that was approved. Review the plan again, then approve it again with: statesweep"
+            + " approve --run-id " + runId + " --by <your name> --warehouse " + warehouse);
+    assertThat(archive.snapshot()).isEqualTo(before);
+    assertThat(executionRows(runId)).isZero();
+
+    approveAt(runId, "ana", approvedAt.plus(Duration.ofMinutes(1)));
+    ExecuteResult result = execute(runId, Map.of()).execute();
+
+    assertThat(result.failure()).isNull();
+    assertThat(archive.snapshot().keySet()).isEqualTo(without(before.keySet(), PLANNED));
+  }
+
+  @Test
+  void unchangedPlanExecutesThoughItsTableFilesAndTheSessionTimeZoneDiffer() {
+    Map<String, StoredObject> before = archive.snapshot();
+    String runId = plan();
+    spark.conf().set("spark.sql.session.timeZone", "America/New_York");
+    try {
+      approveAt(runId, "ana", plannedAt(runId).plus(Duration.ofMinutes(1)));
+    } finally {
+      spark.conf().set("spark.sql.session.timeZone", "UTC");
+    }
+    String approved = approvalDigests(runId).get(0);
+    // The same rows rewritten into other files, in another order (as a compaction might).
+    Dataset<Row> all = spark.read().format("delta").load(tables().deletionPlan());
+    spark.createDataFrame(all.collectAsList(), all.schema()).orderBy(col("state_file_key").desc()).repartition(3)
+        .write().format("delta").mode("overwrite").partitionBy("run_date").save(tables().deletionPlan());
+
+    assertThat(currentDigest(runId).digest()).isEqualTo(approved);
+    ExecuteResult result = execute(runId, Map.of()).execute();
+
+    assertThat(result.failure()).isNull();
+    assertThat(archive.snapshot().keySet()).isEqualTo(without(before.keySet(), PLANNED));
   }
 
   @Test
@@ -231,6 +380,43 @@ class ApprovalTest {
 
   private void approve(String runId, String by, String note) {
     new SparkApproveAction(spark, tables()).approve(runId, by, note);
+  }
+
+  private void approveAt(String runId, String by, Instant at) {
+    new SparkApproveAction(spark, tables()).clock(Clock.fixed(at, ZoneOffset.UTC)).approve(runId, by, null);
+  }
+
+  /** The digests of the run's approvals, newest first. */
+  private List<String> approvalDigests(String runId) {
+    return spark.read().format("delta").load(tables().approvals()).filter(col("run_id").equalTo(runId))
+        .orderBy(col("approved_at").desc()).select("plan_digest").as(Encoders.STRING()).collectAsList();
+  }
+
+  private Dataset<Row> planRows(String runId) {
+    return spark.read().format("delta").load(tables().deletionPlan()).filter(col("run_id").equalTo(runId));
+  }
+
+  private PlanDigest.Result currentDigest(String runId) {
+    return PlanDigest.of(spark, tables(), PlanDigest.currentVersion(spark, tables()),
+        planRun(runId).getAs("run_date"), runId);
+  }
+
+  /** Changes the run's rows of deletion_plan as a person or a program with write access could. */
+  private void tamper(String runId, Tampering tampering) {
+    DeltaTable plan = DeltaTable.forPath(spark, tables().deletionPlan());
+    Column ofRun = col("run_id").equalTo(runId);
+    switch (tampering) {
+      case ROW_APPENDED -> planRows(runId).filter(col("state_file_key").equalTo(MEETING_STATE))
+          .withColumn("state_file_key", lit(P + "projects/p1/meetings/m2/state.json"))
+          .write().format("delta").mode("append").save(tables().deletionPlan());
+      case ACTION_EDITED -> plan.update(ofRun.and(col("state_file_key").equalTo(P + "projects/p1/state.json")),
+          Map.of("action", lit("delete_record")));
+      case DELETE_ETAG_EDITED -> plan.update(ofRun.and(col("state_file_key").equalTo(MEETING_STATE)),
+          Map.of("deletes", expr("transform(deletes, d -> named_struct('key', d.key, 'etag', if(d.role = 'file',"
+              + " 'ffffffffffffffffffffffffffffffff', d.etag), 'last_modified', d.last_modified, 'size', d.size,"
+              + " 'role', d.role))")));
+      case ROW_DELETED -> plan.delete(ofRun.and(col("state_file_key").equalTo(EMAIL_STATE)));
+    }
   }
 
   private SparkExecuteAction execute(String runId, Map<String, String> extra) {
