@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -231,7 +232,10 @@ public final class SparkExecuteAction {
       columns.add(column.equals("deletes")
           ? expr("transform(deletes, d -> named_struct('key', d.key, 'etag', d.etag, 'lastModified', d.last_modified,"
               + " 'size', d.size, 'role', d.role))").as("deletes")
-          : col(column).as(Tables.property(column)));
+          // A plan recorded before the table had missing_files (execute does not use it).
+          : column.equals(RunsTable.MISSING_FILES) && !Arrays.asList(plan.columns()).contains(column)
+              ? expr("cast(null as array<string>)").as(Tables.property(column))
+              : col(column).as(Tables.property(column)));
     }
     columns.add(col("listedKeys"));
     return plan.join(listed, plan.col("state_file_key").equalTo(listed.col("listed_state_key")), "left")
@@ -250,6 +254,7 @@ public final class SparkExecuteAction {
     extra.put("already_deleted", Long.toString(alreadyDeleted));
     extra.put("changed_during_delete", Long.toString(changedDuringDelete));
     extra.put("bad_state", Long.toString(plan.<Long>getAs("bad_state")));
+    RunsTable.missingFiles(plan).ifPresent(missing -> extra.put("missing_files", Long.toString(missing)));
     extra.put("conditional_deletes", conditional.mode().name().toLowerCase(java.util.Locale.ROOT));
     extra.put("run_id", runId);
     extra.put("attempt_id", attemptId);
