@@ -191,6 +191,21 @@ display(plt.gcf())
 # COMMAND ----------
 
 # MAGIC %md
+# MAGIC ## Files missing from live records
+# MAGIC A live record lists these files but the bucket lacks them (each is also logged as `missing <key>: listed by live record <state file>`, counted in the summary's `missing_files=`): lost, for example to a record that came back during its deletion. Run Verify bucket in the exporter.
+
+# COMMAND ----------
+
+# MAGIC %sql
+# MAGIC SELECT p.state_file_key, p.record_type, p.kind, m.position, m.key AS missing_file
+# MAGIC FROM deletion_plan p
+# MAGIC LATERAL VIEW posexplode(p.missing_files) m AS position, key
+# MAGIC WHERE p.run_id = (SELECT run_id FROM review_run)
+# MAGIC ORDER BY p.state_file_key, m.position
+
+# COMMAND ----------
+
+# MAGIC %md
 # MAGIC ## Bad state files
 # MAGIC Documents that are not valid JSON or have wrong types, and state files that could not be read: kept.
 

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -42,6 +43,12 @@ class RunCommandTest {
     assertThat(counts(execute.summary())).isEqualTo(counts(dryRun.summary()));
     assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
     assertThat(execute.text).doesNotContain("would delete ");
+    // Spec section 4: the plan of run --execute names the files live records lack, and the execute's summary counts them.
+    List<String> missing = dryRun.lines("missing ");
+    assertThat(missing).isNotEmpty().allMatch(line -> line.matches("missing cogram/.+: listed by live record cogram/.+"));
+    assertThat(execute.lines("missing ")).isEqualTo(missing);
+    assertThat(dryRun.summary()).contains(" missing_files=" + missing.size() + " ");
+    assertThat(execute.summary()).contains(" missing_files=" + missing.size() + " ");
     assertThat(execute.text).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"execute\"")
         .contains("\"DeleteObjects\":{\"attempts\":");
     assertThat(dryRun.text).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"plan\"");
@@ -124,6 +131,10 @@ class RunCommandTest {
   private record Output(int code, String text, String errors) {
     String summary() {
       return Arrays.stream(text.split("\n")).filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
+    }
+
+    List<String> lines(String start) {
+      return Arrays.stream(text.split("\n")).filter(line -> line.startsWith(start)).toList();
     }
   }
 }

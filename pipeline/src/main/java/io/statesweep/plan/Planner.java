@@ -57,9 +57,25 @@ public final class Planner implements Serializable {
     return grace.forKind(stateFile.kind());
   }
 
+  /** The plan of a record whose keys were listed at {@code now} (see {@link #plan(RecordInput, Instant, Instant)}). */
   public RecordPlan plan(RecordInput record, Instant now) {
+    return plan(record, now, now);
+  }
+
+  /**
+   * The plan of one record at {@code now}, from a listing that began at {@code listedAt}.
+   *
+   * <p>A live record's files that the listing lacks are {@link RecordPlan#missingFiles() named} (a
+   * loss: spec section 4, {@code missing <key>}) only when its state file was last modified before the
+   * listing began. The exporter uploads a record's files before it writes the state file that lists
+   * them, so those files were there to be listed; a state file written since (an inventory report is a
+   * day old, a LIST takes hours) may list files the listing could not see yet, and they are checked by
+   * the next plan instead.
+   */
+  public RecordPlan plan(RecordInput record, Instant now, Instant listedAt) {
     requireNonNull(record, "record is null");
     requireNonNull(now, "now is null");
+    requireNonNull(listedAt, "listedAt is null");
     String stateKey = record.stateFileKey();
     if (!record.parsed().isValid()) {
       return keepWhole(record, Action.BAD_STATE, record.parsed().error(), null);
@@ -130,14 +146,25 @@ public final class Planner implements Serializable {
     String standing = leaving
         ? "not yet due: grace of " + grace.toDays() + " days ends at " + dueAt
         : "live record";
+    // A live record keeps every key of files, those also in delete_files too: each one absent is lost.
+    List<String> missingFiles = leaving
+        ? List.of()
+        : files.stream().filter(key -> !record.listed(key).exists()).toList();
+    boolean listedAfterStateFile = record.stateObject().lastModified().isBefore(listedAt);
     String notes = (keptRemoved > 0 ? "; " + keptRemoved + " removed files also in files are kept" : "")
-        + (newerRemoved > 0 ? "; " + newerRemoved + " removed files newer than the state file are kept" : "");
+        + (newerRemoved > 0 ? "; " + newerRemoved + " removed files newer than the state file are kept" : "")
+        + (!missingFiles.isEmpty() && !listedAfterStateFile ? "; " + missingFiles.size() + " listed files are not"
+            + " in the listing, which began before the state file was written: the next plan checks them" : "");
+    if (!listedAfterStateFile) {
+      missingFiles = List.of();
+    }
     if (!deletes.isEmpty()) {
       return new RecordPlan(stateKey, Action.DELETE_REMOVED_FILES,
-          standing + ": " + deletes.size() + " removed files still exist" + notes, dueAt, deletes, missing, kept);
+          standing + ": " + deletes.size() + " removed files still exist" + notes, dueAt, deletes, missing,
+          missingFiles, kept);
     }
     return new RecordPlan(stateKey, leaving ? Action.NOT_YET_DUE : Action.KEEP, standing + notes,
-        dueAt, List.of(), missing, kept);
+        dueAt, List.of(), missing, missingFiles, kept);
   }
 
   /**

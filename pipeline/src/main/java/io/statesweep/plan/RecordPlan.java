@@ -15,6 +15,10 @@ import java.util.List;
  * @param dueAt when the record is or becomes due (null for a live record)
  * @param deletes the keys to delete, each with the version seen
  * @param missingKeys listed keys that do not exist (noted, never sent for deletion)
+ * @param missingFiles the keys of a live record's {@code files} that do not exist, in document order:
+ *     files the record still has that are lost (spec section 4: {@code missing <key>: listed by live
+ *     record <state file>}); empty for every other record, and for a live record whose state file is
+ *     newer than the listing
  * @param keptKeys listed keys that exist and are kept (a live record's files, refused or newer keys)
  */
 public record RecordPlan(
@@ -24,6 +28,7 @@ public record RecordPlan(
     Instant dueAt,
     List<PlannedDelete> deletes,
     int missingKeys,
+    List<String> missingFiles,
     int keptKeys) {
 
   public RecordPlan {
@@ -31,6 +36,18 @@ public record RecordPlan(
     requireNonNull(action, "action is null");
     requireNonNull(reason, "reason is null");
     deletes = List.copyOf(deletes);
+    missingFiles = List.copyOf(requireNonNull(missingFiles, "missingFiles is null"));
+    if (missingKeys < 0 || keptKeys < 0) {
+      throw new IllegalArgumentException("counts must not be negative");
+    }
+    if (!missingFiles.isEmpty() && action != Action.KEEP && action != Action.DELETE_REMOVED_FILES) {
+      throw new IllegalArgumentException(action.label() + " plan of " + stateFileKey
+          + " must not name missing files: only a live record keeps its files");
+    }
+    if (missingFiles.size() > missingKeys || missingFiles.stream().distinct().count() < missingFiles.size()) {
+      throw new IllegalArgumentException("missing files of " + stateFileKey + " must be distinct missing keys: "
+          + missingFiles);
+    }
     boolean deletesSomething = !deletes.isEmpty();
     boolean mayDelete = action == Action.DELETE_RECORD || action == Action.DELETE_REMOVED_FILES;
     if (deletesSomething != mayDelete) {
@@ -47,9 +64,12 @@ public record RecordPlan(
         throw new IllegalArgumentException("delete_record plan of " + stateFileKey + " must end with its state file");
       }
     }
-    if (missingKeys < 0 || keptKeys < 0) {
-      throw new IllegalArgumentException("counts must not be negative");
-    }
+  }
+
+  /** A plan that names no missing file of a live record. */
+  public RecordPlan(String stateFileKey, Action action, String reason, Instant dueAt, List<PlannedDelete> deletes,
+      int missingKeys, int keptKeys) {
+    this(stateFileKey, action, reason, dueAt, deletes, missingKeys, List.of(), keptKeys);
   }
 
   /** Keys other than the state file: the contract's child keys. */

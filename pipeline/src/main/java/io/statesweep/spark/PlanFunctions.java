@@ -28,6 +28,7 @@ import io.statesweep.spark.rows.RecordRow;
 import io.statesweep.spark.rows.StateFileRow;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateParser;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -236,13 +237,16 @@ final class PlanFunctions {
     private final KeyClassifier classifier;
     private final Planner planner;
     private final RunContext run;
+    private final Instant listedAt;
     private final RunMetrics metrics;
 
-    PlanRecord(KeyClassifier classifier, Planner planner, RunContext run, RunMetrics metrics) {
+    /** {@code listedAt}: when the listing began (an inventory report: when it was taken). */
+    PlanRecord(KeyClassifier classifier, Planner planner, RunContext run, Instant listedAt, RunMetrics metrics) {
       this.metrics = requireNonNull(metrics, "metrics is null");
       this.classifier = requireNonNull(classifier, "classifier is null");
       this.planner = requireNonNull(planner, "planner is null");
       this.run = requireNonNull(run, "run is null");
+      this.listedAt = requireNonNull(listedAt, "listedAt is null");
     }
 
     @Override
@@ -266,7 +270,8 @@ final class PlanFunctions {
       }
       StoredObject newest = record.getNewest() == null ? null : Rows.storedObject(record.getNewest().getKey(),
           record.getNewest().getEtag(), record.getNewest().getLastModified(), record.getNewest().getSize());
-      RecordPlan plan = planner.plan(new RecordInput(stateFile, stateObject, parsed, listed, newest), run.now());
+      RecordPlan plan = planner.plan(new RecordInput(stateFile, stateObject, parsed, listed, newest), run.now(),
+          listedAt);
       metrics.recordsPlanned.add(1);
       return Rows.planRow(state, plan, planner.graceFor(stateFile), run);
     }

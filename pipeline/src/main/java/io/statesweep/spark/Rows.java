@@ -170,6 +170,7 @@ final class Rows {
     row.setChildKeysToDelete(plan.childKeysToDelete());
     row.setBytesToDelete(plan.bytesToDelete());
     row.setMissingKeys(plan.missingKeys());
+    row.setMissingFiles(plan.missingFiles());
     row.setKeptKeys(plan.keptKeys());
     row.setGraceDays(grace.days());
     row.setGraceRule(grace.rule());

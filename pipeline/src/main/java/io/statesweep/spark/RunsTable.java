@@ -6,8 +6,10 @@ import io.statesweep.plan.RunSummary;
 import io.statesweep.state.StateParser;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import static org.apache.spark.sql.functions.col;
 
@@ -25,6 +27,9 @@ import org.apache.spark.sql.types.StructType;
  * {@code execute} attempt), with its settings, counts and outcome.
  */
 final class RunsTable {
+  /** A live record's files that the bucket lacks: the plan's count (spec section 4, summary pair {@code missing_files=}). */
+  static final String MISSING_FILES = "missing_files";
+
   static final StructType SCHEMA = new StructType(new StructField[] {
       field("run_id", DataTypes.StringType, false),
       field("run_date", DataTypes.StringType, false),
@@ -64,7 +69,8 @@ final class RunsTable {
       field("inventory_manifest", DataTypes.StringType, true),
       field("inventory_date", DataTypes.TimestampType, true),
       field("state_parser", DataTypes.StringType, true),
-      field("came_back_during_delete", DataTypes.LongType, true)});
+      field("came_back_during_delete", DataTypes.LongType, true),
+      field("missing_files", DataTypes.LongType, true)});
 
   private RunsTable() {}
 
@@ -107,8 +113,25 @@ final class RunsTable {
         summary.errors(), run.stateChanged(), run.alreadyDeleted(), run.changedDuringDelete(), summary.line(),
         run.failure(), run.source().listing(), run.source().inventoryManifest(),
         run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()),
-        "plan".equals(run.command()) ? StateParser.VERSION : null, run.cameBackDuringDelete());
+        "plan".equals(run.command()) ? StateParser.VERSION : null, run.cameBackDuringDelete(),
+        summaryCount(summary, MISSING_FILES));
     return spark.createDataFrame(List.of(row), SCHEMA);
+  }
+
+  /** A count that the summary carries as an extra pair; null when it has none (a run stopped before counting). */
+  private static Long summaryCount(RunSummary summary, String name) {
+    String value = summary.extra().get(name);
+    return value == null ? null : Long.valueOf(value);
+  }
+
+  /**
+   * The plan's {@code missing_files}, which its execute attempts repeat in their summaries; empty for a
+   * plan recorded before the column existed.
+   */
+  static OptionalLong missingFiles(Row plan) {
+    boolean recorded = Arrays.asList(plan.schema().fieldNames()).contains(MISSING_FILES)
+        && !plan.isNullAt(plan.fieldIndex(MISSING_FILES));
+    return recorded ? OptionalLong.of(plan.<Long>getAs(MISSING_FILES)) : OptionalLong.empty();
   }
 
   /** The plan's own row in {@code runs}: it must exist and be complete. */

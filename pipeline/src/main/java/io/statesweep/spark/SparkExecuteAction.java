@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -335,7 +336,10 @@ public final class SparkExecuteAction {
       columns.add(column.equals("deletes")
           ? expr("transform(deletes, d -> named_struct('key', d.key, 'etag', d.etag, 'lastModified', d.last_modified,"
               + " 'size', d.size, 'role', d.role))").as("deletes")
-          : col(column).as(Tables.property(column)));
+          // A plan recorded before the table had missing_files (execute does not use it).
+          : column.equals(RunsTable.MISSING_FILES) && !Arrays.asList(plan.columns()).contains(column)
+              ? expr("cast(null as array<string>)").as(Tables.property(column))
+              : col(column).as(Tables.property(column)));
     }
     return plan.select(columns.toArray(Column[]::new))
         .dropDuplicates("stateFileKey")
@@ -353,6 +357,7 @@ public final class SparkExecuteAction {
     extra.put("changed_during_delete", Long.toString(changedDuringDelete));
     extra.put("came_back_during_delete", Long.toString(cameBack));
     extra.put("bad_state", Long.toString(plan.<Long>getAs("bad_state")));
+    RunsTable.missingFiles(plan).ifPresent(missing -> extra.put("missing_files", Long.toString(missing)));
     extra.put("conditional_deletes", conditional.mode().name().toLowerCase(java.util.Locale.ROOT));
     extra.put("run_id", runId);
     extra.put("attempt_id", attemptId);

@@ -22,6 +22,7 @@ import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +53,12 @@ public final class SparkPlanAction {
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
   static final long KEYS_PER_SHUFFLE_PARTITION = 200_000;
   private static final long MAX_SHUFFLE_PARTITIONS = 20_000;
+  /**
+   * How much earlier than its start a listing is taken to begin, for the planner's "was this state file
+   * written before the listing?" ({@code missing <key>} lines): a GET's Last-Modified has whole seconds,
+   * and the driver's clock is not S3's.
+   */
+  static final Duration LISTING_CLOCK_MARGIN = Duration.ofSeconds(1);
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -121,7 +128,7 @@ public final class SparkPlanAction {
     int partitions = shufflePartitions(keysListed, Integer.parseInt(configuredPartitions));
     spark.conf().set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
     try {
-      return planListed(run, tables, classifier, planner, listingDS, keysListed, listing.tasks(), partitions);
+      return planListed(run, tables, classifier, planner, listing, keysListed, partitions);
     } finally {
       spark.conf().set(SHUFFLE_PARTITIONS, configuredPartitions);
     }
@@ -138,7 +145,8 @@ public final class SparkPlanAction {
   }
 
   private Counts planListed(RunContext run, Tables tables, KeyClassifier classifier, Planner planner,
-      Dataset<ObjectRow> listingDS, long keysListed, long tasksRun, int partitions) {
+      Listing listing, long keysListed, int partitions) {
+    Dataset<ObjectRow> listingDS = listing.objects();
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     phase("read-state-files", "Reading state files");
     Dataset<StateFileRow> classifiedDS = listingDS
@@ -164,19 +172,24 @@ public final class SparkPlanAction {
     phase("plan", "Planning records");
     progress.phase("plan", "records_planned", -1);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-        .map(new PlanFunctions.PlanRecord(classifier, planner, run, metrics), PlanRow.ENCODER);
+        .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
     append(planTable(planDS), tables.deletionPlan());
     append(PlanSummary.of(spark, tables, run.runId(), run.runDate()), tables.planSummary());
-    return counts(run, tables, keysListed, tasksRun);
+    return counts(run, tables, keysListed, listing.tasks());
   }
 
-  /** The objects under the prefix, how many tasks produced them, and what to log about it. */
-  private record Listing(Dataset<ObjectRow> objects, long tasks, String description) {}
+  /**
+   * The objects under the prefix, how many tasks produced them, what to log about it, and when the
+   * listing began (for an inventory report, when it was taken), less {@link #LISTING_CLOCK_MARGIN}.
+   */
+  private record Listing(Dataset<ObjectRow> objects, long tasks, String description, Instant listedAt) {}
 
   /** ListObjectsV2 over the prefix, in parallel tasks of bounded pages. */
   private Listing fromListing(RunContext run, KeyClassifier classifier) {
     phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
     source = RunsTable.Source.LIST;
+    // The wall clock, not the run's "now" (which tests may set): it is compared with LastModified times.
+    Instant listedAt = Instant.now().minus(LISTING_CLOCK_MARGIN);
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     progress.phase("list", "keys_listed", -1);
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
@@ -215,7 +228,7 @@ public final class SparkPlanAction {
     if (listingDS == null) {
       listingDS = spark.emptyDataset(ObjectRow.ENCODER);
     }
-    return new Listing(listingDS, tasksRun, "listed in " + tasksRun + " tasks over " + rounds + " rounds");
+    return new Listing(listingDS, tasksRun, "listed in " + tasksRun + " tasks over " + rounds + " rounds", listedAt);
   }
 
   /**
@@ -255,7 +268,8 @@ public final class SparkPlanAction {
         // One reading of the report for every later step, as with LIST.
         .localCheckpoint(true);
     return new Listing(objectsDS, manifest.files().size(), "from the inventory taken at " + manifest.createdAt()
-        + ", " + manifest.files().size() + " " + manifest.format() + " files");
+        + ", " + manifest.files().size() + " " + manifest.format() + " files",
+        manifest.createdAt().minus(LISTING_CLOCK_MARGIN));
   }
 
   /**
@@ -296,17 +310,19 @@ public final class SparkPlanAction {
             expr("count_if(action = 'kept_refused')"),
             expr("count_if(action = 'bad_state')"),
             expr("count_if(action = 'not_yet_due')"),
-            expr("count_if(action = 'delete_removed_files')"))
+            expr("count_if(action = 'delete_removed_files')"),
+            expr("coalesce(sum(size(coalesce(missing_files, array()))), 0)"))
         .first();
     return new Counts(stateCounts.getLong(0), stateCounts.getLong(1), stateCounts.getLong(2), stateCounts.getLong(3),
         planCounts.getLong(0), planCounts.getLong(1), planCounts.getLong(2), planCounts.getLong(3),
         planCounts.getLong(4), planCounts.getLong(5), planCounts.getLong(6), planCounts.getLong(7),
-        planCounts.getLong(8), keysListed, listingTasks);
+        planCounts.getLong(8), planCounts.getLong(9), keysListed, listingTasks);
   }
 
   private RunSummary summary(RunContext run, Counts counts, boolean complete, long extraErrors) {
     Map<String, String> extra = new LinkedHashMap<>();
     extra.put("bad_state", Long.toString(counts.badState()));
+    extra.put("missing_files", Long.toString(counts.missingFiles()));
     extra.put("not_yet_due", Long.toString(counts.notYetDue()));
     extra.put("records_with_removed_files", Long.toString(counts.removedFilesRecords()));
     extra.put("gone", Long.toString(counts.gone()));
@@ -323,8 +339,9 @@ public final class SparkPlanAction {
 
   /**
    * The per-key lines of spec section 4: the first {@code --log-lines} {@code would delete} lines, then
-   * every kept line (refused, coming back, bad state) and every skipped line, never capped: users count
-   * the alert phrases with log metric filters, so one line left out is an alert missed.
+   * every kept line (refused, coming back, bad state), every {@code missing} line (a live record's file
+   * that the bucket lacks) and every skipped line, never capped: users count the alert phrases with log
+   * metric filters, so one line left out is an alert missed.
    */
   private List<String> logLines(RunContext run, Tables tables) {
     phase("log-lines", "Collecting log lines");
@@ -346,6 +363,11 @@ public final class SparkPlanAction {
         .orderBy(col("state_file_key"))
         .select(col("state_file_key"), col("reason"));
     collect(keptDS, Integer.MAX_VALUE).forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    Dataset<Row> missingDS = planDS
+        .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"))
+        .orderBy(col("state_file_key"), col("position"))
+        .select(col("key"), col("state_file_key"));
+    collect(missingDS, Integer.MAX_VALUE).forEach(row -> lines.add(missingLine(row.getString(0), row.getString(1))));
     Dataset<Row> stateDS = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
         .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
@@ -354,6 +376,11 @@ public final class SparkPlanAction {
     collect(stateDS, Integer.MAX_VALUE).forEach(row -> lines.add(
         (Rows.SKIPPED.equals(row.getString(0)) ? "skipped " : "kept ") + row.getString(1) + ": " + row.getString(2)));
     return lines;
+  }
+
+  /** The line of spec section 4 for a file that a live record lists and the bucket lacks. */
+  static String missingLine(String key, String stateFileKey) {
+    return "missing " + key + ": listed by live record " + stateFileKey;
   }
 
   private static List<Row> collect(Dataset<Row> rows, int limit) {
@@ -438,7 +465,7 @@ public final class SparkPlanAction {
   /** Counts of one run, read back from its tables. */
   record Counts(long stateFiles, long skipped, long readErrors, long gone, long planned, long recordsDeleted,
       long childKeys, long bytes, long keptNewer, long keptRefused, long badState, long notYetDue,
-      long removedFilesRecords, long keysListed, long listingTasks) {
-    static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      long removedFilesRecords, long missingFiles, long keysListed, long listingTasks) {
+    static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 }

@@ -67,6 +67,8 @@ final class TableDocs {
       entry("child_keys_to_delete", "keys in deletes other than the state file"),
       entry("bytes_to_delete", "bytes of the keys to delete, from the listing"),
       entry("missing_keys", "listed keys that do not exist (never sent for deletion)"),
+      entry("missing_files", "files a live record lists that the bucket lacks, each logged as missing <key>:"
+          + " the keys (deletion_plan), how many (runs)"),
       entry("kept_keys", "listed keys that exist and stay"),
       entry("deletes", "the keys to delete in execution order, each with the ETag, LastModified and size seen;"
           + " role is file, removed_file or state_file (always last)"),

@@ -30,7 +30,7 @@ public record Tables(String warehouse) implements Serializable {
       "marked_at", "files", "delete_files", "raw_json");
   static final List<String> DELETION_PLAN_COLUMNS = List.of("run_id", "run_date", "state_file_key", "record_type",
       "kind", "ids", "action", "reason", "due_at", "grace_days", "grace_rule", "state_etag", "state_last_modified", "keys_to_delete",
-      "child_keys_to_delete", "bytes_to_delete", "missing_keys", "kept_keys", "deletes", "planned_at");
+      "child_keys_to_delete", "bytes_to_delete", "missing_keys", "missing_files", "kept_keys", "deletes", "planned_at");
 
   public Tables {
     requireNonNull(warehouse, "warehouse is null");

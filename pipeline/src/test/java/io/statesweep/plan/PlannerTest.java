@@ -409,6 +409,138 @@ class PlannerTest {
     assertThat(plan.missingKeys()).isEqualTo(2);
   }
 
+  // ---------------------------------------------------------------- spec section 4: missing <key>
+
+  @Test
+  void liveRecordNamesEachFileTheBucketLacksInDocumentOrder() {
+    String agenda = MEETING + "agenda.pdf";
+    Record record = meeting().files(MINUTES, AUDIO, agenda, OLD_SLIDES).stored(AUDIO);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.KEEP);
+    assertThat(plan.missingFiles()).containsExactly(MINUTES, agenda, OLD_SLIDES);
+    assertThat(plan.missingKeys()).isEqualTo(3);
+    assertThat(plan.reason()).isEqualTo("live record");
+  }
+
+  @Test
+  void liveRecordWithRemovedFilesToDeleteNamesItsMissingFilesToo() {
+    String removed = MEETING + "attachments/removed.pdf";
+    Record record = meeting().files(MINUTES, AUDIO).removedFiles(removed).stored(MINUTES).stored(removed);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.DELETE_REMOVED_FILES);
+    assertThat(keys(plan)).containsExactly(removed);
+    assertThat(plan.missingFiles()).containsExactly(AUDIO);
+  }
+
+  @Test
+  void liveRecordWithAnExpiryStillAheadNamesItsMissingFiles() {
+    Record record = meeting().expiresAt(NOW.plus(Duration.ofDays(30))).files(MINUTES, AUDIO).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.KEEP);
+    assertThat(plan.missingFiles()).containsExactly(AUDIO);
+  }
+
+  @Test
+  void keyInFilesAndDeleteFilesOfALiveRecordIsKeptSoItsAbsenceIsAMissingFile() {
+    Record record = meeting().files(MINUTES, AUDIO).removedFiles(AUDIO).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.KEEP);
+    assertThat(plan.missingFiles()).containsExactly(AUDIO);
+  }
+
+  @Test
+  void keyOnlyInDeleteFilesWasRemovedOnPurposeSoItIsNotAMissingFile() {
+    Record record = meeting().files(MINUTES).removedFiles(OLD_SLIDES).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.missingKeys()).isEqualTo(1);
+    assertThat(plan.missingFiles()).isEmpty();
+  }
+
+  @Test
+  void dueRecordNamesNoMissingFileItIsLeaving() {
+    Record record = meeting().deleteTrue().files(MINUTES, AUDIO).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.DELETE_RECORD);
+    assertThat(plan.missingKeys()).isEqualTo(1);
+    assertThat(plan.missingFiles()).isEmpty();
+  }
+
+  @Test
+  void expiredRecordNamesNoMissingFile() {
+    Record record = meeting().expiresAt(NOW.minus(Duration.ofDays(1))).files(MINUTES, AUDIO).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.DELETE_RECORD);
+    assertThat(plan.missingFiles()).isEmpty();
+  }
+
+  @Test
+  void notYetDueRecordNamesNoMissingFileItIsLeaving() {
+    Record record = meeting().deleteTrue().files(MINUTES, AUDIO).stored(MINUTES);
+
+    RecordPlan plan = graceOfDays(365).plan(record.input(), NOW);
+
+    assertThat(plan.action()).isEqualTo(Action.NOT_YET_DUE);
+    assertThat(plan.missingFiles()).isEmpty();
+  }
+
+  @Test
+  void recordsKeptWholeNameNoMissingFile() {
+    Record refused = meeting().files(MINUTES, AUDIO, "cogram/projects/p2/secret.pdf").stored(MINUTES);
+    Record bad = meeting().document("{\"delete\": \"yes\", \"files\": [\"" + AUDIO + "\"]}");
+    Record comingBack = meeting().deleteTrue().files(MINUTES, AUDIO).stored(MINUTES, STATE_WRITTEN.plusSeconds(60));
+
+    assertThat(NO_GRACE.plan(refused.input(), NOW).action()).isEqualTo(Action.KEPT_REFUSED);
+    assertThat(NO_GRACE.plan(refused.input(), NOW).missingFiles()).isEmpty();
+    assertThat(NO_GRACE.plan(bad.input(), NOW).action()).isEqualTo(Action.BAD_STATE);
+    assertThat(NO_GRACE.plan(bad.input(), NOW).missingFiles()).isEmpty();
+    assertThat(NO_GRACE.plan(comingBack.input(), NOW).action()).isEqualTo(Action.KEPT_NEWER_FILES);
+    assertThat(NO_GRACE.plan(comingBack.input(), NOW).missingFiles()).isEmpty();
+  }
+
+  @Test
+  void stateFileWrittenAfterTheListingBeganMayListFilesTheListingCouldNotSeeSoTheNextPlanChecksThem() {
+    // An inventory report taken before the exporter added AUDIO and rewrote the state file.
+    Record record = meeting().files(MINUTES, AUDIO).stored(MINUTES);
+
+    RecordPlan plan = NO_GRACE.plan(record.input(), NOW, STATE_WRITTEN.minusSeconds(1));
+
+    assertThat(plan.action()).isEqualTo(Action.KEEP);
+    assertThat(plan.missingFiles()).isEmpty();
+    assertThat(plan.missingKeys()).isEqualTo(1);
+    assertThat(plan.reason()).isEqualTo("live record; 1 listed files are not in the listing, which began before the"
+        + " state file was written: the next plan checks them");
+    assertThat(NO_GRACE.plan(record.input(), NOW, STATE_WRITTEN.plusSeconds(1)).missingFiles())
+        .containsExactly(AUDIO);
+  }
+
+  @Test
+  void onlyALivePlanMayNameMissingFiles() {
+    assertThatThrownBy(() -> new RecordPlan(MEETING_STATE, Action.NOT_YET_DUE, "r", null, List.of(), 1,
+        List.of(MINUTES), 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not_yet_due plan of " + MEETING_STATE + " must not name missing files: only a live record keeps"
+            + " its files");
+    assertThatThrownBy(() -> new RecordPlan(MEETING_STATE, Action.KEEP, "r", null, List.of(), 1,
+        List.of(MINUTES, AUDIO), 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("missing files of " + MEETING_STATE + " must be distinct missing keys: [" + MINUTES + ", " + AUDIO
+            + "]");
+  }
+
   @Test
   void dueRecordWhoseFilesAreAllGoneDeletesOnlyItsStateFile() {
     RecordPlan plan = NO_GRACE.plan(meeting().deleteTrue().files(MINUTES).input(), NOW);

@@ -185,8 +185,8 @@ class ComingBackRaceTest {
 
     /**
      * The exporter: when a window that holds a returning record's keys is about to delete them, it brings
-     * the record back at once (its files again byte for byte, a pause of 100 to 700 ms, then its state
-     * file as live), racing the window's deletes and the re-read of the state file after them.
+     * the record back at once (its files again byte for byte, a pause, then its state file as live),
+     * racing the window's deletes and the re-read of the state file after them.
      */
     private void comeBack(List<Integer> returning) {
       Map<String, Integer> recordOfKey = new HashMap<>();
@@ -214,7 +214,9 @@ class ComingBackRaceTest {
           for (String file : files(record)) {
             archive.put(file, content(file));
           }
-          sleepUntil(System.currentTimeMillis() + 100 + random.nextInt(600));
+          // A short pause: the state file is rewritten before the execute reads it again after the files
+          // went (came back during its deletion); a long one: after its state file went (missing later).
+          sleepUntil(System.currentTimeMillis() + (returned.size() % 2 == 0 ? random.nextInt(50) : 800 + random.nextInt(400)));
           archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
         }
       }

@@ -62,7 +62,7 @@ class RecordJoinTest {
     Dataset<StateFileRow> stateFilesDS = spark.createDataset(stateFiles, StateFileRow.ENCODER);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, CLASSIFIER)
         .map(new PlanFunctions.PlanRecord(CLASSIFIER, new Planner(CLASSIFIER, Duration.ZERO), RUN,
-            RunMetrics.register(spark.sparkContext())), PlanRow.ENCODER);
+            RUN.now(), RunMetrics.register(spark.sparkContext())), PlanRow.ENCODER);
 
     Dataset<Row> actual = planDS.selectExpr("stateFileKey", "action", "transform(deletes, d -> d.key) as deleteKeys",
         "missingKeys").orderBy("stateFileKey");

@@ -59,6 +59,20 @@ class SampleArchivePlanTest {
     result.logLines().stream().filter(line -> line.startsWith("would delete "))
         .forEach(line -> wouldDelete.add(line.substring("would delete ".length())));
     assertThat(wouldDelete).isEqualTo(manifest.expectedDeletes(Duration.ZERO));
+    // Spec section 4: each file of a live record (neither marked nor expired, nor kept whole) that was never written.
+    List<String> expectedMissing = new java.util.ArrayList<>();
+    manifest.records().values().forEach(record -> {
+      boolean live = !record.badDocument() && record.refusedKey() == null && !record.markedForDeletion()
+          && (record.expiresAt() == null || now.isBefore(record.expiresAt()));
+      if (live) {
+        record.files().stream().distinct().filter(key -> !record.existingKeys().contains(key))
+            .forEach(key -> expectedMissing.add("missing " + key + ": listed by live record " + record.stateFileKey()));
+      }
+    });
+    assertThat(expectedMissing).isNotEmpty();
+    assertThat(result.logLines().stream().filter(line -> line.startsWith("missing ")).toList())
+        .containsExactlyInAnyOrderElementsOf(expectedMissing);
+    assertThat(result.summary().line()).contains(" missing_files=" + expectedMissing.size() + " ");
     assertThat(result.summary().stateFilesScanned()).isEqualTo(manifest.recordCount());
     assertThat(result.summary().skipped()).isEqualTo(manifest.skippedCount());
     assertThat(result.summary().errors()).isZero();

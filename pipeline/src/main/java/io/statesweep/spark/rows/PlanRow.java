@@ -27,6 +27,7 @@ public final class PlanRow implements Serializable {
   private long childKeysToDelete;
   private long bytesToDelete;
   private int missingKeys;
+  private java.util.List<String> missingFiles;
   private int keptKeys;
   private int graceDays;
   private String graceRule;
@@ -162,6 +163,15 @@ public final class PlanRow implements Serializable {
     this.missingKeys = missingKeys;
   }
 
+  /** A live record's files that the bucket lacks (spec section 4, {@code missing <key>}). */
+  public java.util.List<String> getMissingFiles() {
+    return missingFiles;
+  }
+
+  public void setMissingFiles(java.util.List<String> missingFiles) {
+    this.missingFiles = missingFiles;
+  }
+
   public int getKeptKeys() {
     return keptKeys;
   }
@@ -202,16 +212,16 @@ public final class PlanRow implements Serializable {
     if (!(other instanceof PlanRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && keysToDelete == that.keysToDelete && childKeysToDelete == that.childKeysToDelete && bytesToDelete == that.bytesToDelete && missingKeys == that.missingKeys && keptKeys == that.keptKeys && graceDays == that.graceDays && Objects.equals(plannedAt, that.plannedAt);
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && keysToDelete == that.keysToDelete && childKeysToDelete == that.childKeysToDelete && bytesToDelete == that.bytesToDelete && missingKeys == that.missingKeys && Objects.equals(missingFiles, that.missingFiles) && keptKeys == that.keptKeys && graceDays == that.graceDays && Objects.equals(plannedAt, that.plannedAt);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, stateFileKey, recordType, kind, ids, action, reason, dueAt, stateEtag, stateLastModified, deletes, keysToDelete, childKeysToDelete, bytesToDelete, missingKeys, keptKeys, graceDays, plannedAt);
+    return Objects.hash(runId, runDate, stateFileKey, recordType, kind, ids, action, reason, dueAt, stateEtag, stateLastModified, deletes, keysToDelete, childKeysToDelete, bytesToDelete, missingKeys, missingFiles, keptKeys, graceDays, plannedAt);
   }
 
   @Override
   public String toString() {
-    return "PlanRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "stateFileKey=" + stateFileKey + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "dueAt=" + dueAt + ", " + "stateEtag=" + stateEtag + ", " + "stateLastModified=" + stateLastModified + ", " + "deletes=" + deletes + ", " + "keysToDelete=" + keysToDelete + ", " + "childKeysToDelete=" + childKeysToDelete + ", " + "bytesToDelete=" + bytesToDelete + ", " + "missingKeys=" + missingKeys + ", " + "keptKeys=" + keptKeys + ", " + "graceDays=" + graceDays + ", " + "plannedAt=" + plannedAt + "}";
+    return "PlanRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "stateFileKey=" + stateFileKey + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "dueAt=" + dueAt + ", " + "stateEtag=" + stateEtag + ", " + "stateLastModified=" + stateLastModified + ", " + "deletes=" + deletes + ", " + "keysToDelete=" + keysToDelete + ", " + "childKeysToDelete=" + childKeysToDelete + ", " + "bytesToDelete=" + bytesToDelete + ", " + "missingKeys=" + missingKeys + ", " + "missingFiles=" + missingFiles + ", " + "keptKeys=" + keptKeys + ", " + "graceDays=" + graceDays + ", " + "plannedAt=" + plannedAt + "}";
   }
 }
