@@ -170,6 +170,11 @@ final class DeleteRun {
           window[window.length / 2], window[(int) Math.min(window.length - 1, Math.floor(window.length * 0.99))],
           window[window.length - 1]);
     }
+    String json = result.metricsJson() == null ? "" : result.metricsJson();
+    java.util.regex.Matcher windows = java.util.regex.Pattern.compile("\"verified_to_deleted_ms\":\\{([^}]*)\\}")
+        .matcher(json);
+    System.out.printf("%-62s %s%n", "verification to last delete (metrics JSON, ms)",
+        windows.find() ? windows.group(1) : "none");
     System.out.printf("%-62s %12.1f%n", "execute, whole job (s)", executeSeconds);
     System.out.printf("%-62s %,12.0f%n", "raw DeleteObjects, 1,000 keys a request, 1 in flight (keys/s)", raw[0]);
     System.out.printf("%-62s %,12.0f%n", "raw DeleteObjects, 1,000 keys a request, " + tasks + " in flight (keys/s)",
