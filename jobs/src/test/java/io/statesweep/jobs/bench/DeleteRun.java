@@ -128,11 +128,11 @@ final class DeleteRun {
       throw new IllegalStateException("execute failed: " + result.failure());
     }
     System.out.printf("execute: %.1f s, %s%n", executeSeconds, result.summary().line());
-    print(server, records, ceiling, executeSeconds, raw, tasks);
+    print(server, records, ceiling, executeSeconds, raw, tasks, result.metricsJson());
   }
 
   private static void print(SyntheticS3Server server, long records, int ceiling, double executeSeconds, double[] raw,
-      int tasks) {
+      int tasks, String metricsJson) {
     DeleteLog log = server.deleteLog();
     Map<String, Long> requests = server.requestCounts();
     double sustained = log.keys() / log.seconds();
@@ -170,7 +170,7 @@ final class DeleteRun {
           window[window.length / 2], window[(int) Math.min(window.length - 1, Math.floor(window.length * 0.99))],
           window[window.length - 1]);
     }
-    String json = result.metricsJson() == null ? "" : result.metricsJson();
+    String json = metricsJson == null ? "" : metricsJson;
     java.util.regex.Matcher windows = java.util.regex.Pattern.compile("\"verified_to_deleted_ms\":\\{([^}]*)\\}")
         .matcher(json);
     System.out.printf("%-62s %s%n", "verification to last delete (metrics JSON, ms)",
