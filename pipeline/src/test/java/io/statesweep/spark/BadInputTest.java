@@ -129,7 +129,8 @@ class BadInputTest {
     assertThat(execution.failure()).isNull();
     assertThat(execution.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=39"
         + " records_deleted=9 child_keys_deleted=16 records_kept=30 kept_newer_files=0 kept_refused=11 skipped=0"
-        + " errors=0 state_changed=0 already_deleted=0 changed_during_delete=0 bad_state=14 ");
+        + " errors=0 state_changed=0 already_deleted=0 changed_during_delete=0 came_back_during_delete=0 bad_state=14"
+        + " missing_files=0 ");
     assertThat(executions).containsOnlyKeys(plans.entrySet().stream()
         .filter(entry -> entry.getValue().action().startsWith("delete_")).map(Map.Entry::getKey).toList());
     assertThat(executions.values()).containsOnly("deleted");
