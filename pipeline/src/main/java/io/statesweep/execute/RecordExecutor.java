@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.KeyClassifier;
-import io.statesweep.layout.Keys;
 import io.statesweep.layout.OwnerCandidate;
 import io.statesweep.layout.RecordShape;
 import io.statesweep.plan.Action;
@@ -30,7 +29,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
