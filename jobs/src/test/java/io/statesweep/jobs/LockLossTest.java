@@ -24,6 +24,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,7 +71,9 @@ class LockLossTest {
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       List<FaultProxy.Request> deletes = new CopyOnWriteArrayList<>();
       AtomicBoolean triggered = new AtomicBoolean();
-      AtomicLong lossSeen = new AtomicLong(Long.MAX_VALUE); // the request after which this run can know
+      // The request after which this run knew: the count of requests when its RunLock logged the loss,
+      // which it does on the thread that found it, right before it calls the lock's loss listeners.
+      AtomicLong lossSeen = new AtomicLong(Long.MAX_VALUE);
       AtomicReference<String> otherHolder = new AtomicReference<>();
       String lockPath = "/" + bucket + "/" + LOCK;
       proxy.plan(request -> {
@@ -78,10 +87,6 @@ class LockLossTest {
           if (takeover == Takeover.EXPIRED && request.method().equals("PUT")) {
             return FaultProxy.Fault.INTERNAL_ERROR;
           }
-          if (takeover == Takeover.REPLACED && request.method().equals("GET")) {
-            // A renewal refused (412) reads the lock to see whose it is: from its answer on, this run knows.
-            lossSeen.compareAndSet(Long.MAX_VALUE, request.sequence());
-          }
         }
         return null;
       });
@@ -94,7 +99,6 @@ class LockLossTest {
               try {
                 RunLock taken = RunLock.acquire(store, LOCK, "statesweep execute (pid 2)", "host-b",
                     Duration.ofMinutes(10), Clock.systemUTC());
-                lossSeen.set(proxy.requests());
                 otherHolder.set(taken.holder().owner());
                 return; // held, never released: the test ends with it
               } catch (RunLock.HeldException e) {
@@ -111,14 +115,18 @@ class LockLossTest {
         other.start();
       }
 
-      Output execute = run(environment(bucket, proxy.endpoint(), warehouse), "execute", "--run-id", runId,
-          "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s");
+      Output execute;
+      try (LossWatch watch = LossWatch.attach(() -> lossSeen.compareAndSet(Long.MAX_VALUE, proxy.requests()))) {
+        execute = run(environment(bucket, proxy.endpoint(), warehouse), "execute", "--run-id", runId,
+            "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s");
+      }
       if (other != null) {
         other.interrupt();
         other.join(10_000);
       }
 
       assertThat(otherHolder.get()).as("the other run has the lock").isNotNull();
+      assertThat(lossSeen.get()).as("the run logged the loss of its lock").isNotEqualTo(Long.MAX_VALUE);
       long after = deletes.stream().filter(request -> request.sequence() > lossSeen.get()).count();
       int tasks = SparkSession.active().sparkContext().defaultParallelism();
       assertThat(after).as("DeleteObjects requests after the loss (of " + deletes.size() + "): at most the one in"
@@ -143,6 +151,46 @@ class LockLossTest {
       assertThat(execute.text).containsPattern("run " + runId + " attempt \\S+ did not complete: its deletes were"
           + " cancelled: lost the run lock cogram\\.statesweep/lock: " + java.util.regex.Pattern.quote(reason));
       assertThat(execute.lastLine()).startsWith("summary: dry_run=false complete=false ").endsWith(" run_lock=lost");
+    }
+  }
+
+  /**
+   * Calls {@code onLoss} on the thread where {@link RunLock} logs "Lost the lock": the moment the run
+   * knows, before the lock's listeners cancel its deletes. An appender on RunLock's logger for the time
+   * of the test.
+   */
+  private static final class LossWatch extends AbstractAppender implements AutoCloseable {
+    private final Runnable onLoss;
+
+    private LossWatch(Runnable onLoss) {
+      super("statesweep-lock-loss-watch", null, null, true, Property.EMPTY_ARRAY);
+      this.onLoss = onLoss;
+    }
+
+    static LossWatch attach(Runnable onLoss) {
+      LossWatch watch = new LossWatch(onLoss);
+      watch.start();
+      LoggerContext context = (LoggerContext) LogManager.getContext(false);
+      LoggerConfig logger = new LoggerConfig(RunLock.class.getName(), Level.ERROR, true);
+      logger.addAppender(watch, Level.ERROR, null);
+      context.getConfiguration().addLogger(RunLock.class.getName(), logger);
+      context.updateLoggers();
+      return watch;
+    }
+
+    @Override
+    public void append(LogEvent event) {
+      if (event.getMessage().getFormattedMessage().startsWith("Lost the lock ")) {
+        onLoss.run();
+      }
+    }
+
+    @Override
+    public void close() {
+      LoggerContext context = (LoggerContext) LogManager.getContext(false);
+      context.getConfiguration().removeLogger(RunLock.class.getName());
+      context.updateLoggers();
+      stop();
     }
   }
 
