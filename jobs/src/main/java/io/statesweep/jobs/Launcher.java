@@ -38,7 +38,9 @@ import org.apache.spark.sql.SparkSession;
  *       exits nor stops the session.
  * </ul>
  *
- * <p>On success (exit code 0) every launcher gets a normal return from {@code main}.
+ * <p>On success (exit code 0) every launcher gets a normal return from {@code main}. A {@code spark.master}
+ * other than YARN in cluster mode (local, standalone, Kubernetes, EMR Serverless) counts as
+ * {@link #SPARK_SUBMIT}: there the driver is a process of its own whose exit code is read.
  */
 enum Launcher {
   /** {@code java -cp ... StatesweepCli}: no {@code spark.master}; statesweep creates a local session. */
