@@ -62,7 +62,7 @@ public final class StatesweepCli {
             return OK;
           }
           Settings settings = Settings.resolve(commandLine.flags(), environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+              commandLine.configFile() == null ? null : Path.of(commandLine.configFile()));
           ending.settings(settings);
           return plan(RunOptions.from(settings), settings, ending, err);
         }
@@ -74,7 +74,7 @@ public final class StatesweepCli {
             return OK;
           }
           Settings settings = Settings.resolve(commandLine.flags(), environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+              commandLine.configFile() == null ? null : Path.of(commandLine.configFile()));
           ending.settings(settings);
           return run(RunOptions.from(settings), ending, err);
         }
@@ -92,7 +92,7 @@ public final class StatesweepCli {
             throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs)");
           }
           Settings settings = Settings.resolve(flags, environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+              commandLine.configFile() == null ? null : Path.of(commandLine.configFile()));
           Settings.Value dryRun = settings.value(Settings.DRY_RUN);
           if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
             throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
@@ -117,7 +117,7 @@ public final class StatesweepCli {
             throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
           }
           Settings settings = Settings.resolve(flags, environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+              commandLine.configFile() == null ? null : Path.of(commandLine.configFile()));
           return approve(settings, runId, by, note, out);
         }
         case "demo" -> {
@@ -421,17 +421,17 @@ public final class StatesweepCli {
 
   static String help(String command, String what) {
     StringBuilder text = new StringBuilder("usage: statesweep " + command + " [options]\n\n" + what + "\n\n");
-    text.append("Options (a flag wins over its environment variable, which wins over --conf FILE, which wins over"
-        + " the default):\n");
+    text.append("Options (a flag wins over its environment variable, which wins over --config-file FILE, which wins"
+        + " over the default):\n");
     for (Setting setting : Settings.ALL) {
       text.append(String.format("  %-22s %s%n", setting.flag() + (setting.flag().equals("--dry-run") ? "" : " V"),
           setting.help()));
-      text.append(String.format("  %-22s default: %s; env %s; conf %s%n", "",
+      text.append(String.format("  %-22s default: %s; env %s; config-file key %s%n", "",
           setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty() ? "(empty)" : setting.defaultValue(),
           setting.environment(), setting.key()));
     }
     text.append(String.format("  %-22s %s%n", "--execute", "same as --dry-run false"));
-    text.append(String.format("  %-22s %s%n", "--conf FILE", "a properties file of sweep.* keys"));
+    text.append(String.format("  %-22s %s%n", "--config-file FILE", "a properties file of sweep.* keys"));
     text.append("\nCredentials come only from the AWS SDK's default provider chain (environment, profile, role).\n");
     return text.toString();
   }

@@ -136,7 +136,7 @@ public record RunOptions(
       if (inventoryValue == null || inventoryValue.value().isBlank()) {
         throw new IllegalArgumentException("Missing inventory: --listing inventory needs --inventory (or "
             + Settings.INVENTORY.environment() + ", or " + Settings.INVENTORY.key()
-            + " in a conf file) naming the report's manifest.json, such as"
+            + " in the --config-file) naming the report's manifest.json, such as"
             + " s3://inventory-bucket/" + bucket + "/daily/2026-11-28T01-00Z/manifest.json");
       }
       try {

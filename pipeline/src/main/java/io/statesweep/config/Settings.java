@@ -14,8 +14,8 @@ import java.util.Properties;
 
 /**
  * Resolves settings from, in this order of precedence: command-line flags, environment variables
- * ({@code COGRAM_CLEANUP_*} as in the reference script, {@code STATESWEEP_*} for the rest), a conf
- * file ({@code --conf}, Java properties with dotted keys such as {@code sweep.grace-days}), and the
+ * ({@code COGRAM_CLEANUP_*} as in the reference script, {@code STATESWEEP_*} for the rest), a config
+ * file ({@code --config-file}, Java properties with dotted keys such as {@code sweep.grace-days}), and the
  * defaults. Each resolved value remembers where it came from, so a bad value's message names it.
  */
 public final class Settings {
@@ -110,7 +110,7 @@ public final class Settings {
    *
    * @param flags flag values by flag name ({@code --bucket}), already parsed from the command line
    * @param environment the process environment
-   * @param confFile a conf file, or null
+   * @param confFile the settings file ({@code --config-file}), or null
    */
   public static Settings resolve(Map<String, String> flags, Map<String, String> environment, Path confFile) {
     requireNonNull(flags, "flags is null");
@@ -147,7 +147,7 @@ public final class Settings {
     try (Reader reader = Files.newBufferedReader(confFile)) {
       properties.load(reader);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Cannot read conf file " + confFile + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException("Cannot read --config-file " + confFile + ": " + e.getMessage(), e);
     }
     Map<String, String> conf = new LinkedHashMap<>();
     List<String> unknown = new ArrayList<>();
@@ -160,7 +160,7 @@ public final class Settings {
     }
     if (!unknown.isEmpty()) {
       unknown.sort(null);
-      throw new IllegalArgumentException("Unknown key " + String.join(", ", unknown) + " in conf file " + confFile
+      throw new IllegalArgumentException("Unknown key " + String.join(", ", unknown) + " in --config-file " + confFile
           + "; known keys: " + String.join(", ", ALL.stream().map(Setting::key).toList()));
     }
     return conf;
@@ -180,7 +180,7 @@ public final class Settings {
     String value = string(setting);
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException("Missing " + setting.key().substring("sweep.".length()) + ": give "
-          + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in a conf file");
+          + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in the --config-file");
     }
     return value.trim();
   }
