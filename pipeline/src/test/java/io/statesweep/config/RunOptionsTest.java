@@ -145,8 +145,8 @@ class RunOptionsTest {
         "--inventory", MANIFEST), Map.of(), null);
 
     assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
-    assertThat(options.inventory()).isEqualTo(new InventoryManifest.Location("s3", "statesweep-inventory",
-        "b/daily/2026-11-28T01-00Z/manifest.json"));
+    assertThat(options.inventory()).isEqualTo(new InventoryManifest.Location(MANIFEST));
+    assertThat(options.inventory().scheme()).isEqualTo("s3");
     assertThat(options.settings()).containsEntry("sweep.listing", "inventory").containsEntry("sweep.inventory",
         MANIFEST);
   }
@@ -205,15 +205,28 @@ class RunOptionsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {
+      "dbfs:/statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
+      "file:/mnt/statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
+      "/Volumes/main/ops/inventory/b/daily/2026-11-28T01-00Z/manifest.json"})
+  void readsAManifestFromDbfsOrALocalPath(String inventory) {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
+        "--inventory", inventory), Map.of(), null);
+
+    assertThat(options.inventory()).hasToString(inventory);
+    assertThat(options.inventory().dataFileScheme()).isEqualTo("s3");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
       "https://statesweep-inventory.s3.amazonaws.com/b/daily/2026-11-28T01-00Z/manifest.json",
       "s3n://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
       "statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
       "s3://statesweep-inventory/b/daily/2026-11-28T01-00Z/"})
-  void refusesAnInventoryThatIsNotAnS3Uri(String inventory) {
+  void refusesAnInventoryThatIsNotAManifestLocation(String inventory) {
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
         "--inventory", inventory), Map.of(), null))
-        .hasMessage("Invalid sweep.inventory '" + inventory + "' (from --inventory): not an S3 URI such as"
-            + " s3://inventory-bucket/path/manifest.json");
+        .hasMessage("Invalid sweep.inventory '" + inventory + "' (from --inventory): not a manifest location such as"
+            + " s3://inventory-bucket/path/manifest.json (s3://, s3a://, dbfs:/, file:/ or an absolute local path)");
   }
 
   @ParameterizedTest
