@@ -5,16 +5,16 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.RunSummary;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
-import io.statesweep.s3.S3Clients;
-import io.statesweep.s3.StoreException;
 import io.statesweep.spark.ExecuteResult;
 import io.statesweep.spark.HadoopFiles;
+import io.statesweep.spark.LockOutcome;
 import io.statesweep.spark.PlanResult;
+import io.statesweep.spark.RunResult;
 import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.SparkRunAction;
 import io.statesweep.spark.Tables;
 import java.io.PrintStream;
 import java.nio.charset.Charset;
@@ -105,7 +105,7 @@ public final class StatesweepCli {
             throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
                 + dryRun.source() + "): unset it, or use plan for a dry run");
           }
-          return execute(options(settings), runId, ending);
+          return execute(options(settings), runId, ending, err);
         }
         case "approve" -> {
           CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID, BY, NOTE));
@@ -155,7 +155,7 @@ public final class StatesweepCli {
       err.println("statesweep: " + e.getMessage() + ". A run that deletes needs the lock: nothing was deleted");
       ending.stopped("lock_denied", 1);
       return BAD_SETTINGS;
-    } catch (LockUnavailableException e) {
+    } catch (RunLock.UnavailableException e) {
       err.println("statesweep: " + e.getMessage());
       ending.stopped("lock_unavailable", 1);
       return RUN_FAILED;
@@ -187,15 +187,6 @@ public final class StatesweepCli {
   /** Hadoop's FileSystem, made on the first read (a built-in layout reads nothing). */
   private static FileSource hadoopFiles(Settings settings) {
     return (location, maxBytes) -> HadoopFiles.beforeTheRun(RunOptions.s3(settings)).read(location, maxBytes);
-  }
-
-  /** The run lock could not be taken for another reason than a held lock or a refused permission. */
-  private static final class LockUnavailableException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    LockUnavailableException(String message, Throwable cause) {
-      super(message, cause);
-    }
   }
 
   /**
@@ -270,89 +261,30 @@ public final class StatesweepCli {
     }
   }
 
-  /** Takes the export's run lock (one statesweep run at a time), renewed until it is closed. */
-  static RunLock lock(RunOptions options, String command) {
-    String host;
-    try {
-      host = java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
-      host = "unknown host";
-    }
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
-    String key = RunLock.keyFor(options.prefix().value());
-    try {
-      return RunLock.acquire(store, key, "statesweep " + command + " (pid " + ProcessHandle.current().pid() + ")",
-          host, options.lockTtl(), java.time.Clock.systemUTC()).renewInBackground();
-    } catch (StoreException e) {
-      throw new LockUnavailableException("Cannot take the run lock s3://" + options.bucket() + "/" + key + ": "
-          + e.getMessage(), e);
-    }
-  }
-
   /**
-   * The run lock of a dry run, or null when the store denies the permissions it needs (the exporter's
-   * guide grants none for it): a dry run deletes nothing, so it warns naming the permission and goes on.
+   * The run lock's line, if the run did not hold it to the end: a dry run's warning that it went on without
+   * it (to {@code err}), or the loss (to {@code out}, before the run's other lines).
    */
-  private static RunLock lockUnlessDenied(RunOptions options, String command, PrintStream err) {
-    try {
-      return lock(options, command);
-    } catch (RunLock.DeniedException e) {
-      err.println("statesweep: warning: " + e.getMessage() + ". This dry run goes on without the lock");
-      return null;
+  private static void print(LockOutcome runLock, PrintStream out, PrintStream err) {
+    String line = runLock.line();
+    if (line != null) {
+      (runLock.status() == LockOutcome.Status.NONE ? err : out).println("statesweep: " + line);
     }
   }
 
-  /**
-   * A code of 1 when the run lost its lock (another run took it over, or it expired while renewals
-   * failed); the line, which says why, goes before the summary.
-   */
-  private static int unlessLost(RunLock lock, int code, PrintStream out) {
-    if (lock != null && lock.lost()) {
-      out.println("statesweep: lost the run lock " + lock.key() + " during the run: " + lock.lossReason());
-      return RUN_FAILED;
-    }
-    return code;
-  }
-
-  /**
-   * The execute action of a run that holds {@code lock}: the moment the lock is lost its deletes are
-   * cancelled, so that none is sent while another run may hold the lock. (A dry run deletes nothing: it
-   * finishes its report and only says that it lost the lock.)
-   */
-  private static SparkExecuteAction cancelledOnLoss(SparkExecuteAction action, RunLock lock) {
-    if (lock != null) {
-      lock.onLost(() -> action.cancel("lost the run lock " + lock.key() + ": " + lock.lossReason()));
-    }
-    return action;
-  }
-
-  /** The summary, with {@code run_lock=none} for a run without the lock, {@code run_lock=lost} for one that lost it. */
-  private static RunSummary withLock(RunSummary summary, RunLock lock) {
-    return lock == null ? summary.with("run_lock", "none") : lock.lost() ? summary.with("run_lock", "lost") : summary;
-  }
-
+  /** The scheduled job: {@link SparkRunAction} plans, then with --execute deletes, under one run lock. */
   static int run(RunOptions options, Ending ending, PrintStream err) {
-    try (RunLock lock = options.dryRun() ? lockUnlessDenied(options, "run", err) : lock(options, "run")) {
-      return runLocked(options, lock, ending);
-    }
-  }
-
-  private static int runLocked(RunOptions options, RunLock lock, Ending ending) {
     PrintStream out = ending.out();
     SparkSession spark = SparkSessions.forPlan("statesweep run", options);
-    PlanResult plan = new SparkPlanAction(spark, options).execute();
-    if (options.dryRun() || plan.failure() != null) {
-      int code = unlessLost(lock, plan.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
-      print(plan, options, lock, ending);
-      return code;
+    RunResult result = new SparkRunAction(spark, options).execute();
+    if (result.execution() == null) {
+      print(result.plan(), ending, err);
+      return result.exitCode() == 0 ? OK : RUN_FAILED;
     }
     // Deleting: the plan's refused, coming-back and skipped lines stay; its would-delete lines do not.
-    plan.logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
-    ExecuteResult result = cancelledOnLoss(new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob(),
-        lock).execute();
-    int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, out);
-    print(result, lock, ending);
-    return code;
+    result.plan().logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
+    print(result.execution(), ending, err);
+    return result.exitCode() == 0 ? OK : RUN_FAILED;
   }
 
   static int approve(Settings settings, String runId, String by, String note, PrintStream out) {
@@ -365,18 +297,16 @@ public final class StatesweepCli {
     return OK;
   }
 
-  static int execute(RunOptions options, String runId, Ending ending) {
-    try (RunLock lock = lock(options, "execute --run-id " + runId)) {
-      SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
-      ExecuteResult result = cancelledOnLoss(new SparkExecuteAction(spark, options, runId), lock).execute();
-      int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, ending.out());
-      print(result, lock, ending);
-      return code;
-    }
+  static int execute(RunOptions options, String runId, Ending ending, PrintStream err) {
+    SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
+    ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
+    print(result, ending, err);
+    return result.exitCode() == 0 ? OK : RUN_FAILED;
   }
 
-  static void print(ExecuteResult result, RunLock lock, Ending ending) {
+  static void print(ExecuteResult result, Ending ending, PrintStream err) {
     PrintStream out = ending.out();
+    print(result.runLock(), out, err);
     result.logLines().forEach(out::println);
     if (result.failure() != null) {
       out.println("run " + result.runId() + " attempt " + result.attemptId() + " did not complete: "
@@ -385,7 +315,7 @@ public final class StatesweepCli {
     out.println("conditional deletes: " + result.conditionalDeletes());
     out.println("tables: executions=" + result.tables().executions() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
-    ending.summary(lock == null ? result.summary() : withLock(result.summary(), lock));
+    ending.summary(result.summary());
   }
 
   /** A plan outside a command line's run (the demo). */
@@ -399,21 +329,19 @@ public final class StatesweepCli {
       throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
           + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
     }
-    try (RunLock lock = lockUnlessDenied(options, "plan", err)) {
-      SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
-      PlanResult result = new SparkPlanAction(spark, options).execute();
-      int code = unlessLost(lock, result.summary().exitCode() == 0 ? OK : RUN_FAILED, ending.out());
-      print(result, options, lock, ending);
-      return code;
-    }
+    SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
+    PlanResult result = new SparkPlanAction(spark, options).execute();
+    print(result, ending, err);
+    return result.exitCode() == 0 ? OK : RUN_FAILED;
   }
 
   /**
    * The plan's lines and summary; a plan without the run lock says so in a last pair, {@code run_lock=none},
    * and one that lost it, {@code run_lock=lost}.
    */
-  static void print(PlanResult result, RunOptions options, RunLock lock, Ending ending) {
+  static void print(PlanResult result, Ending ending, PrintStream err) {
     PrintStream out = ending.out();
+    print(result.runLock(), out, err);
     result.logLines().forEach(out::println);
     RunSummary summary = result.summary();
     long wouldDelete = summary.recordsDeleted() + summary.childKeysDeleted();
@@ -428,7 +356,7 @@ public final class StatesweepCli {
     out.println("tables: state_files=" + result.tables().stateFiles() + " deletion_plan="
         + result.tables().deletionPlan() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
-    ending.summary(withLock(summary, lock));
+    ending.summary(summary);
   }
 
   static String usage() {

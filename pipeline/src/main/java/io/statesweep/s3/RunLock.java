@@ -85,6 +85,18 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
+  /**
+   * The lock could not be taken for another reason than a held lock or a refused permission (the store
+   * answered with an error, or could not be reached): the message names the lock and the store's answer.
+   */
+  public static final class UnavailableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   private final ObjectStore store;
   private final String key;
   private final Duration ttl;
@@ -115,7 +127,8 @@ public final class RunLock implements AutoCloseable {
   }
 
   /**
-   * Takes the lock, or throws {@link HeldException} naming the run that holds it.
+   * Takes the lock, or throws {@link HeldException} naming the run that holds it, {@link DeniedException}
+   * naming the permission the store refused, or {@link UnavailableException} with the store's answer.
    *
    * @param owner who asks, such as {@code "statesweep run (pid 4242)"}
    */
@@ -125,6 +138,15 @@ public final class RunLock implements AutoCloseable {
     if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
       throw new IllegalArgumentException("lock ttl must be at least 3 seconds: " + ttl);
     }
+    try {
+      return take(store, key, owner, host, ttl, clock);
+    } catch (StoreException e) {
+      throw new UnavailableException("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static RunLock take(ObjectStore store, String key, String owner, String host, Duration ttl, Clock clock) {
     Instant now = clock.instant();
     Holder me = new Holder(owner, host, now, now.plus(ttl));
     byte[] mine = json(me);

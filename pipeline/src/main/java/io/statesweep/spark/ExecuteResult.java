@@ -7,15 +7,22 @@ import java.util.List;
 
 /**
  * What an execute attempt did: its summary, the conditional-delete answer it used, the first
- * per-record lines of what it kept, and why it stopped when it did not complete.
+ * per-record lines of what it kept, why it stopped when it did not complete, and what became of its
+ * run lock (held, or lost: then its summary ends with {@code run_lock=lost}).
  */
 public record ExecuteResult(String runId, String attemptId, RunSummary summary, Tables tables,
-    String conditionalDeletes, List<String> logLines, String failure, String metricsJson) {
+    String conditionalDeletes, List<String> logLines, String failure, String metricsJson, LockOutcome runLock) {
   public ExecuteResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(attemptId, "attemptId is null");
     requireNonNull(summary, "summary is null");
     requireNonNull(tables, "tables is null");
+    requireNonNull(runLock, "runLock is null");
     logLines = List.copyOf(logLines);
+  }
+
+  /** 0 for a complete attempt without errors that held its run lock to the end, else 1. */
+  public int exitCode() {
+    return runLock.lost() ? 1 : summary.exitCode();
   }
 }

@@ -13,14 +13,25 @@ import java.util.List;
  * @param failure why the run did not complete, or null
  * @param phaseSeconds how long each phase took (list, read-state-files, plan, summary, ...)
  * @param metricsJson the run's metrics as one JSON object ({@link RunMetrics#json})
+ * @param runLock what became of the run lock; the summary ends with {@code run_lock=none} for a plan without
+ *     it and {@code run_lock=lost} for one that lost it
  */
 public record PlanResult(String runId, RunSummary summary, Tables tables, List<String> logLines, String failure,
-    java.util.Map<String, Double> phaseSeconds, String metricsJson) {
+    java.util.Map<String, Double> phaseSeconds, String metricsJson, LockOutcome runLock) {
   public PlanResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(summary, "summary is null");
     requireNonNull(tables, "tables is null");
+    requireNonNull(runLock, "runLock is null");
     logLines = List.copyOf(logLines);
     phaseSeconds = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseSeconds));
+  }
+
+  /**
+   * 0 for a complete plan without errors that kept its run lock to the end (or never had it: a dry run
+   * the store denied it), else 1: a plan that lost the lock may have overlapped another run.
+   */
+  public int exitCode() {
+    return runLock.lost() ? 1 : summary.exitCode();
   }
 }

@@ -41,7 +41,14 @@ import org.slf4j.LoggerFactory;
  * parallel Spark tasks. Every attempt appends one row per record to {@code executions} and one row to
  * {@code runs}. Running it again after a crash finishes the rest and deletes nothing twice.
  *
- * <p>{@link #cancel} stops the deletes from another thread (when the run lock is lost): see there.
+ * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
+ * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it,
+ * {@link io.statesweep.s3.RunLock.DeniedException} when the store denies the lock's permissions (an action that
+ * deletes never goes on without the lock) and {@link io.statesweep.s3.RunLock.UnavailableException} when it
+ * cannot be taken for another reason; in each case nothing is read or deleted. The moment the lock is lost its
+ * deletes are {@linkplain #cancel cancelled}, and the result says so ({@link ExecuteResult#runLock()}).
+ *
+ * <p>A plan made by another job must be approved first ({@link SparkApproveAction}; see {@link #execute()}).
  */
 public final class SparkExecuteAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkExecuteAction.class);
@@ -57,6 +64,8 @@ public final class SparkExecuteAction {
   private volatile String deleteTag;
   /** The version of deletion_plan whose rows matched the approved digest; null without an approval check. */
   private Long planVersion;
+  /** The lock of the action this execute runs in ({@link SparkRunAction}), or null: it takes its own. */
+  private ActionLock heldLock;
 
   public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -71,8 +80,9 @@ public final class SparkExecuteAction {
   }
 
   /**
-   * The plan was made by this same job ({@code run --execute}): the scheduled, unattended path, which
-   * needs no approval.
+   * The plan was made by this same job ({@code run --execute}, {@link SparkRunAction}): the scheduled,
+   * unattended path, which needs no approval. Only a plan completed by a {@link SparkPlanAction} of this JVM
+   * qualifies: {@link #execute()} refuses any other run id.
    */
   public SparkExecuteAction plannedInThisJob() {
     this.plannedInThisJob = true;
@@ -106,7 +116,31 @@ public final class SparkExecuteAction {
     }
   }
 
+  /** Runs under the lock of the action that runs this execute, which releases it ({@link SparkRunAction}). */
+  SparkExecuteAction underLock(ActionLock lock) {
+    this.heldLock = requireNonNull(lock, "lock is null").shared();
+    return this;
+  }
+
+  /**
+   * Takes the run lock, checks that the plan may be executed, executes it and releases the lock. A plan
+   * that may not be executed (another bucket, prefix or layout; older than {@code max-plan-age}; not approved,
+   * or changed since its approval) is refused with an {@link IllegalArgumentException} that says what to do,
+   * and nothing is deleted. An attempt that stops returns a result that says why.
+   */
   public ExecuteResult execute() {
+    try (ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, "execute --run-id " + runId)) {
+      if (!lock.taken()) {
+        throw new IllegalStateException("The execute of run " + runId + " needs the run lock " + lock.key()
+            + ", and the run it is part of has none: nothing was deleted");
+      }
+      // From the moment the lock is lost no delete is sent: another run may hold it.
+      lock.onLost(() -> cancel("lost the run lock " + lock.key() + ": " + lock.lossReason()));
+      return executeLocked(lock);
+    }
+  }
+
+  private ExecuteResult executeLocked(ActionLock lock) {
     Tables tables = new Tables(options.warehouse());
     Instant startedAt = Instant.now();
     Row plan = planRun(tables);
@@ -177,8 +211,9 @@ public final class SparkExecuteAction {
       writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
           counts.getLong(6), counts.getLong(8), null);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
-      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), lines, null,
-          metrics.json("execute", runId, attemptId, summary, seconds));
+      LockOutcome runLock = lock.outcome();
+      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(), lines,
+          null, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       spark.sparkContext().removeJobTag(tag); // the attempt's row below is no delete to cancel
@@ -192,8 +227,9 @@ public final class SparkExecuteAction {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
       seconds.put("failed", (System.nanoTime() - phaseStart) / 1e9);
-      return new ExecuteResult(runId, attemptId, summary, tables, conditional.describe(), List.of(), failure,
-          metrics.json("execute", runId, attemptId, summary, seconds));
+      LockOutcome runLock = lock.outcome();
+      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(),
+          List.of(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
     } finally {
       deleteTag = null;
       spark.sparkContext().removeJobTag(tag);
@@ -263,6 +299,12 @@ public final class SparkExecuteAction {
           + hours(age) + " ago, more than max-plan-age " + hours(options.maxPlanAge())
           + ": the bucket has moved on since. Plan again, review and approve the new plan, and execute that;"
           + " or give --max-plan-age to execute this one anyway");
+    }
+    if (plannedInThisJob && !options.skipApproval() && !SparkPlanAction.plannedHere(runId)) {
+      throw new IllegalArgumentException("The plan of run " + runId + " was not made in this job, so it is executed"
+          + " only once it is approved. Review it (table " + tables.deletionPlan() + ", view plan_summary,"
+          + " notebooks/), then record the approval with: statesweep approve --run-id " + runId
+          + " --by <your name> --warehouse " + tables.warehouse() + "; or execute with --skip-approval");
     }
     if (plannedInThisJob || options.skipApproval()) {
       if (options.skipApproval()) {

@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The driver holds only the listing tasks (folder names) and the summary, never the keys. Its
  * counts are read back from the table it wrote, so the summary is exactly what analysts see.
+ *
+ * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
+ * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it, and
+ * {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for another reason. When the
+ * store denies the lock's permissions, the plan (which deletes nothing) warns and goes on without it; a lock
+ * lost during the plan is reported in its result ({@link PlanResult#runLock()}, exit code 1).
  */
 public final class SparkPlanAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);
@@ -59,6 +65,8 @@ public final class SparkPlanAction {
    * and the driver's clock is not S3's.
    */
   static final Duration LISTING_CLOCK_MARGIN = Duration.ofSeconds(1);
+  /** The run ids of the plans completed in this JVM: the plans that {@link SparkExecuteAction#plannedInThisJob} may name. */
+  private static final java.util.Set<String> PLANNED_HERE = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -70,6 +78,8 @@ public final class SparkPlanAction {
   private RunsTable.Source source = RunsTable.Source.LIST;
   private RunMetrics metrics;
   private Progress progress;
+  /** The lock of the action this plan runs in ({@link SparkRunAction}), or null: the plan takes its own. */
+  private ActionLock heldLock;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -82,7 +92,33 @@ public final class SparkPlanAction {
     return this;
   }
 
+  /** Runs under the lock of the action that runs this plan, which releases it ({@link SparkRunAction}). */
+  SparkPlanAction underLock(ActionLock lock) {
+    this.heldLock = requireNonNull(lock, "lock is null").shared();
+    return this;
+  }
+
+  /** Whether a plan of {@code runId} was completed by an action of this JVM (a job's own plan). */
+  static boolean plannedHere(String runId) {
+    return PLANNED_HERE.contains(runId);
+  }
+
+  /** Forgets that a plan was made here, as if another job had made it (tests). */
+  static void forgetPlanMadeHere(String runId) {
+    PLANNED_HERE.remove(runId);
+  }
+
+  /**
+   * Takes the run lock, plans, and releases the lock: see the class's documentation for the lock. A plan
+   * that does not complete returns a result that says why ({@link PlanResult#failure()}).
+   */
   public PlanResult execute() {
+    try (ActionLock lock = heldLock != null ? heldLock : ActionLock.forDryRun(options, "plan")) {
+      return plan(lock);
+    }
+  }
+
+  private PlanResult plan(ActionLock lock) {
     RunContext run = RunContext.start(clock.instant(), options.graceDays());
     Tables tables = new Tables(options.warehouse());
     Instant startedAt = Instant.now();
@@ -95,9 +131,11 @@ public final class SparkPlanAction {
       RunSummary summary = summary(run, counts, true, 0);
       List<String> lines = logLines(run, tables);
       writeRun(run, tables, startedAt, summary, counts, null);
+      PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
-      return new PlanResult(run.runId(), summary, tables, lines, null, seconds,
-          metrics.json("plan", run.runId(), run.runId(), summary, seconds));
+      LockOutcome runLock = lock.outcome();
+      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, lines, null, seconds,
+          metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
@@ -108,8 +146,9 @@ public final class SparkPlanAction {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), tables.runs(), rootMessage(writeFailure));
       }
       Map<String, Double> seconds = phaseSeconds();
-      return new PlanResult(run.runId(), summary, tables, List.of(), rootMessage(e), seconds,
-          metrics.json("plan", run.runId(), run.runId(), summary, seconds));
+      LockOutcome runLock = lock.outcome();
+      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, List.of(), rootMessage(e), seconds,
+          metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } finally {
       progress.close();
       spark.sparkContext().clearJobGroup();

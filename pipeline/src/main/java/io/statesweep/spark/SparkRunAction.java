@@ -1,0 +1,40 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.config.RunOptions;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The scheduled job ({@code run}): plans with {@link SparkPlanAction} and then, unless it is a dry run
+ * (the default, {@code dry_run=true}) or the plan did not complete, executes what it planned with
+ * {@link SparkExecuteAction}, in the same job. A plan made and executed by the same job needs no approval.
+ *
+ * <p>One run lock covers both, held from the start of the plan to the end of the execute, so that no other
+ * run comes between them: {@link #execute()} throws {@link io.statesweep.s3.RunLock.HeldException} while
+ * another run holds it, and {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for
+ * another reason. When the store denies the lock's permissions, a run that deletes is refused
+ * ({@link io.statesweep.s3.RunLock.DeniedException}, nothing read or deleted) and a dry run warns and goes on
+ * without it. A lock lost during the plan or the execute cancels the deletes that are left.
+ */
+public final class SparkRunAction {
+  private final SparkSession spark;
+  private final RunOptions options;
+
+  public SparkRunAction(SparkSession spark, RunOptions options) {
+    this.spark = requireNonNull(spark, "spark is null");
+    this.options = requireNonNull(options, "options is null");
+  }
+
+  public RunResult execute() {
+    try (ActionLock lock = options.dryRun() ? ActionLock.forDryRun(options, "run")
+        : ActionLock.toDelete(options, "run")) {
+      PlanResult plan = new SparkPlanAction(spark, options).underLock(lock).execute();
+      if (options.dryRun() || plan.failure() != null) {
+        return new RunResult(plan, null);
+      }
+      return new RunResult(plan,
+          new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().underLock(lock).execute());
+    }
+  }
+}

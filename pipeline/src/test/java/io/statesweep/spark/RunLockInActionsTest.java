@@ -1,0 +1,289 @@
+package io.statesweep.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delta.tables.DeltaTable;
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectContent;
+import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.RunLock;
+import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.FaultProxy;
+import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.SharedSpark;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The run lock and the approval check belong to the actions, not to the command line (issue 14): a
+ * program that calls {@link SparkPlanAction} or {@link SparkExecuteAction} itself, such as a notebook, gets
+ * both. No command line is involved here.
+ */
+@ExtendWith(S3ServerExtension.class)
+class RunLockInActionsTest {
+  private static final String P = "cogram/";
+  private static final String LOCK = RunLock.keyFor(P);
+  private static final AtomicInteger BUCKETS = new AtomicInteger();
+  private static final String PID = Long.toString(ProcessHandle.current().pid());
+
+  private final SparkSession spark = SharedSpark.session();
+  private LocalS3Server server;
+  private String bucket;
+  private ObjectStore store;
+  @TempDir
+  Path warehouse;
+
+  @BeforeEach
+  void bucket(LocalS3Server server) {
+    this.server = server;
+    bucket = server.createBucket("actions-lock-" + BUCKETS.incrementAndGet());
+    store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+  }
+
+  @Test
+  void anExecuteCalledDirectlyWhileAnotherRunHoldsTheLockIsRefusedAndDeletesNothing() {
+    SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 3L, Instant.now());
+    String runId = plan(server.endpoint()).runId();
+    Set<String> before = keys();
+
+    try (RunLock other = RunLock.acquire(store, LOCK, "statesweep run (pid 1)", "host-b", Duration.ofMinutes(10),
+        Clock.systemUTC())) {
+      SparkExecuteAction execute = new SparkExecuteAction(spark, options(server.endpoint(),
+          Map.of("--dry-run", "false", "--skip-approval", "true")), runId);
+
+      assertThatThrownBy(execute::execute)
+          .isInstanceOf(RunLock.HeldException.class)
+          .hasMessageStartingWith("Another statesweep run holds the lock s3://" + bucket + "/" + LOCK
+              + ": statesweep run (pid 1) on host-b since " + other.holder().startedAt() + " (lock valid until "
+              + other.holder().expiresAt() + ", renewed while that run lasts). Wait for it to finish");
+      assertThat(lockOwner()).as("the other run's lock is left alone").isEqualTo("statesweep run (pid 1)");
+    }
+    assertThat(keys()).as("nothing deleted").isEqualTo(before);
+    assertThat(DeltaTable.isDeltaTable(spark, new Tables(warehouse.toString()).executions()))
+        .as("no attempt recorded").isFalse();
+  }
+
+  @Test
+  void anExecuteCalledDirectlyOnAnUnapprovedPlanIsRefusedUnderTheLockAndDeletesNothing() throws Exception {
+    SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 4L, Instant.now());
+    String runId = plan(server.endpoint()).runId();
+    Set<String> before = keys();
+
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      List<FaultProxy.Request> requests = new CopyOnWriteArrayList<>();
+      proxy.plan(request -> {
+        requests.add(request);
+        return null;
+      });
+      SparkExecuteAction execute = new SparkExecuteAction(spark, options(proxy.endpoint(), Map.of("--dry-run",
+          "false")), runId);
+
+      assertThatThrownBy(execute::execute)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("The plan of run " + runId + " has not been approved. Review it (table " + warehouse
+              + "/deletion_plan, view plan_summary, notebooks/), then record the approval with: statesweep approve"
+              + " --run-id " + runId + " --by <your name> --warehouse " + warehouse + "; or execute with"
+              + " --skip-approval");
+      String lockPath = "/" + bucket + "/" + LOCK;
+      assertThat(requests).as("the execute took the run lock before it read the plan")
+          .anyMatch(request -> request.method().equals("PUT") && request.target().startsWith(lockPath));
+      assertThat(requests).as("and released it").anyMatch(request -> request.isDeleteObjects()
+          && request.deleteKeys().contains(LOCK));
+    }
+    assertThat(store.read(LOCK, 4096)).as("the lock released").isNull();
+    assertThat(keys()).as("nothing deleted").isEqualTo(before);
+  }
+
+  @Test
+  void anExecuteOfAPlanNotMadeInThisJobNeedsAnApprovalEvenWhenTheCallerSaysOtherwise() {
+    SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 5L, Instant.now());
+    String runId = plan(server.endpoint()).runId();
+    Set<String> before = keys();
+    SparkPlanAction.forgetPlanMadeHere(runId);
+
+    SparkExecuteAction execute = new SparkExecuteAction(spark, options(server.endpoint(), Map.of("--dry-run",
+        "false")), runId).plannedInThisJob();
+
+    assertThatThrownBy(execute::execute)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("The plan of run " + runId + " was not made in this job, so it is executed only once it is"
+            + " approved. Review it (table " + warehouse + "/deletion_plan, view plan_summary, notebooks/), then"
+            + " record the approval with: statesweep approve --run-id " + runId + " --by <your name> --warehouse "
+            + warehouse + "; or execute with --skip-approval");
+    assertThat(keys()).as("nothing deleted").isEqualTo(before);
+  }
+
+  @Test
+  void aPlanCalledDirectlyHoldsTheLockWhileItRunsAndReleasesItAfter() {
+    SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 6L, Instant.now());
+    List<String> seen = new CopyOnWriteArrayList<>();
+    SparkListener watch = new LockWatch(seen);
+    spark.sparkContext().addSparkListener(watch);
+    PlanResult result;
+    try {
+      result = plan(server.endpoint());
+    } finally {
+      spark.sparkContext().removeSparkListener(watch);
+    }
+
+    assertThat(seen).as("the lock's owner as each of the plan's jobs started").anyMatch(line ->
+        line.startsWith("statesweep plan (pid " + PID + ") ") && line.endsWith(" statesweep-plan-list"));
+    assertThat(store.read(LOCK, 4096)).as("the lock released").isNull();
+    assertThat(result.runLock()).isEqualTo(new LockOutcome(LOCK, LockOutcome.Status.HELD, null));
+    assertThat(result.summary().line()).doesNotContain("run_lock=");
+  }
+
+  @Test
+  void aRunActionHoldsOneLockFromItsPlanToTheEndOfItsExecute() {
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 7L,
+        Instant.now());
+    Set<String> expectedLeft = keys();
+    expectedLeft.removeAll(manifest.expectedDeletes());
+    List<String> seen = new CopyOnWriteArrayList<>();
+    SparkListener watch = new LockWatch(seen);
+    spark.sparkContext().addSparkListener(watch);
+    RunResult result;
+    try {
+      result = new SparkRunAction(spark, options(server.endpoint(), Map.of("--dry-run", "false"))).execute();
+    } finally {
+      spark.sparkContext().removeSparkListener(watch);
+    }
+
+    assertThat(result.execution()).isNotNull();
+    assertThat(result.execution().failure()).isNull();
+    assertThat(result.exitCode()).as(result.summary().line()).isZero();
+    assertThat(keys()).isEqualTo(expectedLeft);
+    String owner = "statesweep run (pid " + PID + ") ";
+    assertThat(seen).anyMatch(line -> line.startsWith(owner) && line.endsWith(" statesweep-plan-list"));
+    assertThat(seen).anyMatch(line -> line.startsWith(owner) && line.endsWith(" statesweep-execute-delete"));
+    // One lock, never released and taken again in between: its started_at is the same throughout.
+    assertThat(seen.stream().filter(line -> !line.startsWith("no lock")).map(line -> line.split(" ")[4]).distinct())
+        .as("lock documents seen: %s", seen).hasSize(1);
+    assertThat(store.read(LOCK, 4096)).as("the lock released").isNull();
+  }
+
+  @Test
+  void aLockLostDuringADirectExecuteCancelsItsDeletes() throws Exception {
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, P, 60, 5L, Instant.now());
+    Set<String> before = keys();
+    String runId = plan(server.endpoint()).runId();
+    assertThat(manifest.expectedDeletes()).as("deletes enough to take a while at 4 keys/s").hasSizeGreaterThan(30);
+
+    ExecuteResult result;
+    String other;
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      AtomicBoolean replaced = new AtomicBoolean();
+      StringBuilder otherHolder = new StringBuilder();
+      proxy.plan(request -> {
+        // At the first delete of the export's keys another run takes the lock over.
+        if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith(P))
+            && !replaced.getAndSet(true)) {
+          otherHolder.append(replaceLock());
+        }
+        return null;
+      });
+      result = new SparkExecuteAction(spark, options(proxy.endpoint(), Map.of("--dry-run", "false",
+          "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s")), runId)
+          .execute();
+      other = otherHolder.toString();
+    }
+
+    assertThat(other).as("the other run took the lock").isNotEmpty();
+    assertThat(result.failure()).isEqualTo("its deletes were cancelled: lost the run lock " + LOCK
+        + ": another run took it over: " + other);
+    Set<String> gone = new TreeSet<>(before);
+    gone.removeAll(keys());
+    assertThat(manifest.expectedDeletes()).as("nothing outside the plan is gone").containsAll(gone);
+    assertThat(gone.size()).as("the deletes stopped before the end").isLessThan(manifest.expectedDeletes().size());
+    assertThat(lockOwner()).as("the other run's lock is left alone").isEqualTo("statesweep execute (pid 2)");
+    assertThat(result.runLock()).isEqualTo(new LockOutcome(LOCK, LockOutcome.Status.LOST,
+        "another run took it over: " + other));
+    assertThat(result.runLock().line()).isEqualTo("lost the run lock " + LOCK + " during the run: another run took"
+        + " it over: " + other);
+    assertThat(result.summary().line()).startsWith("summary: dry_run=false complete=false ").endsWith(" run_lock=lost");
+    assertThat(result.exitCode()).isEqualTo(1);
+  }
+
+  /** Records, as each Spark job starts, the lock's owner and start and the job's group ("no lock" without one). */
+  private final class LockWatch extends SparkListener {
+    private final List<String> seen;
+
+    LockWatch(List<String> seen) {
+      this.seen = seen;
+    }
+
+    @Override
+    public void onJobStart(SparkListenerJobStart jobStart) {
+      String group = jobStart.properties() == null ? null : jobStart.properties().getProperty("spark.jobGroup.id");
+      ObjectContent lock = store.read(LOCK, 4096);
+      if (lock == null) {
+        seen.add("no lock " + group);
+        return;
+      }
+      String document = new String(lock.bytes(), StandardCharsets.UTF_8);
+      seen.add(field(document, "owner") + " " + field(document, "started_at") + " " + group);
+    }
+  }
+
+  private static String field(String document, String name) {
+    return document.replaceAll("(?s).*\"" + name + "\":\"([^\"]*)\".*", "$1");
+  }
+
+  private String lockOwner() {
+    return field(new String(store.read(LOCK, 4096).bytes(), StandardCharsets.UTF_8), "owner");
+  }
+
+  /** Writes another run's lock document over this run's, as a run that took it over would; returns its holder. */
+  private String replaceLock() {
+    Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    String document = "{\"owner\":\"statesweep execute (pid 2)\",\"host\":\"host-b\",\"started_at\":\"" + now
+        + "\",\"expires_at\":\"" + now.plus(Duration.ofMinutes(10)) + "\",\"tool\":\"statesweep\"}";
+    store.write(LOCK, document.getBytes(StandardCharsets.UTF_8));
+    return "statesweep execute (pid 2) on host-b since " + now + " (lock valid until " + now.plus(Duration.ofMinutes(10))
+        + ", renewed while that run lasts)";
+  }
+
+  private PlanResult plan(String endpoint) {
+    PlanResult result = new SparkPlanAction(spark, options(endpoint, Map.of())).execute();
+    assertThat(result.failure()).isNull();
+    return result;
+  }
+
+  private Set<String> keys() {
+    Set<String> keys = new TreeSet<>();
+    store.listAll(P, object -> keys.add(object.key()));
+    return keys;
+  }
+
+  private RunOptions options(String endpoint, Map<String, String> extra) {
+    Map<String, String> flags = new HashMap<>(extra);
+    flags.put("--bucket", bucket);
+    flags.put("--prefix", P);
+    flags.put("--endpoint", endpoint);
+    flags.put("--warehouse", warehouse.toString());
+    flags.put("--log-lines", "0");
+    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+  }
+}
