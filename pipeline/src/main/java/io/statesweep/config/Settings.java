@@ -15,7 +15,8 @@ import java.util.Properties;
 /**
  * Resolves settings from, in this order of precedence: command-line flags, environment variables
  * ({@code COGRAM_CLEANUP_*} as in the reference script, {@code STATESWEEP_*} for the rest), a config
- * file ({@code --config-file}, Java properties with dotted keys such as {@code sweep.grace-days}), and the
+ * file ({@code --config-file}, Java properties with dotted keys such as {@code sweep.grace-days}; a local path,
+ * or {@code s3://}, {@code s3a://}, {@code dbfs:/}, {@code file:} through a {@link FileSource}), and the
  * defaults. Each resolved value remembers where it came from, so a bad value's message names it.
  */
 public final class Settings {
@@ -43,7 +44,7 @@ public final class Settings {
   public static final Setting WAREHOUSE = new Setting("sweep.warehouse", "--warehouse", "STATESWEEP_WAREHOUSE",
       "statesweep-warehouse", "where the Delta tables go: a local path or s3a://bucket/path", List.of());
   public static final Setting LAYOUT = new Setting("sweep.layout", "--layout", "STATESWEEP_LAYOUT", "cogram",
-      "a layout file (conf/layouts/*.json) or the name of a built-in layout", List.of());
+      "a layout file (a local path, s3://, s3a://, dbfs:/ or file:) or the name of a built-in layout", List.of());
   public static final Setting ALLOW_BUCKET_ROOT = new Setting("sweep.allow-bucket-root", "--allow-bucket-root",
       "STATESWEEP_ALLOW_BUCKET_ROOT", "false", "allow an empty prefix: the whole bucket is the export", List.of());
   public static final Setting LOG_LINES = new Setting("sweep.log.lines", "--log-lines", "STATESWEEP_LOG_LINES", "100",
@@ -75,7 +76,8 @@ public final class Settings {
   public static final Setting LISTING = new Setting("sweep.listing", "--listing", "STATESWEEP_LISTING", "list",
       "list (ListObjectsV2 over the prefix) or inventory (an S3 Inventory report, see --inventory)", List.of());
   public static final Setting INVENTORY = new Setting("sweep.inventory", "--inventory", "STATESWEEP_INVENTORY", null,
-      "the manifest.json of an S3 Inventory report of the bucket (s3://... or s3a://...), with --listing inventory",
+      "the manifest.json of an S3 Inventory report of the bucket (s3://, s3a://, dbfs:/, file:/ or an absolute"
+          + " path), with --listing inventory",
       List.of());
 
   public static final Setting SKIP_APPROVAL = new Setting("sweep.execute.skip-approval", "--skip-approval",
