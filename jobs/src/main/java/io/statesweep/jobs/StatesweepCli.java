@@ -15,6 +15,7 @@ import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.spark.Tables;
 import java.io.PrintStream;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -40,12 +41,20 @@ public final class StatesweepCli {
 
   private StatesweepCli() {}
 
+  /**
+   * Runs a command and ends the way the launcher reads an end ({@link Launcher}): a normal return on
+   * success; on failure the exit code under {@code java -cp} and spark-submit's client mode, a
+   * {@link StatesweepFailure} (exit code and summary line) in YARN cluster mode and on Databricks.
+   */
   public static void main(String[] args) {
-    int code = run(args, System.getenv(), System.out, System.err);
-    if (SparkSession.getDefaultSession().isDefined()) {
-      SparkSession.getDefaultSession().get().stop();
-    }
-    System.exit(code);
+    Launcher launcher = Launcher.detect(System.getenv(), Launcher.sparkProperties(System.getProperties()));
+    boolean sessionCreatedHere = SparkSession.getDefaultSession().isEmpty();
+    Launcher.SummaryWatch watch = new Launcher.SummaryWatch(System.out, Charset.defaultCharset());
+    PrintStream out = new PrintStream(watch, true, Charset.defaultCharset());
+    int code = run(args, System.getenv(), out, System.err);
+    out.flush();
+    launcher.end(args.length == 0 ? "help" : args[0], code, watch.lastSummaryLine(), sessionCreatedHere,
+        Launcher.Platform.JVM);
   }
 
   /** Runs a command in this JVM; the Spark session it used stays open for the caller. */

@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Test;
  * The job definitions in {@code conf/deploy} run what exists: their main class has a main method,
  * their command is one the CLI knows, every option they name parses and validates as the job would
  * read it; the Databricks schedule runs after the exporter's 03:00 UTC run; the IAM policy grants
- * what those jobs touch and nothing wider.
+ * what those jobs touch and nothing wider. The EMR step runs in YARN cluster mode with one attempt, the EMR
+ * Serverless run is one batch attempt, and the Databricks job follows Databricks' rules for a JAR task
+ * (a Java 17 runtime, dedicated access mode).
  */
 class DeployDefinitionsTest {
   private static final Path DEPLOY = Path.of("..", "conf", "deploy");
@@ -63,6 +65,71 @@ class DeployDefinitionsTest {
     String[] cron = schedule.get("quartz_cron_expression").asText().split(" ");
     assertThat(cron[3]).as("every day").isEqualTo("*");
     assertThat(Integer.parseInt(cron[2])).as("hour, after the exporter's 03:00 UTC run").isBetween(4, 23);
+  }
+
+  /** A second YARN attempt would plan again: the step runs in cluster mode with one attempt. */
+  @Test
+  void theEmrStepRunsInYarnClusterModeWithOneAttempt() throws Exception {
+    List<String> args = strings(read("emr-step.json").get(0).get("Args"));
+    List<String> submitOptions = args.subList(0, indexOfJobJar(args));
+
+    assertThat(pairs(submitOptions, "--deploy-mode")).containsExactly("cluster");
+    assertThat(pairs(submitOptions, "--conf")).contains("spark.yarn.maxAppAttempts=1");
+    assertThat(Launcher.detect(Map.of(), Map.of("spark.master", "yarn", "spark.submit.deployMode", "cluster")))
+        .isEqualTo(Launcher.YARN_CLUSTER);
+  }
+
+  /** EMR Serverless does not run on YARN: its own retry policy keeps a failed batch run from running again. */
+  @Test
+  void theEmrServerlessJobRunIsOneBatchAttempt() throws Exception {
+    JsonNode run = read("emr-serverless-job-run.json");
+
+    assertThat(run.path("mode").asText()).isEqualTo("BATCH");
+    assertThat(run.path("retryPolicy").path("maxAttempts").asInt()).isEqualTo(1);
+  }
+
+  /**
+   * The jar is built for Java 17 and Scala 2.12: Databricks Runtime 16.4 LTS or later runs JDK 17 by
+   * default; 15.4 LTS runs JDK 8 unless {@code JNAME=zulu17-ca-amd64}.
+   */
+  @Test
+  void theDatabricksJobRunsOnAJava17RuntimeWithScala212() throws Exception {
+    JsonNode cluster = read("databricks-job.json").get("tasks").get(0).get("new_cluster");
+    String sparkVersion = cluster.path("spark_version").asText();
+    java.util.regex.Matcher version = java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)\\.x-scala(.+)")
+        .matcher(sparkVersion);
+
+    assertThat(version.matches()).as("spark_version %s", sparkVersion).isTrue();
+    assertThat(version.group(3)).as("spark_version %s", sparkVersion).isEqualTo("2.12");
+    int major = Integer.parseInt(version.group(1));
+    int minor = Integer.parseInt(version.group(2));
+    boolean java17ByDefault = major > 16 || major == 16 && minor >= 4;
+    boolean java17Chosen = major == 15 && minor == 4
+        && "zulu17-ca-amd64".equals(cluster.path("spark_env_vars").path("JNAME").asText());
+    assertThat(java17ByDefault || java17Chosen)
+        .as("spark_version %s runs Java 17 (16.4 LTS or later, or 15.4 with spark_env_vars.JNAME=zulu17-ca-amd64)",
+            sparkVersion)
+        .isTrue();
+  }
+
+  /**
+   * The job uses RDD APIs, which standard (shared) access mode refuses: dedicated (single-user) access
+   * mode, for the principal the job runs as.
+   */
+  @Test
+  void theDatabricksJobRunsInDedicatedAccessModeAsItsOwnPrincipal() throws Exception {
+    JsonNode job = read("databricks-job.json");
+    JsonNode cluster = job.get("tasks").get(0).get("new_cluster");
+    String mode = cluster.path("data_security_mode").asText();
+
+    // The Clusters API takes SINGLE_USER with any kind; its alias DATA_SECURITY_MODE_DEDICATED only with
+    // kind CLASSIC_PREVIEW.
+    assertThat(mode.equals("SINGLE_USER")
+        || mode.equals("DATA_SECURITY_MODE_DEDICATED") && cluster.path("kind").asText().equals("CLASSIC_PREVIEW"))
+        .as("data_security_mode %s", mode).isTrue();
+    String runAs = job.path("run_as").has("service_principal_name")
+        ? job.path("run_as").path("service_principal_name").asText() : job.path("run_as").path("user_name").asText();
+    assertThat(cluster.path("single_user_name").asText()).isNotBlank().isEqualTo(runAs);
   }
 
   @Test
@@ -133,6 +200,17 @@ class DeployDefinitionsTest {
   private static Job job(JsonNode databricks) {
     JsonNode task = databricks.get("tasks").get(0).get("spark_jar_task");
     return new Job(task.get("main_class_name").asText(), strings(task.get("parameters")));
+  }
+
+  /** The values that follow {@code option} in {@code args}. */
+  private static List<String> pairs(List<String> args, String option) {
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i + 1 < args.size(); i++) {
+      if (args.get(i).equals(option)) {
+        values.add(args.get(i + 1));
+      }
+    }
+    return values;
   }
 
   private static int indexOfJobJar(List<String> args) {
