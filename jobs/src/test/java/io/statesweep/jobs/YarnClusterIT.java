@@ -169,7 +169,7 @@ class YarnClusterIT {
         + " stopped=bad_settings";
     assertThat(application.driverSummary()).as(application.describe()).isEqualTo(summary);
     assertThat(application.diagnostics()).as(application.describe())
-        .contains("statesweep run failed with exit code " + StatesweepCli.BAD_SETTINGS + " (").contains(summary);
+        .startsWith(userClassThrew(StatesweepCli.BAD_SETTINGS, summary));
     assertThat(exportKeys(store)).isEqualTo(before);
   }
 
@@ -195,8 +195,14 @@ class YarnClusterIT {
       assertThat(summary).as(application.describe()).startsWith("summary: dry_run=false complete=true ")
           .contains(" errors=1 ");
       assertThat(application.diagnostics()).as(application.describe())
-          .contains("statesweep run failed with exit code " + StatesweepCli.RUN_FAILED + " (").contains(summary);
+          .startsWith(userClassThrew(StatesweepCli.RUN_FAILED, summary));
     }
+  }
+
+  /** The diagnostics of an application whose main threw the failure of the step's run command. */
+  private static String userClassThrew(int exitCode, String summary) {
+    return "User class threw exception: " + StatesweepFailure.class.getName() + ": "
+        + StatesweepFailure.message("run", exitCode, summary);
   }
 
   /** The step's grace period, as its arguments say. */
