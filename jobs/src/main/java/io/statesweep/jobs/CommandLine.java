@@ -12,9 +12,12 @@ import java.util.Set;
 
 /**
  * A parsed command line: the command, its flag values ({@code --name value} or {@code --name=value}),
- * and the switches that take no value. Unknown flags are errors that list the known ones.
+ * the switches that take no value, and the settings file ({@code --config-file FILE}). Unknown flags are
+ * errors that list the known ones; {@code --conf} is refused, as it is spark-submit's flag.
  */
-record CommandLine(String command, Map<String, String> flags, String confFile, boolean help) {
+record CommandLine(String command, Map<String, String> flags, String configFile, boolean help) {
+
+  static final String CONFIG_FILE = "--config-file";
 
   /** Switches: flags that stand alone. {@code --execute} is {@code --dry-run false}. */
   private static final Set<String> SWITCHES = Set.of("--execute", "--allow-bucket-root", "--path-style", "--dry-run",
@@ -41,7 +44,7 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
       return new CommandLine("help", Map.of(), null, true);
     }
     Map<String, String> flags = new LinkedHashMap<>();
-    String confFile = null;
+    String configFile = null;
     boolean help = false;
     for (int i = 1; i < args.length; i++) {
       String arg = args[i];
@@ -60,6 +63,10 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
         name = arg.substring(0, equals);
         value = arg.substring(equals + 1);
       }
+      if (name.equals("--conf")) {
+        throw new IllegalArgumentException("Option --conf is spark-submit's flag (it goes before the jar);"
+            + " statesweep's settings file is " + CONFIG_FILE + " FILE");
+      }
       if (value == null && name.equals("--dry-run") && i + 1 < args.length && !args[i + 1].startsWith("--")) {
         value = args[++i];
       } else if (value == null && SWITCHES.contains(name) && !name.equals("--execute") && i + 1 < args.length
@@ -74,8 +81,11 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
         }
         value = args[++i];
       }
-      if (name.equals("--conf")) {
-        confFile = value;
+      if (name.equals(CONFIG_FILE)) {
+        if (configFile != null) {
+          throw new IllegalArgumentException("Option " + CONFIG_FILE + " is given twice");
+        }
+        configFile = value;
         continue;
       }
       if (name.equals("--execute")) {
@@ -95,7 +105,7 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
       }
       flags.put(name, value);
     }
-    return new CommandLine(command, flags, confFile, help);
+    return new CommandLine(command, flags, configFile, help);
   }
 
   private static List<String> knownFlags() {
@@ -104,7 +114,7 @@ record CommandLine(String command, Map<String, String> flags, String confFile, b
       known.add(setting.flag());
     }
     known.add("--execute");
-    known.add("--conf");
+    known.add(CONFIG_FILE);
     return known;
   }
 }

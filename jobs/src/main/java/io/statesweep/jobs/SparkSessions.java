@@ -2,7 +2,7 @@ package io.statesweep.jobs;
 
 import io.statesweep.config.RunOptions;
 import io.statesweep.s3.S3Settings;
-import java.net.URI;
+import io.statesweep.spark.HadoopFiles;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 
@@ -15,8 +15,8 @@ final class SparkSessions {
   private SparkSessions() {}
 
   static SparkSession forPlan(String appName, RunOptions options) {
-    boolean s3aInventory = options.inventory() != null && "s3a".equals(options.inventory().scheme());
-    return forTables(appName, options.warehouse(), options.s3(), s3aInventory);
+    // An inventory report is read through S3A (s3a://, or s3:// where that is S3A).
+    return forTables(appName, options.warehouse(), options.s3(), options.inventory() != null);
   }
 
   /** A session for the tables of {@code warehouse}; {@code s3aInput} when other s3a:// input is read too. */
@@ -42,13 +42,7 @@ final class SparkSessions {
     // unless told otherwise.
     if ((warehouse.startsWith("s3a://") || s3aInput) && s3.endpoint() != null
         && !conf.contains("spark.hadoop.fs.s3a.endpoint")) {
-      URI endpoint = URI.create(s3.endpoint());
-      builder.config("spark.hadoop.fs.s3a.endpoint", s3.endpoint())
-          .config("spark.hadoop.fs.s3a.path.style.access", Boolean.toString(s3.pathStyle()))
-          .config("spark.hadoop.fs.s3a.connection.ssl.enabled", Boolean.toString("https".equals(endpoint.getScheme())));
-      if (s3.region() != null) {
-        builder.config("spark.hadoop.fs.s3a.endpoint.region", s3.region());
-      }
+      HadoopFiles.s3aEndpoint(s3).forEach((key, value) -> builder.config("spark.hadoop." + key, value));
     }
     return builder.getOrCreate();
   }

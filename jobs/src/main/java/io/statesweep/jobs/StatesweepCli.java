@@ -1,5 +1,6 @@
 package io.statesweep.jobs;
 
+import io.statesweep.config.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
@@ -9,13 +10,13 @@ import io.statesweep.s3.RunLock;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.StoreException;
 import io.statesweep.spark.ExecuteResult;
+import io.statesweep.spark.HadoopFiles;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.spark.Tables;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
@@ -61,10 +62,9 @@ public final class StatesweepCli {
                 + " dry-run report (Delta tables state_files, deletion_plan, runs). Deletes nothing."));
             return OK;
           }
-          Settings settings = Settings.resolve(commandLine.flags(), environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          Settings settings = settings(commandLine.flags(), environment, commandLine.configFile());
           ending.settings(settings);
-          return plan(RunOptions.from(settings), settings, ending, err);
+          return plan(options(settings), settings, ending, err);
         }
         case "run" -> {
           CommandLine commandLine = CommandLine.parse(args);
@@ -73,10 +73,9 @@ public final class StatesweepCli {
                 + " plan says, each record verified right before its keys go. Without --execute it is plan."));
             return OK;
           }
-          Settings settings = Settings.resolve(commandLine.flags(), environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          Settings settings = settings(commandLine.flags(), environment, commandLine.configFile());
           ending.settings(settings);
-          return run(RunOptions.from(settings), ending, err);
+          return run(options(settings), ending, err);
         }
         case "execute" -> {
           CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID));
@@ -91,14 +90,13 @@ public final class StatesweepCli {
           if (runId == null || runId.isBlank()) {
             throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs)");
           }
-          Settings settings = Settings.resolve(flags, environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          Settings settings = settings(flags, environment, commandLine.configFile());
           Settings.Value dryRun = settings.value(Settings.DRY_RUN);
           if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
             throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
                 + dryRun.source() + "): unset it, or use plan for a dry run");
           }
-          return execute(RunOptions.from(settings), runId, ending);
+          return execute(options(settings), runId, ending);
         }
         case "approve" -> {
           CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID, BY, NOTE));
@@ -116,8 +114,7 @@ public final class StatesweepCli {
           if (runId == null || runId.isBlank()) {
             throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
           }
-          Settings settings = Settings.resolve(flags, environment,
-              commandLine.confFile() == null ? null : Path.of(commandLine.confFile()));
+          Settings settings = settings(flags, environment, commandLine.configFile());
           return approve(settings, runId, by, note, out);
         }
         case "demo" -> {
@@ -158,6 +155,29 @@ public final class StatesweepCli {
       ending.stopped("failed", 1);
       return RUN_FAILED;
     }
+  }
+
+  /**
+   * Flags, then environment, then the {@code --config-file}, read through Hadoop's FileSystem (s3://, s3a://,
+   * dbfs:/, file: or a local path). What reaches the file (an S3-compatible endpoint) comes from the flags
+   * and the environment only: the file cannot say where it is itself.
+   */
+  static Settings settings(Map<String, String> flags, Map<String, String> environment, String configFile) {
+    if (configFile == null) {
+      return Settings.resolve(flags, environment, null);
+    }
+    Settings reach = Settings.resolve(flags, environment, null);
+    return Settings.resolve(flags, environment, configFile, hadoopFiles(reach));
+  }
+
+  /** The run's options; a {@code --layout} file is read through Hadoop's FileSystem, as the settings reach it. */
+  static RunOptions options(Settings settings) {
+    return RunOptions.from(settings, hadoopFiles(settings));
+  }
+
+  /** Hadoop's FileSystem, made on the first read (a built-in layout reads nothing). */
+  private static FileSource hadoopFiles(Settings settings) {
+    return (location, maxBytes) -> HadoopFiles.beforeTheRun(RunOptions.s3(settings)).read(location, maxBytes);
   }
 
   /** The run lock could not be taken for another reason than a held lock or a refused permission. */
@@ -421,17 +441,17 @@ public final class StatesweepCli {
 
   static String help(String command, String what) {
     StringBuilder text = new StringBuilder("usage: statesweep " + command + " [options]\n\n" + what + "\n\n");
-    text.append("Options (a flag wins over its environment variable, which wins over --conf FILE, which wins over"
-        + " the default):\n");
+    text.append("Options (a flag wins over its environment variable, which wins over --config-file FILE, which wins"
+        + " over the default):\n");
     for (Setting setting : Settings.ALL) {
       text.append(String.format("  %-22s %s%n", setting.flag() + (setting.flag().equals("--dry-run") ? "" : " V"),
           setting.help()));
-      text.append(String.format("  %-22s default: %s; env %s; conf %s%n", "",
+      text.append(String.format("  %-22s default: %s; env %s; config-file key %s%n", "",
           setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty() ? "(empty)" : setting.defaultValue(),
           setting.environment(), setting.key()));
     }
     text.append(String.format("  %-22s %s%n", "--execute", "same as --dry-run false"));
-    text.append(String.format("  %-22s %s%n", "--conf FILE", "a properties file of sweep.* keys"));
+    text.append(String.format("  %-22s %s%n", "--config-file FILE", "a properties file of sweep.* keys"));
     text.append("\nCredentials come only from the AWS SDK's default provider chain (environment, profile, role).\n");
     return text.toString();
   }

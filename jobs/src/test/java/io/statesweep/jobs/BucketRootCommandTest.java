@@ -32,11 +32,11 @@ class BucketRootCommandTest {
       plan,    empty flag
       plan,    blank flag
       plan,    environment
-      plan,    conf file
+      plan,    config file
       run,     nowhere
       run,     environment
       execute, nowhere
-      execute, conf file
+      execute, config file
       """)
   void commandsThatListOrDeleteRefuseTheBucketRootUnlessAllowed(String command, String prefixFrom,
       @TempDir Path dir) throws IOException {
@@ -53,9 +53,9 @@ class BucketRootCommandTest {
       case "empty flag" -> args.addAll(List.of("--prefix", ""));
       case "blank flag" -> args.addAll(List.of("--prefix", "  "));
       case "environment" -> environment = Map.of("COGRAM_CLEANUP_PREFIX", "");
-      case "conf file" -> {
+      case "config file" -> {
         Path conf = Files.writeString(dir.resolve("sweep.properties"), "prefix=\n");
-        args.addAll(List.of("--conf", conf.toString()));
+        args.addAll(List.of("--config-file", conf.toString()));
       }
       default -> { }
     }

@@ -8,18 +8,20 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CommandLineTest {
 
   @Test
   void parsesFlagsWithSpacesOrEqualsAndSwitches() {
     CommandLine commandLine = CommandLine.parse(new String[] {"plan", "--bucket", "b", "--prefix=cogram/",
-        "--allow-bucket-root", "--conf", "x.properties"});
+        "--allow-bucket-root", "--config-file", "x.properties"});
 
     assertThat(commandLine.command()).isEqualTo("plan");
     assertThat(commandLine.flags()).containsExactlyInAnyOrderEntriesOf(
         Map.of("--bucket", "b", "--prefix", "cogram/", "--allow-bucket-root", "true"));
-    assertThat(commandLine.confFile()).isEqualTo("x.properties");
+    assertThat(commandLine.configFile()).isEqualTo("x.properties");
   }
 
   @Test
@@ -62,6 +64,27 @@ class CommandLineTest {
         "statesweep: Invalid sweep.dry-run 'maybe' (from COGRAM_CLEANUP_DRY_RUN): use true, false, 1 or 0\n");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"plan", "run", "execute", "approve"})
+  void refusesSparkSubmitsConfFlagAndNamesTheConfigFileFlag(String command) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = StatesweepCli.run(new String[] {command, "--conf", "sweep.properties", "--bucket", "b",
+        "--prefix", "p"}, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("statesweep: Option --conf is spark-submit's flag"
+        + " (it goes before the jar); statesweep's settings file is --config-file FILE\n");
+    assertThatThrownBy(() -> CommandLine.parse(new String[] {"plan", "--conf=spark.ui.enabled=false"}))
+        .hasMessage("Option --conf is spark-submit's flag (it goes before the jar); statesweep's settings file is"
+            + " --config-file FILE");
+    assertThatThrownBy(() -> CommandLine.parse(new String[] {"plan", "--conf"}))
+        .hasMessageStartingWith("Option --conf is spark-submit's flag");
+    assertThatThrownBy(() -> CommandLine.parse(new String[] {"plan", "--config-file", "a", "--config-file", "b"}))
+        .hasMessage("Option --config-file is given twice");
+  }
+
   @Test
   void planRefusesToRunWithDryRunFalse() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -81,7 +104,9 @@ class CommandLineTest {
 
     assertThat(code).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("--grace-days V", "default: 0; env COGRAM_CLEANUP_GRACE_DAYS; conf sweep.grace-days")
+        .contains("--grace-days V", "default: 0; env COGRAM_CLEANUP_GRACE_DAYS; config-file key sweep.grace-days")
+        .containsPattern("--config-file FILE +a properties file of sweep\\.\\* keys")
+        .doesNotContain("--conf ")
         .contains("--workers V", "default: 16; env COGRAM_CLEANUP_WORKERS")
         .contains("--execute");
   }

@@ -80,7 +80,14 @@ public record RunOptions(
     return new Grace(graceDays, kindGraceDays);
   }
 
+  /** The options, with a {@code --layout} file read from the local filesystem. */
   public static RunOptions from(Settings settings) {
+    return from(settings, FileSource.LOCAL);
+  }
+
+  /** The options, with a {@code --layout} file read by {@code files} (such as Hadoop's FileSystem). */
+  public static RunOptions from(Settings settings, FileSource files) {
+    requireNonNull(files, "files is null");
     String bucket = settings.required(Settings.BUCKET);
     if (bucket.contains("/") || bucket.startsWith("s3:")) {
       throw new IllegalArgumentException("Invalid sweep.bucket '" + bucket + "' (from "
@@ -103,7 +110,7 @@ public record RunOptions(
     S3Settings s3 = s3(settings).withMaxConnections(Math.max(64, workers * 2));
     Layout layout;
     try {
-      layout = Layout.load(settings.string(Settings.LAYOUT));
+      layout = Layout.load(settings.string(Settings.LAYOUT).trim(), files);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(e.getMessage() + " (sweep.layout from "
           + settings.value(Settings.LAYOUT).source() + ")", e);
@@ -136,7 +143,7 @@ public record RunOptions(
       if (inventoryValue == null || inventoryValue.value().isBlank()) {
         throw new IllegalArgumentException("Missing inventory: --listing inventory needs --inventory (or "
             + Settings.INVENTORY.environment() + ", or " + Settings.INVENTORY.key()
-            + " in a conf file) naming the report's manifest.json, such as"
+            + " in the --config-file) naming the report's manifest.json, such as"
             + " s3://inventory-bucket/" + bucket + "/daily/2026-11-28T01-00Z/manifest.json");
       }
       try {
@@ -145,7 +152,7 @@ public record RunOptions(
         throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
             + inventoryValue.source() + "): " + e.getMessage(), e);
       }
-      if (!inventory.key().equals("manifest.json") && !inventory.key().endsWith("/manifest.json")) {
+      if (!inventory.fileName().equals("manifest.json")) {
         throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
             + inventoryValue.source() + "): give the report's manifest.json, not its folder or a data file");
       }

@@ -3,8 +3,8 @@ package io.statesweep.config;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,8 +14,8 @@ import java.util.Properties;
 
 /**
  * Resolves settings from, in this order of precedence: command-line flags, environment variables
- * ({@code COGRAM_CLEANUP_*} as in the reference script, {@code STATESWEEP_*} for the rest), a conf
- * file ({@code --conf}, Java properties with dotted keys such as {@code sweep.grace-days}), and the
+ * ({@code COGRAM_CLEANUP_*} as in the reference script, {@code STATESWEEP_*} for the rest), a config
+ * file ({@code --config-file}, Java properties with dotted keys such as {@code sweep.grace-days}), and the
  * defaults. Each resolved value remembers where it came from, so a bad value's message names it.
  */
 public final class Settings {
@@ -105,17 +105,52 @@ public final class Settings {
     this.values = values;
   }
 
+  /** The largest {@code --config-file} read: a properties file of a few dozen keys. */
+  public static final int MAX_CONFIG_FILE_BYTES = 1024 * 1024;
+
   /**
-   * Resolves every setting.
+   * Resolves every setting, with a local config file.
    *
    * @param flags flag values by flag name ({@code --bucket}), already parsed from the command line
    * @param environment the process environment
-   * @param confFile a conf file, or null
+   * @param configFile the settings file ({@code --config-file}), or null
    */
-  public static Settings resolve(Map<String, String> flags, Map<String, String> environment, Path confFile) {
+  public static Settings resolve(Map<String, String> flags, Map<String, String> environment, Path configFile) {
+    return resolve(flags, environment, configFile == null ? null : configFile.toString(), FileSource.LOCAL);
+  }
+
+  /**
+   * Resolves every setting, with a config file read by {@code files} (such as {@code s3a://bucket/statesweep.properties}
+   * through Hadoop's FileSystem).
+   *
+   * @param configFile where the settings file ({@code --config-file}) is, or null
+   */
+  public static Settings resolve(Map<String, String> flags, Map<String, String> environment, String configFile,
+      FileSource files) {
+    requireNonNull(files, "files is null");
+    if (configFile == null) {
+      return resolveText(flags, environment, null, null);
+    }
+    byte[] bytes;
+    try {
+      bytes = files.read(configFile, MAX_CONFIG_FILE_BYTES);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("Cannot read --config-file " + configFile + ": " + FileSource.reason(e), e);
+    }
+    return resolveText(flags, environment, configFile, new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Resolves every setting, with the text of a config file (Java properties, read as UTF-8).
+   *
+   * @param configFile where the text was read, for messages and the source of each value; null for none
+   * @param configText the config file's text, or null for none
+   */
+  public static Settings resolveText(Map<String, String> flags, Map<String, String> environment, String configFile,
+      String configText) {
     requireNonNull(flags, "flags is null");
     requireNonNull(environment, "environment is null");
-    Map<String, String> conf = confFile == null ? Map.of() : readConf(confFile);
+    Map<String, String> conf = configText == null ? Map.of() : readConf(configFile, configText);
     Map<Setting, Value> values = new LinkedHashMap<>();
     for (Setting setting : ALL) {
       Value value = null;
@@ -124,11 +159,11 @@ public final class Settings {
       } else if (setting.environment() != null && environment.get(setting.environment()) != null) {
         value = new Value(environment.get(setting.environment()), setting.environment());
       } else if (conf.containsKey(setting.key())) {
-        value = new Value(conf.get(setting.key()), confFile + ": " + setting.key());
+        value = new Value(conf.get(setting.key()), configFile + ": " + setting.key());
       } else {
         for (String alias : setting.confAliases()) {
           if (conf.containsKey(alias)) {
-            value = new Value(conf.get(alias), confFile + ": " + alias);
+            value = new Value(conf.get(alias), configFile + ": " + alias);
           }
         }
       }
@@ -142,12 +177,12 @@ public final class Settings {
     return new Settings(values);
   }
 
-  private static Map<String, String> readConf(Path confFile) {
+  private static Map<String, String> readConf(String configFile, String text) {
     Properties properties = new Properties();
-    try (Reader reader = Files.newBufferedReader(confFile)) {
-      properties.load(reader);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("Cannot read conf file " + confFile + ": " + e.getMessage(), e);
+    try {
+      properties.load(new StringReader(text));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("Cannot read --config-file " + configFile + ": " + e.getMessage(), e);
     }
     Map<String, String> conf = new LinkedHashMap<>();
     List<String> unknown = new ArrayList<>();
@@ -160,7 +195,7 @@ public final class Settings {
     }
     if (!unknown.isEmpty()) {
       unknown.sort(null);
-      throw new IllegalArgumentException("Unknown key " + String.join(", ", unknown) + " in conf file " + confFile
+      throw new IllegalArgumentException("Unknown key " + String.join(", ", unknown) + " in --config-file " + configFile
           + "; known keys: " + String.join(", ", ALL.stream().map(Setting::key).toList()));
     }
     return conf;
@@ -180,7 +215,7 @@ public final class Settings {
     String value = string(setting);
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException("Missing " + setting.key().substring("sweep.".length()) + ": give "
-          + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in a conf file");
+          + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in the --config-file");
     }
     return value.trim();
   }

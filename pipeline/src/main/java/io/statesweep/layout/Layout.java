@@ -4,10 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.statesweep.config.FileSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +29,12 @@ public final class Layout implements Serializable {
   private static final long serialVersionUID = 1L;
 
   public static final String DEFAULT_NAME = "cogram";
+
+  /** The largest layout file read. */
+  public static final int MAX_FILE_BYTES = 1024 * 1024;
+
+  /** The name of a built-in layout, as opposed to a file's location. */
+  private static final java.util.regex.Pattern BUILT_IN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
 
   private final String name;
   private final String origin;
@@ -60,20 +68,32 @@ public final class Layout implements Serializable {
     }
   }
 
-  /** A layout file: a path, or the name of a built-in layout such as {@code cogram}. */
+  /** A local layout file, or the name of a built-in layout such as {@code cogram}. */
   public static Layout load(String pathOrName) {
-    Path path = Path.of(pathOrName);
-    if (Files.isRegularFile(path)) {
-      try {
-        return parse(Files.readString(path), path.toString());
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read layout file " + path, e);
+    return load(pathOrName, FileSource.LOCAL);
+  }
+
+  /**
+   * A layout file read by {@code files} ({@code s3a://bucket/layout.json}, {@code dbfs:/...}, a local path),
+   * or the name of a built-in layout such as {@code cogram}: a bare name (no {@code /}, {@code :} or
+   * {@code .json}) that is not a local file.
+   */
+  public static Layout load(String pathOrName, FileSource files) {
+    requireNonNull(pathOrName, "pathOrName is null");
+    requireNonNull(files, "files is null");
+    if (BUILT_IN_NAME.matcher(pathOrName).matches() && !Files.isRegularFile(Path.of(pathOrName))) {
+      return builtIn(pathOrName);
+    }
+    byte[] bytes;
+    try {
+      bytes = files.read(pathOrName, MAX_FILE_BYTES);
+    } catch (IOException e) {
+      if (FileSource.isMissing(e)) {
+        throw new IllegalArgumentException("Layout file " + pathOrName + " does not exist", e);
       }
+      throw new IllegalArgumentException("Cannot read layout file " + pathOrName + ": " + FileSource.reason(e), e);
     }
-    if (pathOrName.contains("/") || pathOrName.endsWith(".json")) {
-      throw new IllegalArgumentException("Layout file " + pathOrName + " does not exist");
-    }
-    return builtIn(pathOrName);
+    return parse(new String(bytes, StandardCharsets.UTF_8), pathOrName);
   }
 
   /** Parses and validates a layout document; every message names the source and the field. */

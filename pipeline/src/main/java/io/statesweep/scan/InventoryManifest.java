@@ -35,29 +35,46 @@ public record InventoryManifest(String location, String sourceBucket, String des
   public static final List<String> REQUIRED_COLUMNS = List.of("key", "size", "last_modified_date", "e_tag");
 
   /**
-   * Where a manifest is: {@code s3://bucket/key} or {@code s3a://bucket/key}. The manifest is read
-   * with the AWS SDK; the data files are read through the Hadoop filesystem of the same scheme
-   * ({@code s3} on EMR and Databricks, {@code s3a} elsewhere).
+   * Where a manifest is: {@code s3://bucket/key}, {@code s3a://bucket/key}, {@code dbfs:/path}, {@code file:/path}
+   * or an absolute local path. The manifest is read through Hadoop's FileSystem; the data files it names are
+   * objects of the destination bucket, read through S3A for an {@code s3a://} manifest, and through
+   * {@code s3://} (the platform's S3 filesystem on EMR and Databricks, S3A elsewhere) otherwise.
+   *
+   * @param uri the location as given (trimmed)
    */
-  public record Location(String scheme, String bucket, String key) implements Serializable {
+  public record Location(String uri) implements Serializable {
     public Location {
-      requireNonNull(scheme, "scheme is null");
-      requireNonNull(bucket, "bucket is null");
-      requireNonNull(key, "key is null");
+      requireNonNull(uri, "uri is null");
     }
 
     public static Location parse(String uri) {
       requireNonNull(uri, "uri is null");
-      Matcher matcher = LOCATION.matcher(uri.trim());
-      if (!matcher.matches()) {
-        throw new IllegalArgumentException("not an S3 URI such as s3://inventory-bucket/path/manifest.json");
+      String trimmed = uri.trim();
+      if (!LOCATION.matcher(trimmed).matches() && !FILE_LOCATION.matcher(trimmed).matches()) {
+        throw new IllegalArgumentException("not a manifest location such as s3://inventory-bucket/path/manifest.json"
+            + " (s3://, s3a://, dbfs:/, file:/ or an absolute local path)");
       }
-      return new Location(matcher.group(1), matcher.group(2), matcher.group(3));
+      return new Location(trimmed);
+    }
+
+    /** {@code s3}, {@code s3a}, {@code dbfs} or {@code file} (an absolute local path). */
+    public String scheme() {
+      return uri.startsWith("/") ? "file" : uri.substring(0, uri.indexOf(':'));
+    }
+
+    /** The scheme of the data files' URIs: {@code s3a} with an {@code s3a://} manifest, else {@code s3}. */
+    public String dataFileScheme() {
+      return scheme().equals("s3a") ? "s3a" : "s3";
+    }
+
+    /** The last segment of the path, such as {@code manifest.json}. */
+    public String fileName() {
+      return uri.substring(uri.lastIndexOf('/') + 1);
     }
 
     @Override
     public String toString() {
-      return scheme + "://" + bucket + "/" + key;
+      return uri;
     }
   }
 
@@ -69,6 +86,8 @@ public record InventoryManifest(String location, String sourceBucket, String des
   private static final Pattern PARQUET_FIELD =
       Pattern.compile("(?:required|optional|repeated)\\s+\\w+\\s+([A-Za-z_][A-Za-z0-9_]*)");
   private static final Pattern LOCATION = Pattern.compile("(s3a?)://([^/]+)/(.*[^/])");
+  /** A file in DBFS, a local file as a URI, or an absolute local path (a volume on Databricks). */
+  private static final Pattern FILE_LOCATION = Pattern.compile("(dbfs:/|file:/|/)(.*[^/])");
   /** A bucket ARN of any partition: aws, aws-cn, aws-us-gov. */
   private static final Pattern BUCKET_ARN = Pattern.compile("arn:[a-z0-9-]+:s3:::(.*)");
 

@@ -4,12 +4,12 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.config.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
-import io.statesweep.s3.ObjectContent;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.scan.InventoryManifest;
@@ -249,22 +249,26 @@ public final class SparkPlanAction {
     phase("list", "Reading the inventory report " + location);
     source = new RunsTable.Source("inventory", location.toString(), null);
     progress.phase("list", "keys_listed", -1);
-    ObjectStore manifestStore = new ObjectStore(S3Clients.shared(options.s3()), location.bucket());
-    ObjectContent content = manifestStore.read(location.key(), MAX_MANIFEST_BYTES);
-    metrics.addRequests(manifestStore.requestCounts());
-    if (content == null) {
-      throw new IllegalArgumentException("Inventory manifest " + location + " does not exist");
+    // Through Hadoop's FileSystem, as its data files are: the report may be in another bucket or account.
+    byte[] manifestBytes;
+    try {
+      manifestBytes = HadoopFiles.of(spark).read(location.toString(), MAX_MANIFEST_BYTES);
+    } catch (java.io.IOException e) {
+      // The message says why: a failed run reports the root cause's message, so no cause here.
+      if (FileSource.isMissing(e)) {
+        throw new IllegalArgumentException("Inventory manifest " + location + " does not exist");
+      }
+      throw new IllegalArgumentException("Cannot read inventory manifest " + location + ": " + FileSource.reason(e));
     }
-    if (content.truncated()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + " is larger than "
-          + MAX_MANIFEST_BYTES + " bytes");
-    }
-    InventoryManifest manifest = InventoryManifest.parse(content.bytes(), location.toString());
+    InventoryManifest manifest = InventoryManifest.parse(manifestBytes, location.toString());
     manifest.checkLists(options.bucket());
     source = new RunsTable.Source("inventory", location.toString(), manifest.createdAt());
     LOG.info("Run {}: inventory of s3://{} taken at {}: {} {} files", run.runId(), manifest.sourceBucket(),
         manifest.createdAt(), manifest.files().size(), manifest.format());
-    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, location.scheme(), options.prefix())
+    // s3:// is the platform's S3 filesystem (EMRFS, Databricks'); where it has none, S3A.
+    String dataScheme = location.dataFileScheme().equals("s3")
+        ? HadoopFiles.s3Scheme(spark.sparkContext().hadoopConfiguration()) : location.dataFileScheme();
+    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, dataScheme, options.prefix())
         // One reading of the report for every later step, as with LIST.
         .localCheckpoint(true);
     return new Listing(objectsDS, manifest.files().size(), "from the inventory taken at " + manifest.createdAt()

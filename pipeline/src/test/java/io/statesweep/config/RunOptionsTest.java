@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Settings precedence (flags, then environment, then conf file, then defaults) and their validation. */
+/** Settings precedence (flags, then environment, then the config file, then defaults) and their validation. */
 class RunOptionsTest {
 
   private static RunOptions options(Map<String, String> flags, Map<String, String> environment, Path conf) {
@@ -86,7 +86,7 @@ class RunOptionsTest {
   @Test
   void namesEveryWayToGiveAMissingBucket() {
     assertThatThrownBy(() -> options(Map.of("--prefix", "p"), Map.of(), null))
-        .hasMessage("Missing bucket: give --bucket, set COGRAM_CLEANUP_BUCKET, or put sweep.bucket in a conf file");
+        .hasMessage("Missing bucket: give --bucket, set COGRAM_CLEANUP_BUCKET, or put sweep.bucket in the --config-file");
   }
 
   @Test
@@ -119,7 +119,7 @@ class RunOptionsTest {
     Files.writeString(conf, "sweep.bucket=b\nsweep.grace-dyas=3\n");
 
     assertThatThrownBy(() -> options(Map.of(), Map.of(), conf))
-        .hasMessageStartingWith("Unknown key sweep.grace-dyas in conf file " + conf);
+        .hasMessageStartingWith("Unknown key sweep.grace-dyas in --config-file " + conf);
   }
 
   @Test
@@ -145,8 +145,8 @@ class RunOptionsTest {
         "--inventory", MANIFEST), Map.of(), null);
 
     assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
-    assertThat(options.inventory()).isEqualTo(new InventoryManifest.Location("s3", "statesweep-inventory",
-        "b/daily/2026-11-28T01-00Z/manifest.json"));
+    assertThat(options.inventory()).isEqualTo(new InventoryManifest.Location(MANIFEST));
+    assertThat(options.inventory().scheme()).isEqualTo("s3");
     assertThat(options.settings()).containsEntry("sweep.listing", "inventory").containsEntry("sweep.inventory",
         MANIFEST);
   }
@@ -183,7 +183,7 @@ class RunOptionsTest {
   @Test
   void theInventoryListingNeedsAnInventory() {
     String missing = "Missing inventory: --listing inventory needs --inventory (or STATESWEEP_INVENTORY, or"
-        + " sweep.inventory in a conf file) naming the report's manifest.json, such as"
+        + " sweep.inventory in the --config-file) naming the report's manifest.json, such as"
         + " s3://inventory-bucket/b/daily/2026-11-28T01-00Z/manifest.json";
 
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory"), Map.of(),
@@ -205,15 +205,28 @@ class RunOptionsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {
+      "dbfs:/statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
+      "file:/mnt/statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
+      "/Volumes/main/ops/inventory/b/daily/2026-11-28T01-00Z/manifest.json"})
+  void readsAManifestFromDbfsOrALocalPath(String inventory) {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
+        "--inventory", inventory), Map.of(), null);
+
+    assertThat(options.inventory()).hasToString(inventory);
+    assertThat(options.inventory().dataFileScheme()).isEqualTo("s3");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
       "https://statesweep-inventory.s3.amazonaws.com/b/daily/2026-11-28T01-00Z/manifest.json",
       "s3n://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
       "statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json",
       "s3://statesweep-inventory/b/daily/2026-11-28T01-00Z/"})
-  void refusesAnInventoryThatIsNotAnS3Uri(String inventory) {
+  void refusesAnInventoryThatIsNotAManifestLocation(String inventory) {
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
         "--inventory", inventory), Map.of(), null))
-        .hasMessage("Invalid sweep.inventory '" + inventory + "' (from --inventory): not an S3 URI such as"
-            + " s3://inventory-bucket/path/manifest.json");
+        .hasMessage("Invalid sweep.inventory '" + inventory + "' (from --inventory): not a manifest location such as"
+            + " s3://inventory-bucket/path/manifest.json (s3://, s3a://, dbfs:/, file:/ or an absolute local path)");
   }
 
   @ParameterizedTest

@@ -409,10 +409,28 @@ class InventoryManifestTest {
 
     @Test
     void readsAnS3OrS3aUri() {
-      assertThat(InventoryManifest.Location.parse(LOCATION)).isEqualTo(new InventoryManifest.Location("s3",
-          "statesweep-inventory", "statesweep-archive/daily/2026-11-28T01-00Z/manifest.json"));
-      assertThat(InventoryManifest.Location.parse("s3a://statesweep-inventory/daily/manifest.json"))
-          .isEqualTo(new InventoryManifest.Location("s3a", "statesweep-inventory", "daily/manifest.json"));
+      assertThat(InventoryManifest.Location.parse(LOCATION)).isEqualTo(new InventoryManifest.Location(LOCATION));
+      assertThat(InventoryManifest.Location.parse(LOCATION).scheme()).isEqualTo("s3");
+      assertThat(InventoryManifest.Location.parse(LOCATION).dataFileScheme()).isEqualTo("s3");
+      InventoryManifest.Location s3a = InventoryManifest.Location.parse("s3a://statesweep-inventory/daily/manifest.json");
+      assertThat(s3a.scheme()).isEqualTo("s3a");
+      assertThat(s3a.dataFileScheme()).isEqualTo("s3a");
+      assertThat(s3a.fileName()).isEqualTo("manifest.json");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "dbfs:/inventory/daily/manifest.json, dbfs",
+        "file:/tmp/inventory/daily/manifest.json, file",
+        "file:///tmp/inventory/daily/manifest.json, file",
+        "/Volumes/main/ops/inventory/manifest.json, file"})
+    void readsADbfsOrLocalLocationWhoseDataFilesAreInS3(String uri, String scheme) {
+      InventoryManifest.Location location = InventoryManifest.Location.parse(uri);
+
+      assertThat(location.scheme()).isEqualTo(scheme);
+      assertThat(location.dataFileScheme()).isEqualTo("s3");
+      assertThat(location.fileName()).isEqualTo("manifest.json");
+      assertThat(location).hasToString(uri);
     }
 
     @Test
@@ -427,11 +445,14 @@ class InventoryManifestTest {
         "s3://statesweep-inventory",
         "s3://statesweep-inventory/",
         "s3://statesweep-inventory/daily/",
+        "dbfs:/inventory/daily/",
+        "/",
         "statesweep-inventory/daily/manifest.json"})
     void refusesWhatIsNotAnObjectInABucket(String uri) {
       assertThatThrownBy(() -> InventoryManifest.Location.parse(uri))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("not an S3 URI such as s3://inventory-bucket/path/manifest.json");
+          .hasMessage("not a manifest location such as s3://inventory-bucket/path/manifest.json (s3://, s3a://, dbfs:/,"
+              + " file:/ or an absolute local path)");
     }
   }
 

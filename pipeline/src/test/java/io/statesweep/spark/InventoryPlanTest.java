@@ -108,6 +108,25 @@ class InventoryPlanTest {
   }
 
   @Test
+  void aReportGivenAsS3OrCopiedToALocalFileIsReadThroughHadoopAndItsDataFilesFromS3(@TempDir Path copies)
+      throws java.io.IOException {
+    Set<String> expected = planRows(plan(Map.of()));
+    String manifest = writeInventory("CSV", "daily-anywhere", archive.snapshot().values());
+    String key = manifest.substring(("s3a://" + INVENTORY_BUCKET + "/").length());
+    Path copy = java.nio.file.Files.write(copies.resolve("manifest.json"),
+        archiveOf(INVENTORY_BUCKET).read(key, 1 << 20).bytes());
+    // s3:// is S3A here, as on any cluster without EMRFS; a manifest copied to DBFS, a volume or a local
+    // disk still names its data files in the destination bucket.
+    for (String location : List.of("s3://" + INVENTORY_BUCKET + "/" + key, "file:" + copy, copy.toString())) {
+      PlanResult inventoried = plan(Map.of("--listing", "inventory", "--inventory", location));
+
+      assertThat(inventoried.failure()).as(location).isNull();
+      assertThat(planRows(inventoried)).as(location).isEqualTo(expected);
+      assertThat(runRow(inventoried).getString(1)).isEqualTo(location);
+    }
+  }
+
+  @Test
   void aVersionedReportPlansOnlyTheLatestVersionsThatAreNotDeleteMarkers() {
     List<StoredObject> objects = new ArrayList<>(archive.snapshot().values());
     PlanResult listed = plan(Map.of());
