@@ -64,6 +64,8 @@ class LocalClusterIT {
   private static final String EXECUTOR_MAIN = "org.apache.spark.executor.CoarseGrainedExecutorBackend";
   private static final String BUCKET = "local-cluster";
   private static final String PREFIX = "cogram/";
+  private static final String CONFIG_KEY = "statesweep-conf/statesweep.properties";
+  private static final String LAYOUT_KEY = "statesweep-conf/cogram.json";
   private static final int RECORDS = SampleArchive.minimumRecordCount() + 60;
   /** The execute's ceiling: slow enough that it is still deleting when an executor is killed. */
   private static final int DELETES_PER_SECOND = 6;
@@ -93,6 +95,14 @@ class LocalClusterIT {
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes());
     int plannedKeys = before.size() - expectedLeft.size();
+    String clusterWarehouse = work.resolve("cluster-warehouse").toString();
+    // The cluster runs' settings and layout live on the bucket, beside the export, read through s3a://:
+    // only the endpoint that reaches them is a flag. The layout is the built-in one's document.
+    store.write(LAYOUT_KEY, Files.readAllBytes(JAR.getParent().resolve("../../conf/layouts/cogram.json").normalize()));
+    store.write(CONFIG_KEY, String.join("\n", "sweep.bucket = " + BUCKET, "sweep.prefix = " + PREFIX,
+        "sweep.region = " + LocalS3Server.REGION, "sweep.layout = s3a://" + BUCKET + "/" + LAYOUT_KEY,
+        "sweep.warehouse = " + clusterWarehouse, "sweep.log.lines = 0", "sweep.log.progress-seconds = 5", "")
+        .getBytes(UTF_8));
     Cluster cluster = new Cluster(server, sparkHome, events, work);
     timer.lap("spark home and archive");
 
@@ -100,10 +110,9 @@ class LocalClusterIT {
     String localWarehouse = work.resolve("local-warehouse").toString();
     Output local = planInThisJvm(server, localWarehouse);
     timer.lap("local plan");
-    String clusterWarehouse = work.resolve("cluster-warehouse").toString();
 
     // 1. plan on the cluster.
-    Output plan = cluster.run("plan", List.of("plan", "--warehouse", clusterWarehouse));
+    Output plan = cluster.run("plan", List.of("plan"));
     timer.lap("cluster plan");
     assertThat(plan.code()).as(plan.text()).isZero();
     String runId = pair(summary(plan.text()), "run_id");
@@ -129,11 +138,13 @@ class LocalClusterIT {
     assertThat(clusterRows).hasSize(manifest.recordCount())
         .isEqualTo(planRows(localWarehouse, pair(summary(local.text()), "run_id")));
     assertThat(exportKeys(store)).as("a plan deletes nothing").isEqualTo(before);
+    assertThat(session().read().format("delta").load(clusterWarehouse + "/runs").filter("run_id = '" + runId + "'")
+        .selectExpr("settings['sweep.layout']", "settings['sweep.bucket']").first().toString())
+        .as("the layout and settings read from the bucket").isEqualTo("[s3a://" + BUCKET + "/" + LAYOUT_KEY + "," + BUCKET + "]");
 
     // 2. execute, slowed down; one executor JVM is killed with SIGKILL once its deletes have begun.
-    Cluster.Running execute = cluster.start("execute", List.of("execute", "--run-id", runId, "--warehouse",
-        clusterWarehouse, "--skip-approval", "true", "--max-deletes-per-second", Integer.toString(DELETES_PER_SECOND),
-        "--batch-size", "2"));
+    Cluster.Running execute = cluster.start("execute", List.of("execute", "--run-id", runId, "--skip-approval", "true",
+        "--max-deletes-per-second", Integer.toString(DELETES_PER_SECOND), "--batch-size", "2"));
     Set<String> atKill;
     String killedId;
     try {
@@ -174,8 +185,7 @@ class LocalClusterIT {
     // 3. The attempt completed despite the kill, or a second attempt finishes it.
     Output last = first;
     if (first.code() != 0) {
-      last = cluster.run("execute-again", List.of("execute", "--run-id", runId, "--warehouse", clusterWarehouse,
-          "--skip-approval", "true"));
+      last = cluster.run("execute-again", List.of("execute", "--run-id", runId, "--skip-approval", "true"));
     }
     timer.lap("execute again");
     assertThat(last.code()).as(last.text()).isZero();
@@ -326,7 +336,9 @@ class LocalClusterIT {
           "--conf", "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension",
           "--conf", "spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog",
           "--class", StatesweepCli.class.getName(), JAR.toString()));
-      java.addAll(cliArgs(server, command));
+      // Settings from the config file on the bucket, through s3a://; the endpoint that reaches it is a flag.
+      java.addAll(command);
+      java.addAll(List.of("--config-file", "s3a://" + BUCKET + "/" + CONFIG_KEY, "--endpoint", server.endpoint()));
       Path log = logs.resolve(name + ".log");
       ProcessBuilder builder = new ProcessBuilder(java).directory(logs.toFile()).redirectErrorStream(true)
           .redirectOutput(log.toFile());
