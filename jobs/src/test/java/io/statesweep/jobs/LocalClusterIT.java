@@ -159,7 +159,8 @@ class LocalClusterIT {
         assertThat(environment(executor)).as("the executor's environment, inherited from its worker")
             .containsEntry("AWS_ACCESS_KEY_ID", server.accessKey());
       }
-      ProcessHandle killed = executors.get(0);
+      // The executor whose task is verifying and deleting (Spark may run the delete phase as one task).
+      ProcessHandle killed = deleting(executors);
       killedId = executorId(killed);
       killed.destroyForcibly();
       assertThat(killed.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
@@ -488,6 +489,23 @@ class LocalClusterIT {
     }
     throw new AssertionError("the execute deleted fewer than " + keys + " keys before it "
         + (execute.alive() ? "timed out" : "ended") + ":\n" + Files.readString(execute.log(), UTF_8));
+  }
+
+  /** The first executor JVM with a task in the execute's delete code, by its thread dump (jcmd). */
+  private static ProcessHandle deleting(List<ProcessHandle> executors) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (System.nanoTime() < deadline) {
+      for (ProcessHandle executor : executors) {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            Long.toString(executor.pid()), "Thread.print").redirectErrorStream(true).start();
+        String dump = new String(jcmd.getInputStream().readAllBytes(), UTF_8);
+        jcmd.waitFor(30, TimeUnit.SECONDS);
+        if (dump.contains("io.statesweep.spark.ExecuteFunctions")) {
+          return executor;
+        }
+      }
+    }
+    throw new AssertionError("no executor is running the delete phase");
   }
 
   private static String executorId(ProcessHandle executor) {
