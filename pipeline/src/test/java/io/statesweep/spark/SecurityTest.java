@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.s3.RunLock;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
@@ -80,7 +81,8 @@ class SecurityTest {
   private String printed;
   private PlanResult plan;
   private ExecuteResult execution;
-  private PlanResult failedPlan;
+  /** The failing run: a plan of a bucket that does not exist, refused as it takes the run lock; its stack trace. */
+  private String failedRun;
 
   @BeforeAll
   void runWithCredentialsWhileCapturingEverything(LocalS3Server server, @TempDir Path warehouse) {
@@ -112,8 +114,14 @@ class SecurityTest {
       assertThat(plan.failure()).isNull();
       execution = new SparkExecuteAction(SharedSpark.session(), options(server, BUCKET,
           Map.of("--dry-run", "false", "--skip-approval", "true"), environment), plan.runId()).execute();
-      failedPlan = new SparkPlanAction(SharedSpark.session(),
-          options(server, "security-no-such-bucket", Map.of(), environment)).execute();
+      try {
+        new SparkPlanAction(SharedSpark.session(), options(server, "security-no-such-bucket", Map.of(), environment))
+            .execute();
+      } catch (RunLock.UnavailableException e) {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(trace));
+        failedRun = trace.toString();
+      }
       LoggerFactory.getLogger(SecurityTest.class).trace("capture probe");
       logged.addAll(capture.lines());
       printed = prints.text();
@@ -139,11 +147,12 @@ class SecurityTest {
         + " records_deleted=1 child_keys_deleted=1 records_kept=3 kept_newer_files=0 kept_refused=1 skipped=0 errors=0");
     assertThat(execution.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=4"
         + " records_deleted=1 child_keys_deleted=1");
-    assertThat(failedPlan.failure()).as("a failing run is captured too").isNotNull();
+    assertThat(failedRun).as("a failing run is captured too").startsWith("io.statesweep.s3.RunLock$UnavailableException:"
+        + " Cannot take the run lock s3://security-no-such-bucket/cogram.statesweep/lock: ");
     assertThat(logged).as("the capture saw the run").anyMatch(line -> line.contains("Run " + plan.runId()));
     assertThat(logged).as("TRACE of statesweep").anyMatch(line -> line.contains("capture probe"));
     assertThat(logged).as("INFO of Spark").anyMatch(line -> line.contains("INFO  org.apache.spark."));
-    assertThat(logged).as("the failed run's stack trace").anyMatch(line -> line.contains("\tat "));
+    assertThat(failedRun).as("the failed run's stack trace").contains("\tat ").contains("Caused by: ");
   }
 
   @Test
@@ -153,7 +162,7 @@ class SecurityTest {
     everything.addAll(plan.logLines());
     everything.addAll(execution.logLines());
     everything.addAll(List.of(plan.summary().line(), plan.metricsJson(), execution.summary().line(),
-        execution.metricsJson(), execution.conditionalDeletes(), failedPlan.failure(), failedPlan.metricsJson()));
+        execution.metricsJson(), execution.conditionalDeletes(), failedRun));
 
     assertNoCredentials(everything);
   }
