@@ -180,7 +180,7 @@ public final class SparkExecuteAction {
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
       Planner planner = new Planner(classifier, options.gracePolicy());
-      Dataset<ExecutionRow> executionsDS = planDS.repartition(partitions, col("stateFileKey"))
+      Dataset<ExecutionRow> executionsDS = Spread.byKey(planDS, partitions, "stateFileKey")
           .mapPartitions(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
               options.bucket(),
               options.batchSize(), conditional.mode(), perTask, hook, attemptId, options.workers(), metrics),

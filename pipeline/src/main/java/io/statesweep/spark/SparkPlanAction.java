@@ -198,8 +198,7 @@ public final class SparkPlanAction {
     // The rows still "listed" before reading are the ones that need a GET: the phase's total.
     stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
     progress.phase("read-state-files", "state_files_read", stateReads);
-    Dataset<StateFileRow> stateFilesDS = classifiedDS
-        .repartition(Math.max(parallelism * 2, partitions), col("key"))
+    Dataset<StateFileRow> stateFilesDS = Spread.byKey(classifiedDS, Math.max(parallelism * 2, partitions), "key")
         .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
             options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.

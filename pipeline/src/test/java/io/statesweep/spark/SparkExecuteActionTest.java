@@ -199,6 +199,46 @@ class SparkExecuteActionTest {
     assertThat(row.getLong(0)).isEqualTo(2_500);
   }
 
+  /**
+   * The deletes of a plan run in as many tasks as the execute asks for (parallelism x 2), even where
+   * {@code spark.sql.shuffle.partitions} is that same number, as in this module's session (4 on
+   * {@code local[2]}): a plain {@code repartition(4, col("stateFileKey"))} after the plan's
+   * {@code dropDuplicates} was dropped by Spark and the shuffle coalesced by adaptive execution, so
+   * every delete ran in one task.
+   */
+  @Test
+  void theDeletesRunInManyTasksAlsoWhenShufflePartitionsEqualTheirNumber() {
+    int partitions = SharedSpark.session().sparkContext().defaultParallelism() * 2;
+    assertThat(SharedSpark.session().conf().get("spark.sql.shuffle.partitions"))
+        .as("the premise: the session shuffles into the execute's number of partitions")
+        .isEqualTo(Integer.toString(partitions));
+    for (int i = 0; i < 40; i++) {
+      archive.put("organization/agents/many" + i + ".json", "{}");
+      archive.put("organization/agents/many" + i + ".state.json", archive.state(true, null,
+          List.of("organization/agents/many" + i + ".json"), List.of()));
+    }
+    PlanResult plan = plan();
+    TASKS_DELETING.clear();
+
+    ExecuteResult result = execute(plan.runId(), new RecordTask());
+
+    assertThat(result.failure()).isNull();
+    assertThat(result.summary().recordsDeleted()).isEqualTo(43);
+    assertThat(TASKS_DELETING).as("the partitions whose tasks sent deletes").hasSize(partitions);
+  }
+
+  static final Set<Integer> TASKS_DELETING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** Records the partition of each task that is about to delete a window. */
+  static final class RecordTask implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void beforeDelete(List<String> keys) {
+      TASKS_DELETING.add(org.apache.spark.TaskContext.getPartitionId());
+    }
+  }
+
   private PlanResult plan() {
     PlanResult result = new SparkPlanAction(SharedSpark.session(), options(Map.of())).execute();
     assertThat(result.failure()).isNull();

@@ -1,0 +1,26 @@
+package io.statesweep.spark;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.xxhash64;
+
+import org.apache.spark.sql.Dataset;
+
+/**
+ * Spreads rows of network-bound work (state-file GETs, a record's verification and deletes) over
+ * exactly the number of tasks asked for, by a hash of their key.
+ *
+ * <p>Not {@code repartition(n, col(key))}: when the rows come out of a shuffle on that same key (the
+ * execute's {@code dropDuplicates}, the plan's join with the previous plan) into
+ * {@code spark.sql.shuffle.partitions} partitions, and that number happens to be {@code n} (200 on a
+ * cluster of 100 cores, 8 in a local session on 4 cores), Spark drops the repartition as redundant,
+ * and adaptive execution then coalesces the earlier shuffle by bytes: a plan of a few MB runs in one
+ * task, its deletes one request at a time. A hash of the key is another expression, so the repartition
+ * stays; and adaptive execution never coalesces a repartition to a given number.
+ */
+final class Spread {
+  private Spread() {}
+
+  static <T> Dataset<T> byKey(Dataset<T> rows, int partitions, String key) {
+    return rows.repartition(partitions, xxhash64(col(key)));
+  }
+}
