@@ -193,32 +193,48 @@ class ComingBackRaceTest {
       for (int record : returning) {
         files(record).forEach(file -> recordOfKey.put(P + file, record));
       }
-      while (true) {
-        List<String> window;
+      // One thread a window: the execute's tasks delete windows at the same time, and a record must come
+      // back while its own window deletes, not after the exporter finished with another task's window.
+      java.util.concurrent.ExecutorService uploads = java.util.concurrent.Executors.newCachedThreadPool();
+      try {
+        while (true) {
+          List<String> window;
+          try {
+            window = WINDOWS.poll(5, TimeUnit.MINUTES);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+          if (window == null || window.isEmpty()) {
+            return;
+          }
+          Set<Integer> inWindow = new TreeSet<>();
+          window.stream().map(recordOfKey::get).filter(java.util.Objects::nonNull).forEach(inWindow::add);
+          uploads.submit(() -> bringBack(inWindow));
+        }
+      } finally {
+        uploads.shutdown();
         try {
-          window = WINDOWS.poll(5, TimeUnit.MINUTES);
+          uploads.awaitTermination(1, TimeUnit.MINUTES);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          return;
         }
-        if (window == null || window.isEmpty()) {
-          return;
+      }
+    }
+
+    /** Brings back the records of one window that did not come back yet. */
+    private void bringBack(Set<Integer> inWindow) {
+      for (int record : inWindow) {
+        if (!returned.add(record)) {
+          continue;
         }
-        Set<Integer> inWindow = new TreeSet<>();
-        window.stream().map(recordOfKey::get).filter(java.util.Objects::nonNull).forEach(inWindow::add);
-        for (int record : inWindow) {
-          if (returned.contains(record)) {
-            continue;
-          }
-          returned.add(record);
-          for (String file : files(record)) {
-            archive.put(file, content(file));
-          }
-          // A short pause: the state file is rewritten before the execute reads it again after the files
-          // went (came back during its deletion); a long one: after its state file went (missing later).
-          sleepUntil(System.currentTimeMillis() + (returned.size() % 2 == 0 ? random.nextInt(50) : 800 + random.nextInt(400)));
-          archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
+        for (String file : files(record)) {
+          archive.put(file, content(file));
         }
+        // A short pause: the state file is rewritten before the execute reads it again after the files
+        // went (came back during its deletion); a long one: after its state file went (missing later).
+        sleepUntil(System.currentTimeMillis() + (record % 2 == 0 ? random.nextInt(50) : 800 + random.nextInt(400)));
+        archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
       }
     }
 
