@@ -7,6 +7,7 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
@@ -80,7 +81,7 @@ class LockLossTest {
         if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith("cogram/"))) {
           deletes.add(request);
           if (!triggered.getAndSet(true) && takeover == Takeover.REPLACED) {
-            otherHolder.set(replaceLock(store));
+            otherHolder.set(OtherRun.replaceLock(store, LOCK));
           }
         }
         if (triggered.get() && (request.target().equals(lockPath) || request.target().startsWith(lockPath + "?"))) {
@@ -192,16 +193,6 @@ class LockLossTest {
       context.updateLoggers();
       stop();
     }
-  }
-
-  /** Writes another run's lock document over this run's, as a run that took it over would; returns its holder. */
-  private static String replaceLock(ObjectStore store) {
-    Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-    String document = "{\"owner\":\"statesweep execute (pid 2)\",\"host\":\"host-b\",\"started_at\":\"" + now
-        + "\",\"expires_at\":\"" + now.plus(Duration.ofMinutes(10)) + "\",\"tool\":\"statesweep\"}";
-    store.write(LOCK, document.getBytes(StandardCharsets.UTF_8));
-    return "statesweep execute (pid 2) on host-b since " + now + " (lock valid until " + now.plus(Duration.ofMinutes(10))
-        + ", renewed while that run lasts)";
   }
 
   private static Map<String, String> environment(String bucket, String endpoint, Path warehouse) {

@@ -12,6 +12,7 @@ import io.statesweep.s3.ObjectContent;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
@@ -200,7 +201,7 @@ class RunLockInActionsTest {
         // At the first delete of the export's keys another run takes the lock over.
         if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith(P))
             && !replaced.getAndSet(true)) {
-          otherHolder.append(replaceLock());
+          otherHolder.append(OtherRun.replaceLock(store, LOCK));
         }
         return null;
       });
@@ -253,16 +254,6 @@ class RunLockInActionsTest {
 
   private String lockOwner() {
     return field(new String(store.read(LOCK, 4096).bytes(), StandardCharsets.UTF_8), "owner");
-  }
-
-  /** Writes another run's lock document over this run's, as a run that took it over would; returns its holder. */
-  private String replaceLock() {
-    Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-    String document = "{\"owner\":\"statesweep execute (pid 2)\",\"host\":\"host-b\",\"started_at\":\"" + now
-        + "\",\"expires_at\":\"" + now.plus(Duration.ofMinutes(10)) + "\",\"tool\":\"statesweep\"}";
-    store.write(LOCK, document.getBytes(StandardCharsets.UTF_8));
-    return "statesweep execute (pid 2) on host-b since " + now + " (lock valid until " + now.plus(Duration.ofMinutes(10))
-        + ", renewed while that run lasts)";
   }
 
   private PlanResult plan(String endpoint) {
