@@ -124,7 +124,7 @@ class ApproveCommandTest {
 
     assertThat(help.code).isZero();
     assertThat(help.text).contains("--skip-approval", "--max-plan-age", "default: 24h; env STATESWEEP_MAX_PLAN_AGE;"
-        + " conf sweep.execute.max-plan-age");
+        + " config-file key sweep.execute.max-plan-age");
   }
 
   private static String runId(String summary) {
