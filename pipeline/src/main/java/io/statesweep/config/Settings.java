@@ -94,9 +94,21 @@ public final class Settings {
   public static final Setting PROGRESS_SECONDS = new Setting("sweep.log.progress-seconds", "--progress-seconds",
       "STATESWEEP_PROGRESS_SECONDS", "30", "seconds between progress lines on the driver; 0 for none", List.of());
 
+  public static final Setting CATALOG_SCHEMA = new Setting("sweep.catalog-schema", "--catalog-schema",
+      "STATESWEEP_CATALOG_SCHEMA", null,
+      "register every Delta table by name in this schema (main.statesweep on Unity Catalog, statesweep on a Hive"
+          + " metastore or Glue) the first time it is written; the tables stay at --warehouse",
+      List.of());
+
+  public static final Setting PRICES = new Setting("sweep.cost.prices", "--prices", "STATESWEEP_PRICES", "aws",
+      "the price table for a run's cost: the built-in list prices (aws) or a prices file (a local path, s3://,"
+          + " s3a://, dbfs:/ or file:)",
+      List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, PROGRESS_SECONDS);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, PROGRESS_SECONDS,
+      CATALOG_SCHEMA, PRICES);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}
