@@ -66,8 +66,23 @@ class StatesweepActionsTest {
     assertThat(plan.failure()).isNull();
     assertThat(plan.exitCode()).isZero();
     assertThat(plan.summary().recordsDeleted()).isEqualTo(1);
+    assertThat(plan.log()).containsExactly(
+        new LogLine(LogLine.Kind.WOULD_DELETE, P + "projects/p1/meetings/m1/minutes.pdf",
+            "would delete " + P + "projects/p1/meetings/m1/minutes.pdf"),
+        new LogLine(LogLine.Kind.WOULD_DELETE, P + "projects/p1/meetings/m1/state.json",
+            "would delete " + P + "projects/p1/meetings/m1/state.json"));
     assertThat(plan.logLines()).containsExactly("would delete " + P + "projects/p1/meetings/m1/minutes.pdf",
         "would delete " + P + "projects/p1/meetings/m1/state.json");
+    Metrics planMetrics = plan.metrics();
+    assertThat(planMetrics.command()).isEqualTo("plan");
+    assertThat(planMetrics.runId()).isEqualTo(plan.runId());
+    assertThat(planMetrics.dryRun()).isTrue();
+    assertThat(planMetrics.complete()).isTrue();
+    assertThat(planMetrics.count("records_deleted")).isEqualTo(1);
+    assertThat(planMetrics.count("keys_listed")).isEqualTo(before.size());
+    assertThat(planMetrics.requests()).containsKey("ListObjectsV2");
+    assertThat(planMetrics.seconds()).containsKey("total");
+    assertThat(planMetrics.json()).isEqualTo(plan.metricsJson());
     assertThat(archive.snapshot()).isEqualTo(before);
     String runId = plan.runId();
 
@@ -97,6 +112,14 @@ class StatesweepActionsTest {
     assertThat(executed.failure()).isNull();
     assertThat(executed.exitCode()).isZero();
     assertThat(executed.summary().recordsDeleted()).isEqualTo(1);
+    assertThat(executed.log()).isEmpty();
+    Metrics executeMetrics = executed.metrics();
+    assertThat(executeMetrics.command()).isEqualTo("execute");
+    assertThat(executeMetrics.runId()).isEqualTo(runId);
+    assertThat(executeMetrics.attemptId()).isEqualTo(executed.attemptId());
+    assertThat(executeMetrics.dryRun()).isFalse();
+    assertThat(executeMetrics.count("keys_deleted")).isEqualTo(PLANNED.size());
+    assertThat(executeMetrics.verifiedToDeleted().records()).isEqualTo(1);
     Set<String> left = new TreeSet<>(before.keySet());
     left.removeAll(PLANNED);
     assertThat(archive.snapshot().keySet()).isEqualTo(left);
