@@ -14,6 +14,9 @@ import java.util.Set;
  * A parsed command line: the command, its flag values ({@code --name value} or {@code --name=value}),
  * the switches that take no value, and the settings file ({@code --config-file FILE}). Unknown flags are
  * errors that list the known ones; {@code --conf} is refused, as it is spark-submit's flag.
+ *
+ * <p>Only the demo and the delete benchmark still parse with it: the commands use picocli ({@link Commands}).
+ * It goes when they leave the product for test scope.
  */
 record CommandLine(String command, Map<String, String> flags, String configFile, boolean help) {
 

@@ -2,10 +2,6 @@ package io.statesweep.jobs;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.Charset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -94,7 +90,7 @@ enum Launcher {
    * Ends {@code main} after {@code command} returned {@code exitCode}, as this launcher reads it (see
    * the class documentation): returns normally, exits through {@code platform}, or throws.
    *
-   * @param summaryLine the last line the command printed that starts with {@code summary: }, or null
+   * @param summaryLine the summary line the command printed last ({@link StatesweepCli.Ended}), or null
    * @param sessionCreatedHere whether statesweep created the Spark session (none was there before)
    * @throws StatesweepFailure on failure, in YARN cluster mode and on Databricks
    */
@@ -148,72 +144,5 @@ enum Launcher {
         System.exit(code);
       }
     };
-  }
-
-  /**
-   * The stream a command prints to, passed through to the real one, remembering the last line that
-   * starts with {@code summary: } (for the failure's message).
-   */
-  static final class SummaryWatch extends OutputStream {
-    private static final String PREFIX = "summary: ";
-
-    private final OutputStream target;
-    private final Charset charset;
-    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-    private boolean maybeSummary = true;
-    private String last;
-
-    SummaryWatch(OutputStream target, Charset charset) {
-      this.target = requireNonNull(target, "target is null");
-      this.charset = requireNonNull(charset, "charset is null");
-    }
-
-    /** The last complete line that started with {@code summary: }, or null. */
-    synchronized String lastSummaryLine() {
-      return last;
-    }
-
-    @Override
-    public synchronized void write(int b) throws IOException {
-      target.write(b);
-      watch((byte) b);
-    }
-
-    @Override
-    public synchronized void write(byte[] bytes, int offset, int length) throws IOException {
-      target.write(bytes, offset, length);
-      for (int i = offset; i < offset + length; i++) {
-        watch(bytes[i]);
-      }
-    }
-
-    @Override
-    public void flush() throws IOException {
-      target.flush();
-    }
-
-    /** Flushes; the target (stdout) stays open. */
-    @Override
-    public void close() throws IOException {
-      flush();
-    }
-
-    private void watch(byte b) {
-      if (b == '\n') {
-        String text = line.toString(charset);
-        if (maybeSummary && text.startsWith(PREFIX)) {
-          last = text.endsWith("\r") ? text.substring(0, text.length() - 1) : text;
-        }
-        line.reset();
-        maybeSummary = true;
-      } else if (maybeSummary) {
-        line.write(b);
-        // Only a line that may still become a summary line is kept: the plan's lines can be many.
-        if (line.size() <= PREFIX.length() && !PREFIX.startsWith(line.toString(charset))) {
-          maybeSummary = false;
-          line.reset();
-        }
-      }
-    }
   }
 }

@@ -1,6 +1,7 @@
 package io.statesweep.jobs;
 
 import io.statesweep.config.RunOptions;
+import io.statesweep.config.Settings;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.HadoopFiles;
 import org.apache.spark.SparkConf;
@@ -17,6 +18,16 @@ final class SparkSessions {
   static SparkSession forPlan(String appName, RunOptions options) {
     // An inventory report is read through S3A (s3a://, or s3:// where that is S3A).
     return forTables(appName, options.warehouse(), options.s3(), options.inventory() != null);
+  }
+
+  /**
+   * The session of a command of the command line, made once its settings are resolved: the tables of its
+   * warehouse, with S3A pointed at the bucket's S3-compatible endpoint for an s3a:// warehouse or an inventory
+   * report.
+   */
+  static SparkSession forSettings(String appName, Settings settings) {
+    boolean inventory = settings.string(Settings.LISTING).trim().equalsIgnoreCase("inventory");
+    return forTables(appName, settings.string(Settings.WAREHOUSE).trim(), RunOptions.s3(settings), inventory);
   }
 
   /** A session for the tables of {@code warehouse}; {@code s3aInput} when other s3a:// input is read too. */

@@ -1,30 +1,25 @@
 package io.statesweep.jobs;
 
-import io.statesweep.config.FileSource;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.RunLock;
 import io.statesweep.spark.ExecuteResult;
-import io.statesweep.spark.HadoopFiles;
 import io.statesweep.spark.LockOutcome;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.RunResult;
-import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.SparkPlanAction;
-import io.statesweep.spark.SparkRunAction;
-import io.statesweep.spark.Tables;
+import io.statesweep.spark.Statesweep;
 import java.io.PrintStream;
-import java.nio.charset.Charset;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * The command line: {@code plan} (a dry run that writes the Delta report), {@code run} (plan, then
- * with {@code --execute} delete), {@code execute --run-id} (a reviewed plan) and {@code demo} (the
- * embedded default: a local S3 server with a generated archive, then {@code plan}). Exit codes: 0 a
+ * with {@code --execute} delete), {@code approve --run-id} (record a review), {@code execute --run-id} (a
+ * reviewed plan). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
+ * the action API ({@link Statesweep}), with a Spark session made from the resolved settings. Exit codes: 0 a
  * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings (or a run that
  * deletes without the permissions of the run lock), 3 another run holds the export's run lock.
  *
@@ -36,9 +31,6 @@ public final class StatesweepCli {
   static final int RUN_FAILED = 1;
   static final int BAD_SETTINGS = 2;
   static final int LOCKED = 3;
-  private static final String RUN_ID = "--run-id";
-  private static final String BY = "--by";
-  private static final String NOTE = "--note";
 
   private StatesweepCli() {}
 
@@ -50,98 +42,87 @@ public final class StatesweepCli {
   public static void main(String[] args) {
     Launcher launcher = Launcher.detect(System.getenv(), Launcher.sparkProperties(System.getProperties()));
     boolean sessionCreatedHere = SparkSession.getDefaultSession().isEmpty();
-    Launcher.SummaryWatch watch = new Launcher.SummaryWatch(System.out, Charset.defaultCharset());
-    PrintStream out = new PrintStream(watch, true, Charset.defaultCharset());
-    int code = run(args, System.getenv(), out, System.err);
-    out.flush();
-    launcher.end(args.length == 0 ? "help" : args[0], code, watch.lastSummaryLine(), sessionCreatedHere,
+    Ended ended = execute(args, System.getenv(), System.out, System.err);
+    System.out.flush();
+    launcher.end(args.length == 0 ? "help" : args[0], ended.code(), ended.summaryLine(), sessionCreatedHere,
         Launcher.Platform.JVM);
   }
 
+  /**
+   * How a command ended: its exit code, and the summary line it printed last (null for a command that is no run,
+   * such as approve or help), which a launcher that reads exceptions puts in its failure.
+   */
+  record Ended(int code, String summaryLine) {}
+
   /** Runs a command in this JVM; the Spark session it used stays open for the caller. */
   static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
+    return execute(args, environment, out, err).code();
+  }
+
+  /** Runs a command in this JVM and says how it ended; the Spark session it used stays open for the caller. */
+  static Ended execute(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
     String command = args.length == 0 ? "help" : args[0];
     Ending ending = new Ending(command, args, environment, out);
+    int code = dispatch(args, environment, ending, err);
+    return new Ended(code, ending.summaryLine());
+  }
+
+  private static int dispatch(String[] args, Map<String, String> environment, Ending ending, PrintStream err) {
+    PrintStream out = ending.out();
+    String command = args.length == 0 ? "help" : args[0];
     try {
+      // Not part of the command tree: the demo and the delete benchmark leave the product for test scope.
       switch (command) {
-        case "plan" -> {
-          CommandLine commandLine = CommandLine.parse(args);
-          if (commandLine.help()) {
-            out.print(help("plan", "Lists the export, reads every state file, plans each record and writes the"
-                + " dry-run report (Delta tables state_files, deletion_plan, runs). Deletes nothing."));
-            return OK;
-          }
-          Settings settings = settings(commandLine.flags(), environment, commandLine.configFile());
-          ending.settings(settings);
-          return plan(options(settings), settings, ending, err);
-        }
-        case "run" -> {
-          CommandLine commandLine = CommandLine.parse(args);
-          if (commandLine.help()) {
-            out.print(help("run", "The scheduled job: plan, then with --execute (or dry_run=false) delete what the"
-                + " plan says, each record verified right before its keys go. Without --execute it is plan."));
-            return OK;
-          }
-          Settings settings = settings(commandLine.flags(), environment, commandLine.configFile());
-          ending.settings(settings);
-          return run(options(settings), ending, err);
-        }
-        case "execute" -> {
-          CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID));
-          if (commandLine.help()) {
-            out.print(help("execute", "Executes a plan written earlier (after review), exactly as planned: give"
-                + " --run-id ID and the plan's --bucket and --prefix. It never deletes a key that is not in that"
-                + " plan, and can be run again to finish an attempt that stopped."));
-            return OK;
-          }
-          Map<String, String> flags = new java.util.LinkedHashMap<>(commandLine.flags());
-          String runId = flags.remove(RUN_ID);
-          if (runId == null || runId.isBlank()) {
-            throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs)");
-          }
-          Settings settings = settings(flags, environment, commandLine.configFile());
-          Settings.Value dryRun = settings.value(Settings.DRY_RUN);
-          if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
-            throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
-                + dryRun.source() + "): unset it, or use plan for a dry run");
-          }
-          return execute(options(settings), runId, ending, err);
-        }
-        case "approve" -> {
-          CommandLine commandLine = CommandLine.parse(args, java.util.Set.of(RUN_ID, BY, NOTE));
-          if (commandLine.help()) {
-            out.print(help("approve", "Records that you reviewed the plan of --run-id ID and approve its execution"
-                + " (table approvals: who, when, --note, and what the plan deletes). execute --run-id refuses a"
-                + " plan that nobody approved. Options: --run-id ID, --by NAME (required), --note TEXT, and the"
-                + " plan's --warehouse."));
-            return OK;
-          }
-          Map<String, String> flags = new java.util.LinkedHashMap<>(commandLine.flags());
-          String runId = flags.remove(RUN_ID);
-          String by = flags.remove(BY);
-          String note = flags.remove(NOTE);
-          if (runId == null || runId.isBlank()) {
-            throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
-          }
-          Settings settings = settings(flags, environment, commandLine.configFile());
-          return approve(settings, runId, by, note, out);
-        }
         case "demo" -> {
           return Demo.run(args, environment, out, err);
         }
         case "bench-delete" -> {
           return DeleteBenchmark.run(args, out);
         }
-        case "help", "--help", "-h" -> {
-          out.print(usage());
-          return OK;
-        }
-        default -> {
-          err.println("Unknown command '" + command + "'.");
-          err.print(usage());
-          return BAD_SETTINGS;
-        }
+        default -> { }
       }
+      if (!command.startsWith("-") && !command.equals(Commands.HELP) && Commands.command(command) == null) {
+        err.println("Unknown command '" + command + "'.");
+        err.print(Commands.usage(null));
+        return BAD_SETTINGS;
+      }
+      Commands.Invocation invocation = Commands.parse(args);
+      if (invocation.help()) {
+        out.print(Commands.usage(invocation.command()));
+        return OK;
+      }
+      Statesweep statesweep = Statesweep.withSessions(
+          (action, settings) -> SparkSessions.forSettings("statesweep " + action.label(), settings));
+      return switch (invocation.command()) {
+        case PLAN -> {
+          Statesweep.PlanAction plan = configure(statesweep.plan(), invocation, environment);
+          ending.settings(plan.settings());
+          PlanResult result = plan.execute();
+          print(result, ending, err);
+          yield result.exitCode() == 0 ? OK : RUN_FAILED;
+        }
+        case RUN -> {
+          Statesweep.RunAction run = configure(statesweep.run(), invocation, environment);
+          ending.settings(run.settings());
+          yield print(run.execute(), ending, err);
+        }
+        case EXECUTE -> {
+          Statesweep.ExecuteAction execute = configure(statesweep.execute(invocation.runId()), invocation,
+              environment);
+          ExecuteResult result = execute.execute();
+          print(result, ending, err);
+          yield result.exitCode() == 0 ? OK : RUN_FAILED;
+        }
+        case APPROVE -> {
+          Statesweep.ApproveAction approve = configure(statesweep.approve(invocation.runId()), invocation,
+              environment).by(invocation.by()).note(invocation.note());
+          SparkApproveAction.Approval approval = approve.execute();
+          out.println(approval.line());
+          out.println("execute it with: statesweep execute --run-id " + approval.runId() + " (and the plan's --bucket,"
+              + " --prefix and --warehouse)");
+          yield OK;
+        }
+      };
     } catch (IllegalArgumentException e) {
       err.println("statesweep: " + e.getMessage());
       ending.stopped("bad_settings", 0);
@@ -166,27 +147,10 @@ public final class StatesweepCli {
     }
   }
 
-  /**
-   * Flags, then environment, then the {@code --config-file}, read through Hadoop's FileSystem (s3://, s3a://,
-   * dbfs:/, file: or a local path). What reaches the file (an S3-compatible endpoint) comes from the flags
-   * and the environment only: the file cannot say where it is itself.
-   */
-  static Settings settings(Map<String, String> flags, Map<String, String> environment, String configFile) {
-    if (configFile == null) {
-      return Settings.resolve(flags, environment, null);
-    }
-    Settings reach = Settings.resolve(flags, environment, null);
-    return Settings.resolve(flags, environment, configFile, hadoopFiles(reach));
-  }
-
-  /** The run's options; a {@code --layout} file is read through Hadoop's FileSystem, as the settings reach it. */
-  static RunOptions options(Settings settings) {
-    return RunOptions.from(settings, hadoopFiles(settings));
-  }
-
-  /** Hadoop's FileSystem, made on the first read (a built-in layout reads nothing). */
-  private static FileSource hadoopFiles(Settings settings) {
-    return (location, maxBytes) -> HadoopFiles.beforeTheRun(RunOptions.s3(settings)).read(location, maxBytes);
+  /** The action with the command line's flags, its config file and the process environment. */
+  static <A extends Statesweep.Action<A, ?>> A configure(A action, Commands.Invocation invocation,
+      Map<String, String> environment) {
+    return action.environment(environment).options(invocation.flags()).configFile(invocation.configFile());
   }
 
   /**
@@ -201,7 +165,7 @@ public final class StatesweepCli {
     private final Map<String, String> environment;
     private final PrintStream out;
     private Settings settings;
-    private boolean summaryPrinted;
+    private String summaryLine;
 
     Ending(String command, String[] args, Map<String, String> environment, PrintStream out) {
       this.command = command;
@@ -219,13 +183,18 @@ public final class StatesweepCli {
     }
 
     void summary(RunSummary summary) {
-      out.println(summary.line());
-      summaryPrinted = true;
+      summaryLine = summary.line();
+      out.println(summaryLine);
+    }
+
+    /** The summary line printed, or null. */
+    String summaryLine() {
+      return summaryLine;
     }
 
     /** The summary of a run stopped before it counted anything; nothing for a command that is no run. */
     void stopped(String reason, long errors) {
-      if (!summaryPrinted && RUNS.contains(command)) {
+      if (summaryLine == null && RUNS.contains(command)) {
         summary(RunSummary.stopped(dryRun(), reason, errors));
       }
     }
@@ -272,35 +241,18 @@ public final class StatesweepCli {
     }
   }
 
-  /** The scheduled job: {@link SparkRunAction} plans, then with --execute deletes, under one run lock. */
-  static int run(RunOptions options, Ending ending, PrintStream err) {
+  /**
+   * The run's lines: a dry run's are its plan's; one that deleted keeps its plan's refused, coming-back and
+   * skipped lines, not its would-delete lines, then prints its execute's.
+   */
+  static int print(RunResult result, Ending ending, PrintStream err) {
     PrintStream out = ending.out();
-    SparkSession spark = SparkSessions.forPlan("statesweep run", options);
-    RunResult result = new SparkRunAction(spark, options).execute();
     if (result.execution() == null) {
       print(result.plan(), ending, err);
       return result.exitCode() == 0 ? OK : RUN_FAILED;
     }
-    // Deleting: the plan's refused, coming-back and skipped lines stay; its would-delete lines do not.
     result.plan().logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
     print(result.execution(), ending, err);
-    return result.exitCode() == 0 ? OK : RUN_FAILED;
-  }
-
-  static int approve(Settings settings, String runId, String by, String note, PrintStream out) {
-    String warehouse = settings.string(Settings.WAREHOUSE).trim();
-    SparkSession spark = SparkSessions.forTables("statesweep approve", warehouse, RunOptions.s3(settings), false);
-    SparkApproveAction.Approval approval = new SparkApproveAction(spark, new Tables(warehouse)).approve(runId, by, note);
-    out.println(approval.line());
-    out.println("execute it with: statesweep execute --run-id " + runId + " (and the plan's --bucket, --prefix and"
-        + " --warehouse)");
-    return OK;
-  }
-
-  static int execute(RunOptions options, String runId, Ending ending, PrintStream err) {
-    SparkSession spark = SparkSessions.forPlan("statesweep execute", options);
-    ExecuteResult result = new SparkExecuteAction(spark, options, runId).execute();
-    print(result, ending, err);
     return result.exitCode() == 0 ? OK : RUN_FAILED;
   }
 
@@ -318,19 +270,14 @@ public final class StatesweepCli {
     ending.summary(result.summary());
   }
 
-  /** A plan outside a command line's run (the demo). */
+  /** A plan outside a command line's run: the demo's, until it leaves the product for test scope. */
   static int plan(RunOptions options, Settings settings, PrintStream out, PrintStream err) {
-    return plan(options, settings, new Ending("plan", new String[] {"plan"}, Map.of(), out), err);
-  }
-
-  static int plan(RunOptions options, Settings settings, Ending ending, PrintStream err) {
+    Ending ending = new Ending("plan", new String[] {"plan"}, Map.of(), out);
     if (!options.dryRun()) {
-      Settings.Value value = settings.value(Settings.DRY_RUN);
       throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
-          + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
+          + settings.value(Settings.DRY_RUN).source() + ")");
     }
-    SparkSession spark = SparkSessions.forPlan("statesweep plan", options);
-    PlanResult result = new SparkPlanAction(spark, options).execute();
+    PlanResult result = new SparkPlanAction(SparkSessions.forPlan("statesweep plan", options), options).execute();
     print(result, ending, err);
     return result.exitCode() == 0 ? OK : RUN_FAILED;
   }
@@ -357,39 +304,5 @@ public final class StatesweepCli {
         + result.tables().deletionPlan() + " runs=" + result.tables().runs());
     out.println("metrics: " + result.metricsJson());
     ending.summary(summary);
-  }
-
-  static String usage() {
-    return """
-        usage: statesweep <command> [options]
-
-        commands:
-          plan     list the export, read every state file, plan each record, write the dry-run report
-          run      the scheduled job: plan, then with --execute delete what the plan says
-          approve  record that you reviewed a plan (--run-id, --by) so that execute may run it
-          execute  execute a plan written earlier and approved (--run-id), exactly as planned
-          demo     start a local S3 server with a generated archive and run plan on it
-          bench-delete  measure delete throughput on a local S3 server (raw beside statesweep)
-          help     this text
-
-        '<command> --help' lists the command's options.
-        """;
-  }
-
-  static String help(String command, String what) {
-    StringBuilder text = new StringBuilder("usage: statesweep " + command + " [options]\n\n" + what + "\n\n");
-    text.append("Options (a flag wins over its environment variable, which wins over --config-file FILE, which wins"
-        + " over the default):\n");
-    for (Setting setting : Settings.ALL) {
-      text.append(String.format("  %-22s %s%n", setting.flag() + (setting.flag().equals("--dry-run") ? "" : " V"),
-          setting.help()));
-      text.append(String.format("  %-22s default: %s; env %s; config-file key %s%n", "",
-          setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty() ? "(empty)" : setting.defaultValue(),
-          setting.environment(), setting.key()));
-    }
-    text.append(String.format("  %-22s %s%n", "--execute", "same as --dry-run false"));
-    text.append(String.format("  %-22s %s%n", "--config-file FILE", "a properties file of sweep.* keys"));
-    text.append("\nCredentials come only from the AWS SDK's default provider chain (environment, profile, role).\n");
-    return text.toString();
   }
 }

@@ -115,7 +115,9 @@ class ApproveCommandTest {
 
     assertThat(help.code).isZero();
     assertThat(help.text).startsWith("usage: statesweep approve [options]\n")
-        .contains("--run-id ID", "--by NAME (required)", "--note TEXT", "--warehouse");
+        .contains("--run-id=ID", "--by=NAME", "who approves the plan, a name or an email (required)", "--note=TEXT",
+            "--warehouse=V")
+        .doesNotContain("--grace-days", "--bucket");
   }
 
   @Test

@@ -193,8 +193,8 @@ class DeployDefinitionsTest {
 
   /** Parses and validates the arguments exactly as the CLI would, without a request. */
   private static RunOptions options(List<String> args) {
-    CommandLine commandLine = CommandLine.parse(args.toArray(String[]::new));
-    return RunOptions.from(Settings.resolve(commandLine.flags(), Map.of(), null));
+    Commands.Invocation invocation = Commands.parse(args.toArray(String[]::new));
+    return RunOptions.from(Settings.resolve(invocation.flags(), Map.of(), null));
   }
 
   private static Job job(JsonNode databricks) {

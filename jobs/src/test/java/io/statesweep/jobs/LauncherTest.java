@@ -3,9 +3,6 @@ package io.statesweep.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -126,36 +123,6 @@ class LauncherTest {
     assertThatThrownBy(() -> Launcher.DATABRICKS.end("approve", 2, null, false, platform))
         .hasMessageEndingWith("; no summary line");
     assertThat(platform.calls).isEmpty();
-  }
-
-  @Test
-  void theSummaryWatchPassesEverythingThroughAndKeepsTheLastSummaryLine() {
-    ByteArrayOutputStream target = new ByteArrayOutputStream();
-    Launcher.SummaryWatch watch = new Launcher.SummaryWatch(target, StandardCharsets.UTF_8);
-    PrintStream out = new PrintStream(watch, true, StandardCharsets.UTF_8);
-
-    out.println("would delete cogram/a/state.json (summary: not this one)");
-    out.println("summary: dry_run=true first");
-    out.print("summa");
-    out.print("ry: dry_run=false second – ü\r\n");
-    out.println("metrics: {}");
-    out.print("summary: unfinished");
-    out.flush();
-
-    assertThat(watch.lastSummaryLine()).isEqualTo("summary: dry_run=false second – ü");
-    assertThat(target.toString(StandardCharsets.UTF_8)).isEqualTo("would delete cogram/a/state.json (summary: not"
-        + " this one)\nsummary: dry_run=true first\nsummary: dry_run=false second – ü\r\nmetrics: {}\nsummary: unfinished");
-  }
-
-  @Test
-  void theSummaryWatchHasNoneBeforeASummaryLine() {
-    Launcher.SummaryWatch watch = new Launcher.SummaryWatch(new ByteArrayOutputStream(), StandardCharsets.UTF_8);
-    PrintStream out = new PrintStream(watch, true, StandardCharsets.UTF_8);
-
-    out.println("usage: statesweep <command> [options]");
-    out.println(" summary: indented");
-
-    assertThat(watch.lastSummaryLine()).isNull();
   }
 
   /** Records what the launcher asked of the JVM; exit returns (the real one does not). */

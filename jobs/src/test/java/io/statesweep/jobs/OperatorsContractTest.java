@@ -167,7 +167,10 @@ class OperatorsContractTest {
     for (String key : rewritten) {
       store.write(key, "written again".getBytes(StandardCharsets.UTF_8));
     }
-    Output execute = run(environment, "execute", "--run-id", plan.runId(), "--skip-approval", "--log-lines", "1");
+    // execute takes no --log-lines (it prints no 'would delete' lines); the setting from the environment caps nothing.
+    Map<String, String> oneLine = new java.util.HashMap<>(environment);
+    oneLine.put("STATESWEEP_LOG_LINES", "1");
+    Output execute = run(oneLine, "execute", "--run-id", plan.runId(), "--skip-approval");
 
     assertThat(execute.code).as(execute.errors).isZero();
     assertThat(rewritten).hasSize(3);

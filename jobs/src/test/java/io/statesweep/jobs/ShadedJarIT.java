@@ -32,7 +32,8 @@ class ShadedJarIT {
       assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class"))
           .isEqualTo("io.statesweep.jobs.StatesweepCli");
       assertThat(entries).contains("io/statesweep/jobs/StatesweepCli.class",
-          "io/statesweep/shaded/awssdk/services/s3/S3Client.class", "layouts/cogram.json");
+          "io/statesweep/shaded/awssdk/services/s3/S3Client.class", "layouts/cogram.json",
+          "picocli/CommandLine.class");
       assertThat(entries).noneMatch(name -> name.startsWith("software/amazon/awssdk/"));
       assertThat(entries).noneMatch(name -> name.startsWith("org/apache/spark/") || name.startsWith("io/delta/")
           || name.startsWith("org/apache/hadoop/") || name.startsWith("scala/"));

@@ -11,14 +11,24 @@ import java.util.List;
  * run lock (held, or lost: then its summary ends with {@code run_lock=lost}).
  */
 public record ExecuteResult(String runId, String attemptId, RunSummary summary, Tables tables,
-    String conditionalDeletes, List<String> logLines, String failure, String metricsJson, LockOutcome runLock) {
+    String conditionalDeletes, List<LogLine> log, String failure, String metricsJson, LockOutcome runLock) {
   public ExecuteResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(attemptId, "attemptId is null");
     requireNonNull(summary, "summary is null");
     requireNonNull(tables, "tables is null");
     requireNonNull(runLock, "runLock is null");
-    logLines = List.copyOf(logLines);
+    log = List.copyOf(log);
+  }
+
+  /** The log lines as printed. */
+  public List<String> logLines() {
+    return log.stream().map(LogLine::text).toList();
+  }
+
+  /** The attempt's metrics ({@link #metricsJson}) as a record. */
+  public Metrics metrics() {
+    return Metrics.of(metricsJson);
   }
 
   /** 0 for a complete attempt without errors that held its run lock to the end, else 1. */

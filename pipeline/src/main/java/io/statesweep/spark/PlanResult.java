@@ -8,23 +8,33 @@ import java.util.List;
 /**
  * What a planning run produced: its summary, where its tables are, and its per-key log lines.
  *
- * @param logLines the first {@code --log-lines} {@code would delete <key>} lines, then every kept (refused,
- *     coming back, bad state) and skipped line
+ * @param log the first {@code --log-lines} {@code would delete <key>} lines, then every kept (refused,
+ *     coming back, bad state), missing and skipped line
  * @param failure why the run did not complete, or null
  * @param phaseSeconds how long each phase took (list, read-state-files, plan, summary, ...)
  * @param metricsJson the run's metrics as one JSON object ({@link RunMetrics#json})
  * @param runLock what became of the run lock; the summary ends with {@code run_lock=none} for a plan without
  *     it and {@code run_lock=lost} for one that lost it
  */
-public record PlanResult(String runId, RunSummary summary, Tables tables, List<String> logLines, String failure,
+public record PlanResult(String runId, RunSummary summary, Tables tables, List<LogLine> log, String failure,
     java.util.Map<String, Double> phaseSeconds, String metricsJson, LockOutcome runLock) {
   public PlanResult {
     requireNonNull(runId, "runId is null");
     requireNonNull(summary, "summary is null");
     requireNonNull(tables, "tables is null");
     requireNonNull(runLock, "runLock is null");
-    logLines = List.copyOf(logLines);
+    log = List.copyOf(log);
     phaseSeconds = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseSeconds));
+  }
+
+  /** The log lines as printed. */
+  public List<String> logLines() {
+    return log.stream().map(LogLine::text).toList();
+  }
+
+  /** The run's metrics ({@link #metricsJson}) as a record. */
+  public Metrics metrics() {
+    return Metrics.of(metricsJson);
   }
 
   /**

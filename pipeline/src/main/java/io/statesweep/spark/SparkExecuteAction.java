@@ -207,7 +207,7 @@ public final class SparkExecuteAction {
       RunSummary summary = summary(plan, attemptId, conditional, true, counts.getLong(0), counts.getLong(1),
           counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6),
           counts.getLong(7), counts.getLong(8));
-      List<String> lines = logLines(tables, runDate, attemptId);
+      List<LogLine> lines = logLines(tables, runDate, attemptId);
       writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
           counts.getLong(6), counts.getLong(8), null);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
@@ -413,23 +413,23 @@ public final class SparkExecuteAction {
    * One line per record that the attempt kept or failed, never capped by {@code --log-lines} (which caps
    * only a dry run's {@code would delete} lines): refused and coming-back lines are what users alert on.
    */
-  private List<String> logLines(Tables tables, String runDate, String attemptId) {
-    List<String> lines = new ArrayList<>();
+  private List<LogLine> logLines(Tables tables, String runDate, String attemptId) {
+    List<LogLine> lines = new ArrayList<>();
     Dataset<Row> kept = spark.read().format("delta").load(tables.executions())
         .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
             .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.KEPT_REFUSED.label(),
                 Outcome.STATE_CHANGED.label(),
                 Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label())))
         .orderBy("state_file_key").select("state_file_key", "message");
-    kept.toLocalIterator().forEachRemaining(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    kept.toLocalIterator().forEachRemaining(row -> lines.add(LogLine.kept(row.getString(0), row.getString(1))));
     // A file lost to a record that came back while it went is never silent: one line per key (spec section 4).
     Dataset<Row> cameBack = spark.read().format("delta").load(tables.executions())
         .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
             .and(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label())))
         .select(col("state_file_key"), explode(col("deleted_keys")).as("key"))
         .orderBy("state_file_key", "key");
-    cameBack.toLocalIterator().forEachRemaining(row -> lines.add(row.getString(0)
-        + " came back during its deletion: " + row.getString(1) + " was deleted; run Verify bucket in the exporter"));
+    cameBack.toLocalIterator()
+        .forEachRemaining(row -> lines.add(LogLine.cameBack(row.getString(0), row.getString(1))));
     return lines;
   }
 

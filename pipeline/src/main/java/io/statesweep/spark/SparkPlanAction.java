@@ -129,7 +129,7 @@ public final class SparkPlanAction {
     try {
       Counts counts = plan(run, tables);
       RunSummary summary = summary(run, counts, true, 0);
-      List<String> lines = logLines(run, tables);
+      List<LogLine> lines = logLines(run, tables);
       writeRun(run, tables, startedAt, summary, counts, null);
       PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
@@ -385,10 +385,10 @@ public final class SparkPlanAction {
    * that the bucket lacks) and every skipped line, never capped: users count the alert phrases with log
    * metric filters, so one line left out is an alert missed.
    */
-  private List<String> logLines(RunContext run, Tables tables) {
+  private List<LogLine> logLines(RunContext run, Tables tables) {
     phase("log-lines", "Collecting log lines");
     int limit = options.logLines() == RunOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
-    List<String> lines = new ArrayList<>();
+    List<LogLine> lines = new ArrayList<>();
     Dataset<Row> planDS = spark.read().format("delta").load(tables.deletionPlan())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())));
     Dataset<Row> deletesDS = planDS
@@ -397,32 +397,33 @@ public final class SparkPlanAction {
         .orderBy(col("state_file_key"), col("position"))
         .select(col("delete.key"));
     if (limit > 0) {
-      collect(deletesDS, limit).forEach(row -> lines.add("would delete " + row.getString(0)));
+      collect(deletesDS, limit).forEach(row -> lines.add(LogLine.wouldDelete(row.getString(0))));
     }
     Dataset<Row> keptDS = planDS
         .filter(col("action").isin(Action.KEPT_REFUSED.label(), Action.KEPT_NEWER_FILES.label(),
             Action.BAD_STATE.label()))
         .orderBy(col("state_file_key"))
         .select(col("state_file_key"), col("reason"));
-    collect(keptDS, Integer.MAX_VALUE).forEach(row -> lines.add("kept " + row.getString(0) + ": " + row.getString(1)));
+    collect(keptDS, Integer.MAX_VALUE).forEach(row -> lines.add(LogLine.kept(row.getString(0), row.getString(1))));
     Dataset<Row> missingDS = planDS
         .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"))
         .orderBy(col("state_file_key"), col("position"))
         .select(col("key"), col("state_file_key"));
-    collect(missingDS, Integer.MAX_VALUE).forEach(row -> lines.add(missingLine(row.getString(0), row.getString(1))));
+    collect(missingDS, Integer.MAX_VALUE).forEach(row -> lines.add(LogLine.missing(row.getString(0), row.getString(1))));
     Dataset<Row> stateDS = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
         .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
         .orderBy(col("key"))
         .select(col("status"), col("key"), col("message"));
     collect(stateDS, Integer.MAX_VALUE).forEach(row -> lines.add(
-        (Rows.SKIPPED.equals(row.getString(0)) ? "skipped " : "kept ") + row.getString(1) + ": " + row.getString(2)));
+        Rows.SKIPPED.equals(row.getString(0)) ? LogLine.skipped(row.getString(1), row.getString(2))
+            : LogLine.kept(row.getString(1), row.getString(2))));
     return lines;
   }
 
   /** The line of spec section 4 for a file that a live record lists and the bucket lacks. */
   static String missingLine(String key, String stateFileKey) {
-    return "missing " + key + ": listed by live record " + stateFileKey;
+    return LogLine.missing(key, stateFileKey).text();
   }
 
   private static List<Row> collect(Dataset<Row> rows, int limit) {
