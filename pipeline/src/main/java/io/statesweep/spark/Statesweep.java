@@ -1,0 +1,455 @@
+package io.statesweep.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.config.FileSource;
+import io.statesweep.config.RunOptions;
+import io.statesweep.config.Setting;
+import io.statesweep.config.Settings;
+import io.statesweep.s3.S3Settings;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The actions of statesweep, for notebooks and for Scala, Python and Java callers, shaped like Iceberg's
+ * {@code SparkActions}: {@code Statesweep.get(spark).plan().bucket("archive").prefix("cogram/").execute()}.
+ * The command line is a caller of the same actions.
+ *
+ * <p>Each action takes its settings fluently: the setters named after the common settings, {@link
+ * Action#option} for any setting by its conf key ({@code sweep.grace-days}) or its flag ({@code --grace-days}),
+ * and {@link Action#configFile}. {@link Action#execute()} resolves them as the command line does ({@link
+ * Settings#resolve}): what was set on the action wins over the environment variable, which wins over the
+ * config file (read through Hadoop's FileSystem: a local path, {@code s3://}, {@code s3a://}, {@code dbfs:/},
+ * {@code file:}), which wins over the default. A setting the action does not use is refused ({@link
+ * Command#settings()} lists each action's).
+ *
+ * <p>Results are immutable records that carry their counts; a plan or execute that completes with errors is a
+ * result ({@code exitCode() == 1}), not an exception. Failures are exceptions: bad settings and refused plans
+ * are {@link IllegalArgumentException}s whose message says what to do; another run holding the export's run
+ * lock is {@link io.statesweep.s3.RunLock.HeldException}, a run that deletes without the lock's permissions
+ * {@link io.statesweep.s3.RunLock.DeniedException}, any other failure to take it
+ * {@link io.statesweep.s3.RunLock.UnavailableException}.
+ *
+ * <p>From a Databricks or PySpark notebook:
+ * <pre>{@code
+ * spark._jvm.io.statesweep.spark.Statesweep.get(spark._jsparkSession).approve(run_id) \
+ *     .warehouse(warehouse).by(user).note("looked at plan_summary").execute().line()
+ * }</pre>
+ */
+public final class Statesweep {
+
+  /** Makes the session of an action once its settings are resolved (the command line's own sessions). */
+  @FunctionalInterface
+  public interface Sessions {
+    SparkSession session(Command command, Settings settings);
+  }
+
+  /** The actions, and the settings each takes (as flags on the command line, as options here). */
+  public enum Command {
+    /** A dry run that writes the report: {@link SparkPlanAction}. */
+    PLAN("plan", List.of(Settings.BUCKET, Settings.PREFIX, Settings.DRY_RUN, Settings.GRACE_DAYS,
+        Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
+        Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
+        Settings.PAGES_PER_TASK, Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL,
+        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
+    /** The scheduled job, plan then (when not a dry run) execute: {@link SparkRunAction}. */
+    RUN("run", List.of(Settings.BUCKET, Settings.PREFIX, Settings.DRY_RUN, Settings.GRACE_DAYS,
+        Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
+        Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
+        Settings.BATCH_SIZE, Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.PAGES_PER_TASK,
+        Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL,
+        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
+    /**
+     * A reviewed plan, exactly as planned: {@link SparkExecuteAction}. It lists nothing and prints no
+     * {@code would delete} lines; it decides each record again with this run's grace periods (a row may only
+     * narrow the plan), so it takes the grace days.
+     */
+    EXECUTE("execute", List.of(Settings.BUCKET, Settings.PREFIX, Settings.GRACE_DAYS, Settings.KIND_GRACE_DAYS,
+        Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
+        Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.MAX_STATE_BYTES, Settings.BATCH_SIZE,
+        Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.SKIP_APPROVAL, Settings.MAX_PLAN_AGE,
+        Settings.LOCK_TTL, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA)),
+    /** Records an approval: {@link SparkApproveAction}. It reads the tables only (and S3A, for them). */
+    APPROVE("approve", List.of(Settings.REGION, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
+        Settings.CATALOG_SCHEMA));
+
+    private final String label;
+    private final List<Setting> settings;
+
+    Command(String label, List<Setting> settings) {
+      this.label = label;
+      this.settings = settings;
+    }
+
+    /** The command's name: plan, run, execute, approve. */
+    public String label() {
+      return label;
+    }
+
+    /** The settings the command uses, in the order of {@link Settings#ALL}. */
+    public List<Setting> settings() {
+      return Settings.ALL.stream().filter(settings::contains).toList();
+    }
+
+    public boolean takes(Setting setting) {
+      return settings.contains(setting);
+    }
+  }
+
+  /** The name under which {@link Action#option} takes the config file. */
+  public static final String CONFIG_FILE = "--config-file";
+
+  private final SparkSession spark;
+  private final Sessions sessions;
+
+  private Statesweep(SparkSession spark, Sessions sessions) {
+    this.spark = spark;
+    this.sessions = sessions;
+  }
+
+  /** The actions on {@code spark}: they run in it and read their files with its Hadoop configuration. */
+  public static Statesweep get(SparkSession spark) {
+    requireNonNull(spark, "spark is null");
+    return new Statesweep(spark, null);
+  }
+
+  /** The actions on the active Spark session (the notebook's). */
+  public static Statesweep get() {
+    return get(SparkSession.active());
+  }
+
+  /**
+   * The actions on a session made for each from its resolved settings: the command line makes its own
+   * (local, or the cluster's, with S3A pointed at an S3-compatible endpoint), which needs the settings first.
+   */
+  public static Statesweep withSessions(Sessions sessions) {
+    return new Statesweep(null, requireNonNull(sessions, "sessions is null"));
+  }
+
+  /** A dry run of the export: lists, reads the state files, plans and writes the report. Deletes nothing. */
+  public PlanAction plan() {
+    return new PlanAction(this);
+  }
+
+  /** The scheduled job: a plan, then with {@code dry-run false} the execute of that plan, under one run lock. */
+  public RunAction run() {
+    return new RunAction(this);
+  }
+
+  /**
+   * The execute of the plan of {@code runId}, made earlier (and approved, unless {@code skip-approval}).
+   *
+   * @throws IllegalArgumentException when {@code runId} is missing
+   */
+  public ExecuteAction execute(String runId) {
+    if (runId == null || runId.isBlank()) {
+      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs)");
+    }
+    return new ExecuteAction(this, runId.trim());
+  }
+
+  /**
+   * The approval of the plan of {@code runId}: recorded exactly as {@code statesweep approve} records it (who,
+   * when, note, what the plan deletes and the digest of its rows).
+   *
+   * @throws IllegalArgumentException when {@code runId} is missing
+   */
+  public ApproveAction approve(String runId) {
+    if (runId == null || runId.isBlank()) {
+      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
+    }
+    return new ApproveAction(this, runId.trim());
+  }
+
+  private SparkSession session(Command command, Settings settings) {
+    return spark != null ? spark : requireNonNull(sessions.session(command, settings), "session is null");
+  }
+
+  /**
+   * Hadoop's FileSystem for the files the settings name, made on the first read (a built-in layout reads
+   * nothing): the session's configuration, or before there is a session the one Spark would make; S3A goes to
+   * the settings' S3-compatible endpoint unless the Spark conf says where.
+   */
+  private FileSource files(Settings reach) {
+    return (location, maxBytes) -> {
+      S3Settings s3 = RunOptions.s3(reach);
+      if (spark == null) {
+        return HadoopFiles.beforeTheRun(s3).read(location, maxBytes);
+      }
+      Configuration configuration = new Configuration(spark.sparkContext().hadoopConfiguration());
+      if (!spark.sparkContext().getConf().contains("spark.hadoop.fs.s3a.endpoint")) {
+        HadoopFiles.s3aEndpoint(s3).forEach(configuration::set);
+      }
+      return new HadoopFiles(configuration).read(location, maxBytes);
+    };
+  }
+
+  /** The tables of the resolved settings. */
+  static Tables tables(Settings settings) {
+    return new Tables(settings.string(Settings.WAREHOUSE).trim());
+  }
+
+  /**
+   * An action's settings and its one {@link #execute()}.
+   *
+   * @param <A> the action itself, for the fluent setters
+   * @param <R> what it returns
+   */
+  public abstract static class Action<A extends Action<A, R>, R> {
+    private final Statesweep statesweep;
+    private final Command command;
+    private final Map<String, String> flags = new LinkedHashMap<>();
+    private String configFile;
+    private Map<String, String> environment = System.getenv();
+    private Settings resolved;
+
+    Action(Statesweep statesweep, Command command) {
+      this.statesweep = statesweep;
+      this.command = command;
+    }
+
+    @SuppressWarnings("unchecked")
+    private A self() {
+      resolved = null;
+      return (A) this;
+    }
+
+    public Command command() {
+      return command;
+    }
+
+    /**
+     * Sets a setting by its conf key ({@code sweep.grace-days}) or flag ({@code --grace-days}); a null value
+     * unsets it. {@code --config-file} is {@link #configFile}.
+     *
+     * @throws IllegalArgumentException for a setting that this action does not use
+     */
+    public A option(String name, String value) {
+      requireNonNull(name, "name is null");
+      if (name.equals(CONFIG_FILE)) {
+        return configFile(value);
+      }
+      Setting setting = setting(name);
+      if (value == null) {
+        flags.remove(setting.flag());
+      } else {
+        flags.put(setting.flag(), value);
+      }
+      return self();
+    }
+
+    /** {@link #option} for each entry. */
+    public A options(Map<String, String> options) {
+      requireNonNull(options, "options is null");
+      options.forEach(this::option);
+      return self();
+    }
+
+    /** The settings file: Java properties of {@code sweep.*} keys; null for none. */
+    public A configFile(String location) {
+      this.configFile = location;
+      return self();
+    }
+
+    /** The environment variables to read ({@code COGRAM_CLEANUP_*}, {@code STATESWEEP_*}); the process's by default. */
+    public A environment(Map<String, String> variables) {
+      this.environment = Map.copyOf(requireNonNull(variables, "variables is null"));
+      return self();
+    }
+
+    /** Where the Delta tables are: a local path or {@code s3a://bucket/path}; null to unset. */
+    public A warehouse(String warehouse) {
+      return option(Settings.WAREHOUSE.flag(), warehouse);
+    }
+
+    /** The schema the tables are registered in ({@code main.statesweep}); null to unset. */
+    public A catalogSchema(String schema) {
+      return option(Settings.CATALOG_SCHEMA.flag(), schema);
+    }
+
+    /**
+     * The settings {@link #execute()} uses: what was set here, then the environment, then the config file, then
+     * the defaults. What reaches the config file (an S3-compatible endpoint) comes from what was set here and the
+     * environment only: the file cannot say where it is itself.
+     *
+     * @throws IllegalArgumentException when the config file cannot be read or holds an unknown key
+     */
+    public Settings settings() {
+      if (resolved == null) {
+        Settings reach = Settings.resolve(flags, environment, null);
+        resolved = configFile == null ? reach
+            : Settings.resolve(flags, environment, configFile, statesweep.files(reach));
+      }
+      return resolved;
+    }
+
+    /** Runs the action. */
+    public abstract R execute();
+
+    /** The run's validated options, a {@code --layout} file read as the config file is. */
+    RunOptions runOptions(Settings settings) {
+      return RunOptions.from(settings, statesweep.files(settings));
+    }
+
+    SparkSession session(Settings settings) {
+      return statesweep.session(command, settings);
+    }
+
+    private Setting setting(String name) {
+      String lookup = name.trim().toLowerCase(Locale.ROOT);
+      for (Setting setting : Settings.ALL) {
+        if (setting.flag().equals(lookup) || setting.key().equals(lookup)) {
+          if (!command.takes(setting)) {
+            throw new IllegalArgumentException("Unknown option '" + name + "' for " + command.label() + "; its options: "
+                + String.join(", ", names()));
+          }
+          return setting;
+        }
+      }
+      throw new IllegalArgumentException("Unknown option '" + name + "' for " + command.label() + "; its options: "
+          + String.join(", ", names()));
+    }
+
+    private List<String> names() {
+      List<String> names = new ArrayList<>();
+      command.settings().forEach(setting -> names.add(setting.flag()));
+      names.add(CONFIG_FILE);
+      return names;
+    }
+  }
+
+  /** Settings of the actions that read the export. */
+  abstract static class ExportAction<A extends ExportAction<A, R>, R> extends Action<A, R> {
+    ExportAction(Statesweep statesweep, Command command) {
+      super(statesweep, command);
+    }
+
+    /** The bucket of the export (required). */
+    public A bucket(String bucket) {
+      return option(Settings.BUCKET.flag(), bucket);
+    }
+
+    /** The export's prefix, such as {@code cogram/}; empty is the bucket root and needs allow-bucket-root. */
+    public A prefix(String prefix) {
+      return option(Settings.PREFIX.flag(), prefix);
+    }
+  }
+
+  /** {@link Statesweep#plan()}. */
+  public static final class PlanAction extends ExportAction<PlanAction, PlanResult> {
+    PlanAction(Statesweep statesweep) {
+      super(statesweep, Command.PLAN);
+    }
+
+    /**
+     * Plans; {@link PlanResult#exitCode()} is 1 for a plan with errors, that did not complete or lost its run lock.
+     *
+     * @throws IllegalArgumentException for bad settings, and for {@code dry-run false}: a plan never deletes
+     */
+    @Override
+    public PlanResult execute() {
+      Settings settings = settings();
+      RunOptions options = runOptions(settings);
+      if (!options.dryRun()) {
+        Settings.Value value = settings.value(Settings.DRY_RUN);
+        throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
+            + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
+      }
+      return new SparkPlanAction(session(settings), options).execute();
+    }
+  }
+
+  /** {@link Statesweep#run()}. */
+  public static final class RunAction extends ExportAction<RunAction, RunResult> {
+    RunAction(Statesweep statesweep) {
+      super(statesweep, Command.RUN);
+    }
+
+    /** Plans, then with {@code dry-run false} executes the plan; see {@link SparkRunAction}. */
+    @Override
+    public RunResult execute() {
+      Settings settings = settings();
+      RunOptions options = runOptions(settings);
+      return new SparkRunAction(session(settings), options).execute();
+    }
+  }
+
+  /** {@link Statesweep#execute(String)}. */
+  public static final class ExecuteAction extends ExportAction<ExecuteAction, ExecuteResult> {
+    private final String runId;
+
+    ExecuteAction(Statesweep statesweep, String runId) {
+      super(statesweep, Command.EXECUTE);
+      this.runId = runId;
+    }
+
+    public String runId() {
+      return runId;
+    }
+
+    /**
+     * Executes the plan; see {@link SparkExecuteAction#execute()}.
+     *
+     * @throws IllegalArgumentException for bad settings, a {@code dry-run true} that was set (execute deletes),
+     *     and a plan that may not be executed (another bucket or layout, too old, not approved, changed since)
+     */
+    @Override
+    public ExecuteResult execute() {
+      Settings settings = settings();
+      Settings.Value dryRun = settings.value(Settings.DRY_RUN);
+      if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
+        throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
+            + dryRun.source() + "): unset it, or use plan for a dry run");
+      }
+      RunOptions options = runOptions(settings);
+      return new SparkExecuteAction(session(settings), options, runId).execute();
+    }
+  }
+
+  /** {@link Statesweep#approve(String)}. */
+  public static final class ApproveAction extends Action<ApproveAction, SparkApproveAction.Approval> {
+    private final String runId;
+    private String by;
+    private String note;
+
+    ApproveAction(Statesweep statesweep, String runId) {
+      super(statesweep, Command.APPROVE);
+      this.runId = runId;
+    }
+
+    public String runId() {
+      return runId;
+    }
+
+    /** Who approves: a name or an email (required; a notebook gives {@code current_user()}). */
+    public ApproveAction by(String approvedBy) {
+      this.by = approvedBy;
+      return this;
+    }
+
+    /** Why, or what was looked at; optional. */
+    public ApproveAction note(String text) {
+      this.note = text;
+      return this;
+    }
+
+    /**
+     * Records the approval in table {@code approvals}.
+     *
+     * @throws IllegalArgumentException without {@link #by}, or for a run with no complete plan in the warehouse
+     */
+    @Override
+    public SparkApproveAction.Approval execute() {
+      Settings settings = settings();
+      if (by == null || by.isBlank()) {
+        throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");
+      }
+      return new SparkApproveAction(session(settings), tables(settings)).approve(runId, by, note);
+    }
+  }
+}
