@@ -47,7 +47,6 @@ class CatalogTablesTest {
   private final SparkSession spark = SharedSpark.session();
   private LocalS3Server server;
   private String reviewed;
-  private String replanned;
   private Tables tables;
   private List<String> registeredByThePlan;
 
@@ -56,8 +55,8 @@ class CatalogTablesTest {
     this.server = server;
     spark.sql("CREATE SCHEMA " + SCHEMA);
     server.createBucket("catalog");
-    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), "catalog"), "cogram/", 150, 7L,
-        Instant.now());
+    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), "catalog"), "cogram/",
+        SampleArchive.minimumRecordCount(), 7L, Instant.now());
     PlanResult plan = new SparkPlanAction(spark, options(true, SCHEMA)).execute();
     assertThat(plan.failure()).isNull();
     registeredByThePlan = tableNames(SCHEMA);
@@ -66,9 +65,6 @@ class CatalogTablesTest {
     new SparkApproveAction(spark, tables).approve(reviewed, "ana@example.com", "by name");
     ExecuteResult executed = new SparkExecuteAction(spark, options(false, SCHEMA), reviewed).execute();
     assertThat(executed.failure()).isNull();
-    PlanResult again = new SparkPlanAction(spark, options(true, SCHEMA)).execute();
-    assertThat(again.failure()).isNull();
-    replanned = again.runId();
   }
 
   @Test
@@ -104,6 +100,43 @@ class CatalogTablesTest {
   }
 
   @Test
+  void theDatabricksApprovalCellApprovesByNameAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
+    approvesThroughTheCell(ReviewNotebooks.Notebook.databricks());
+  }
+
+  @Test
+  void theJupyterApprovalCellApprovesByNameAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
+    approvesThroughTheCell(ReviewNotebooks.Notebook.jupyter());
+  }
+
+  /**
+   * The cell in schema mode: {@code schema} set, {@code warehouse} from the runs table's location (as the
+   * notebook's first cell finds it); the approval it records is the {@code approve} command's, by the user.
+   */
+  private void approvesThroughTheCell(ReviewNotebooks.Notebook notebook) throws Exception {
+    String location = spark.sql("DESCRIBE DETAIL " + SCHEMA + "." + Tables.RUNS).first().getAs("location");
+    String foundWarehouse = location.replaceAll("/+$", "").replaceFirst("/[^/]*$", "");
+    SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
+        null);
+    String user = spark.sql("SELECT current_user()").first().getString(0);
+
+    String line = notebook.approve(spark, Map.of("run_id", reviewed, "warehouse", foundWarehouse, "schema", SCHEMA,
+        "note", "reviewed by name in " + notebook.file()));
+
+    assertThat(user).isNotBlank();
+    assertThat(line).startsWith("approved run " + reviewed + " by " + user + " at ")
+        .endsWith(" plan_rows=" + byTheCommand.planRows() + " plan_digest=" + byTheCommand.planDigest());
+    Row newest = spark.table(SCHEMA + "." + Tables.APPROVALS).where("run_id = '" + reviewed + "'")
+        .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
+    assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
+    assertThat((String) newest.getAs("note")).isEqualTo("reviewed by name in " + notebook.file());
+    assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
+    assertThat((Long) newest.getAs("plan_rows")).isEqualTo(byTheCommand.planRows());
+    ExecuteResult executed = new SparkExecuteAction(spark, options(false, SCHEMA), reviewed).execute();
+    assertThat(executed.failure()).isNull();
+  }
+
+  @Test
   void aNameTheCatalogHoldsAtAnotherLocationStopsThePlanNamingBoth() {
     PlanResult plan = new SparkPlanAction(spark, options(true, SCHEMA, elsewhere)).execute();
 
@@ -122,7 +155,7 @@ class CatalogTablesTest {
     spark.sql("CREATE TABLE other.executions (run_id STRING) USING DELTA LOCATION '" + elsewhere + "/executions'");
     long attempts = spark.table(SCHEMA + "." + Tables.RUNS).where("command = 'execute'").count();
 
-    assertThatThrownBy(() -> new SparkExecuteAction(spark, options(false, "other"), replanned).execute())
+    assertThatThrownBy(() -> new SparkExecuteAction(spark, options(false, "other"), reviewed).execute())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot register table other.executions at " + warehouse + "/executions: the catalog already has"
             + " other.executions at file:" + elsewhere + "/executions. statesweep never re-points a table: give"

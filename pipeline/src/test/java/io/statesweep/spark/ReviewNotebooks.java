@@ -156,6 +156,31 @@ final class ReviewNotebooks {
     }
 
     /**
+     * Evaluates the approval cell as the reviewer who typed the run id in ({@code approve}): the user from the
+     * cell's own {@code spark.sql} statement, {@code spark._jsparkSession} the Java session, the cell's other
+     * variables from {@code variables}; returns the approval's {@code line()}. The cell must approve only when
+     * {@code approve} holds the run under review, and {@code approve} must be empty until the reviewer sets it.
+     */
+    String approve(SparkSession spark, Map<String, Object> variables) throws ReflectiveOperationException {
+      String cell = approvalCell();
+      assertThat(cell).as(file + ": the approval is guarded").contains("if not run_id or approve != run_id:\n");
+      assertThat(cell).as(file + ": the call is the else branch's")
+          .containsPattern("\\nelse:\\n(    [^\\n]*\\n)*    approval = spark\\._jvm\\.");
+      assertThat(python()).as(file + ": approve is empty until the reviewer sets it")
+          .containsPattern("dbutils\\.widgets\\.text\\(\"approve\", \"\",|\\napprove = \"\"  #|^approve = \"\"  #");
+      List<Statement> userSql = new Notebook(file, List.of(cell), List.of()).statements();
+      assertThat(userSql).as(file + ": the approval cell asks Spark who the user is").hasSize(1);
+      String user = spark.sql(userSql.get(0).sql()).first().getString(0);
+      Map<String, Object> bound = new java.util.HashMap<>(variables);
+      bound.put("spark._jsparkSession", spark);
+      bound.put("user", user);
+      Object approval = JvmCall.of(cell).evaluate(bound);
+      Method line = approval.getClass().getMethod("line");
+      line.setAccessible(true);
+      return (String) line.invoke(approval);
+    }
+
+    /**
      * Runs the notebook's review as it does: a view of each table through its {@code table(name)} helper (by
      * name when {@code schema} is set, else by path), {@code review_run} holding {@code runId}, then every
      * statement. Returns the statements that failed or found no rows, with why.

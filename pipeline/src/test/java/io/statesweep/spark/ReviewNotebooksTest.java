@@ -42,13 +42,13 @@ class ReviewNotebooksTest {
   static Path warehouse;
   private String reviewed;
   private Tables tables;
+  private final Map<String, String> flags = new HashMap<>();
 
   @BeforeAll
   void runPlanApproveExecuteAndPlanAgain(LocalS3Server server) {
     server.createBucket("review");
     ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "review");
     SampleArchive.generate(store, "cogram/", 150, 7L, Instant.now());
-    Map<String, String> flags = new HashMap<>();
     flags.put("--bucket", "review");
     flags.put("--prefix", "cogram/");
     flags.put("--endpoint", server.endpoint());
@@ -94,6 +94,36 @@ class ReviewNotebooksTest {
         ReviewNotebooks.Notebook.jupyter())) {
       assertThat(notebook.table("runs", null, "s3://reports/statesweep")).as(notebook.file())
           .isEqualTo("delta.`s3://reports/statesweep/runs`");
+    }
+  }
+
+  @Test
+  void bothApprovalCellsApproveByPathAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
+    SparkSession spark = SharedSpark.session();
+    String user = spark.sql("SELECT current_user()").first().getString(0);
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
+          null);
+      Map<String, Object> variables = new HashMap<>();
+      variables.put("run_id", reviewed);
+      variables.put("warehouse", tables.warehouse());
+      variables.put("schema", null);
+      variables.put("note", "reviewed in " + notebook.file());
+
+      String line = notebook.approve(spark, variables);
+
+      assertThat(line).as(notebook.file()).startsWith("approved run " + reviewed + " by " + user + " at ")
+          .endsWith(" plan_rows=" + byTheCommand.planRows() + " plan_digest=" + byTheCommand.planDigest());
+      Row newest = spark.read().format("delta").load(tables.approvals()).where("run_id = '" + reviewed + "'")
+          .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
+      assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
+      assertThat((String) newest.getAs("note")).isEqualTo("reviewed in " + notebook.file());
+      assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
+      flags.put("--dry-run", "false");
+      ExecuteResult executed = new SparkExecuteAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null)),
+          reviewed).execute();
+      assertThat(executed.failure()).as(notebook.file()).isNull();
     }
   }
 
