@@ -121,13 +121,14 @@ public final class SparkPlanAction {
   private PlanResult plan(ActionLock lock) {
     RunContext run = RunContext.start(clock.instant(), options.graceDays());
     Tables tables = new Tables(options.warehouse(), options.catalogSchema());
+    // A schema the catalog lacks, or a table name it holds elsewhere, is a bad setting: nothing is listed or written.
+    CatalogTables.registerAll(spark, tables);
     Instant startedAt = Instant.now();
     LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), options.bucket(),
         options.prefix(), options.layout().name(), options.graceDays(), tables.warehouse());
     metrics = RunMetrics.register(spark.sparkContext());
     progress = Progress.every(options.progressSeconds(), metrics, run.runId());
     try {
-      CatalogTables.registerAll(spark, tables);
       Counts counts = plan(run, tables);
       RunSummary summary = summary(run, counts, true, 0);
       List<String> lines = logLines(run, tables);

@@ -101,32 +101,39 @@ class CatalogTablesTest {
 
   @Test
   void theDatabricksApprovalCellApprovesByNameAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
-    approvesThroughTheCell(ReviewNotebooks.Notebook.databricks());
+    approvesThroughTheCell(ReviewNotebooks.Notebook.databricks(), SCHEMA);
   }
 
   @Test
   void theJupyterApprovalCellApprovesByNameAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
-    approvesThroughTheCell(ReviewNotebooks.Notebook.jupyter());
+    spark.sql("CREATE SCHEMA reviewed_in_jupyter");
+
+    approvesThroughTheCell(ReviewNotebooks.Notebook.jupyter(), "reviewed_in_jupyter");
+
+    // The cell's schema reached the action: its first approval there registered every table of the warehouse.
+    assertThat(tableNames("reviewed_in_jupyter")).containsExactlyInAnyOrderElementsOf(Tables.ALL);
+    assertThat(CatalogTables.registeredLocation(spark, "reviewed_in_jupyter.approvals"))
+        .isEqualTo("file:" + warehouse + "/approvals");
   }
 
   /**
    * The cell in schema mode: {@code schema} set, {@code warehouse} from the runs table's location (as the
    * notebook's first cell finds it); the approval it records is the {@code approve} command's, by the user.
    */
-  private void approvesThroughTheCell(ReviewNotebooks.Notebook notebook) throws Exception {
+  private void approvesThroughTheCell(ReviewNotebooks.Notebook notebook, String schema) throws Exception {
     String location = spark.sql("DESCRIBE DETAIL " + SCHEMA + "." + Tables.RUNS).first().getAs("location");
     String foundWarehouse = location.replaceAll("/+$", "").replaceFirst("/[^/]*$", "");
     SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
         null);
     String user = spark.sql("SELECT current_user()").first().getString(0);
 
-    String line = notebook.approve(spark, Map.of("run_id", reviewed, "warehouse", foundWarehouse, "schema", SCHEMA,
+    String line = notebook.approve(spark, Map.of("run_id", reviewed, "warehouse", foundWarehouse, "schema", schema,
         "note", "reviewed by name in " + notebook.file()));
 
     assertThat(user).isNotBlank();
     assertThat(line).startsWith("approved run " + reviewed + " by " + user + " at ")
         .endsWith(" plan_rows=" + byTheCommand.planRows() + " plan_digest=" + byTheCommand.planDigest());
-    Row newest = spark.table(SCHEMA + "." + Tables.APPROVALS).where("run_id = '" + reviewed + "'")
+    Row newest = spark.table(schema + "." + Tables.APPROVALS).where("run_id = '" + reviewed + "'")
         .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
     assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
     assertThat((String) newest.getAs("note")).isEqualTo("reviewed by name in " + notebook.file());
@@ -137,12 +144,13 @@ class CatalogTablesTest {
   }
 
   @Test
-  void aNameTheCatalogHoldsAtAnotherLocationStopsThePlanNamingBoth() {
-    PlanResult plan = new SparkPlanAction(spark, options(true, SCHEMA, elsewhere)).execute();
-
-    assertThat(plan.failure()).isEqualTo("Cannot register table statesweep.approvals at " + elsewhere
-        + "/approvals: the catalog already has statesweep.approvals at file:" + warehouse + "/approvals. statesweep"
-        + " never re-points a table: give another --catalog-schema, or the --warehouse of that table");
+  void aNameTheCatalogHoldsAtAnotherLocationStopsThePlanBeforeItListsNamingBoth() {
+    assertThatThrownBy(() -> new SparkPlanAction(spark, options(true, SCHEMA, elsewhere)).execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot register table statesweep.approvals at " + elsewhere + "/approvals: the catalog already"
+            + " has statesweep.approvals at file:" + warehouse + "/approvals. statesweep never re-points a table: give"
+            + " another --catalog-schema, or the --warehouse of that table");
+    assertThat(elsewhere.resolve(Tables.RUNS)).as("nothing written there").doesNotExist();
     for (String table : Tables.ALL) {
       assertThat(CatalogTables.registeredLocation(spark, SCHEMA + "." + table)).as("never re-pointed")
           .isEqualTo("file:" + warehouse + "/" + table);
@@ -166,10 +174,13 @@ class CatalogTablesTest {
 
   @Test
   void aSchemaTheCatalogLacksIsNamedWithWhatToDo() {
-    PlanResult plan = new SparkPlanAction(spark, options(true, "missing_schema")).execute();
+    long plans = spark.table(SCHEMA + "." + Tables.RUNS).count();
 
-    assertThat(plan.failure()).isEqualTo("Invalid sweep.catalog-schema 'missing_schema': the catalog has no schema"
-        + " missing_schema. Create it (CREATE SCHEMA `missing_schema`), or give the schema the tables go in");
+    assertThatThrownBy(() -> new SparkPlanAction(spark, options(true, "missing_schema")).execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.catalog-schema 'missing_schema': the catalog has no schema missing_schema. Create"
+            + " it (CREATE SCHEMA `missing_schema`), or give the schema the tables go in");
+    assertThat(spark.table(SCHEMA + "." + Tables.RUNS).count()).as("no run recorded").isEqualTo(plans);
   }
 
   private RunOptions options(boolean dryRun, String schema) {

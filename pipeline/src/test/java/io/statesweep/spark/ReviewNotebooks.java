@@ -190,6 +190,10 @@ final class ReviewNotebooks {
       List<Statement> statements = statements();
       List<Statement> views = statements.stream().filter(Statement::perTable).toList();
       assertThat(views).as(file + ": one statement makes the view of each table").hasSize(1);
+      // Nothing of an earlier review: each view is this notebook's.
+      for (String name : tables()) {
+        spark.catalog().dropTempView(name);
+      }
       for (String name : tables()) {
         spark.sql(views.get(0).evaluate(this, schema, warehouse, name)).createOrReplaceTempView(name);
       }
