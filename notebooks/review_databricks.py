@@ -2,9 +2,11 @@
 # MAGIC %md
 # MAGIC # statesweep: review a plan
 # MAGIC
-# MAGIC Review the plan of one run before it is executed. Set `warehouse` to where statesweep writes its Delta
-# MAGIC tables and `run_id` to the plan under review (empty: the latest complete plan). When the plan is right,
-# MAGIC record the approval from a terminal or a job:
+# MAGIC Review the plan of one run before it is executed. Set `catalog_schema` to the schema statesweep registers
+# MAGIC its tables in (`--catalog-schema`, such as `main.statesweep`), or `warehouse` to where it writes them (a
+# MAGIC path such as `s3://my-reports-bucket/statesweep`), and `run_id` to the plan under review (empty: the latest
+# MAGIC complete plan). When the plan is right, approve it in the last cell (type the run id in the `approve`
+# MAGIC widget first), or from a terminal or a job:
 # MAGIC
 # MAGIC     statesweep approve --run-id <run_id> --by <your name> --warehouse <warehouse>
 # MAGIC
@@ -13,20 +15,36 @@
 
 # COMMAND ----------
 
-dbutils.widgets.text("warehouse", "s3://my-reports-bucket/statesweep")
-dbutils.widgets.text("run_id", "")
-warehouse = dbutils.widgets.get("warehouse").rstrip("/")
+dbutils.widgets.text("catalog_schema", "", "catalog_schema (such as main.statesweep)")
+dbutils.widgets.text("warehouse", "", "or warehouse (such as s3://my-reports-bucket/statesweep)")
+dbutils.widgets.text("run_id", "", "run_id (empty: the latest plan)")
+dbutils.widgets.text("approve", "", "approve: the run_id, to approve it")
+dbutils.widgets.text("note", "", "note of the approval")
+schema = dbutils.widgets.get("catalog_schema").strip() or None
+warehouse = dbutils.widgets.get("warehouse").strip().rstrip("/")
 run_id = dbutils.widgets.get("run_id").strip()
+if not schema and not warehouse:
+    raise ValueError("Set the catalog_schema widget (where statesweep registers its tables) or warehouse (their path)")
+
+
+def table(name):
+    """How SQL names a statesweep table: by name in the catalog schema when one is set, else by path."""
+    return f"{schema}.{name}" if schema else f"delta.`{warehouse}/{name}`"
+
+
+if not warehouse:
+    # The tables are registered at their paths: the approval cell needs the warehouse they are in.
+    warehouse = spark.sql(f"DESCRIBE DETAIL {table('runs')}").first()["location"].rstrip("/").rsplit("/", 1)[0]
 TABLES = ["runs", "deletion_plan", "state_files", "plan_summary", "executions", "approvals"]
-for table in TABLES:
+for name in TABLES:
     try:
-        spark.read.format("delta").load(f"{warehouse}/{table}").createOrReplaceTempView(table)
+        spark.sql(f"SELECT * FROM {table(name)}").createOrReplaceTempView(name)
     except Exception as e:  # executions and approvals exist once a plan was approved or executed
-        print(f"no table {table} yet ({type(e).__name__}); queries that read it will fail")
+        print(f"no table {table(name)} yet ({type(e).__name__}); queries that read it will fail")
 if not run_id:
     run_id = spark.sql("SELECT max(run_id) FROM runs WHERE command = 'plan' AND complete").first()[0]
 spark.createDataFrame([(run_id,)], "run_id string").createOrReplaceTempView("review_run")
-print(f"reviewing run {run_id} in {warehouse}")
+print(f"reviewing run {run_id} in {schema or warehouse}")
 
 # COMMAND ----------
 
@@ -281,3 +299,24 @@ ax = trend.plot(x="run_date", y=["records_deleted", "kept_newer_files", "kept_re
                 marker="o", title="statesweep plans over time")
 ax.set_ylabel("records")
 display(plt.gcf())
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## Approve the plan
+# MAGIC Records the approval exactly as `statesweep approve` does (who, when, what the plan deletes, and the digest
+# MAGIC of its rows: an execute refuses the plan if a row changes after this), by you, the workspace user
+# MAGIC (`current_user()`), with the `note` widget. It approves only when the `approve` widget holds the run id under
+# MAGIC review, so running every cell never approves by accident. Needs statesweep's jar on the cluster (a cluster
+# MAGIC library).
+
+# COMMAND ----------
+
+approve = dbutils.widgets.get("approve").strip()
+note = dbutils.widgets.get("note").strip() or None
+if not run_id or approve != run_id:
+    print(f"Not approved: to approve run {run_id}, type that run id in the approve widget and run this cell again")
+else:
+    user = spark.sql("SELECT current_user()").first()[0]
+    approval = spark._jvm.io.statesweep.spark.Statesweep.get(spark._jsparkSession).approve(run_id).warehouse(warehouse).catalogSchema(schema).by(user).note(note).execute()
+    print(approval.line())

@@ -17,6 +17,7 @@ import java.util.Map;
  * value before any request is sent.
  *
  * @param logLines how many {@code would delete} lines to print; -1 for all (other per-key lines are never capped)
+ * @param catalogSchema the schema every table is registered in by name ({@code main.statesweep}), or null
  */
 public record RunOptions(
     String bucket,
@@ -41,7 +42,8 @@ public record RunOptions(
     Duration maxPlanAge,
     Duration lockTtl,
     int progressSeconds,
-    Map<String, String> settings) implements Serializable {
+    Map<String, String> settings,
+    String catalogSchema) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
   public enum ConditionalMode { AUTO, ON, OFF }
@@ -69,6 +71,8 @@ public record RunOptions(
     if (graceDays < 0) {
       throw new IllegalArgumentException("graceDays must not be negative: " + graceDays);
     }
+    CatalogSchema schema = CatalogSchema.parse(catalogSchema, null);
+    catalogSchema = schema == null ? null : schema.toString();
   }
 
   public Duration grace() {
@@ -166,7 +170,14 @@ public record RunOptions(
         settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
         duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
         lockTtl(settings.value(Settings.LOCK_TTL)),
-        settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap());
+        settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap(),
+        catalogSchema(settings.value(Settings.CATALOG_SCHEMA)));
+  }
+
+  /** {@code --catalog-schema}: one or two names, or none. */
+  private static String catalogSchema(Settings.Value value) {
+    CatalogSchema schema = value == null ? null : CatalogSchema.parse(value.value(), value.source());
+    return schema == null ? null : schema.toString();
   }
 
   /** {@code drawings=90,emails=7}: each a kind folder of the layout, each once, each 0 to 36,500 days. */

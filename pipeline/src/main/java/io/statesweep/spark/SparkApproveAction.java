@@ -76,6 +76,7 @@ public final class SparkApproveAction {
     if (approvedBy.length() > MAX_NAME) {
       throw new IllegalArgumentException("--by is longer than " + MAX_NAME + " characters");
     }
+    CatalogTables.registerAll(spark, tables);
     Row plan = RunsTable.planRow(spark, tables, runId);
     String runDate = plan.getAs("run_date");
     // The counts and the digest read one version of the plan: what they describe is what was approved.
@@ -90,7 +91,7 @@ public final class SparkApproveAction {
         note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
         plan.getAs("planned_at"), counts.getLong(0), counts.getLong(1), counts.getLong(2), counts.getLong(3),
         digest.rows(), digest.digest());
-    SparkPlanAction.append(spark.createDataFrame(List.of(row), SCHEMA), tables.approvals());
+    SparkPlanAction.append(spark.createDataFrame(List.of(row), SCHEMA), tables, Tables.APPROVALS);
     return new Approval(runId, approvedBy.trim(), now, counts.getLong(0), counts.getLong(1), counts.getLong(2),
         counts.getLong(3), digest.rows(), digest.digest());
   }

@@ -141,8 +141,10 @@ public final class SparkExecuteAction {
   }
 
   private ExecuteResult executeLocked(ActionLock lock) {
-    Tables tables = new Tables(options.warehouse());
+    Tables tables = new Tables(options.warehouse(), options.catalogSchema());
     Instant startedAt = Instant.now();
+    // A table name taken elsewhere stops the execute here, before anything is deleted.
+    CatalogTables.registerAll(spark, tables);
     Row plan = planRun(tables);
     checkReviewable(tables, plan);
     String runDate = plan.getAs("run_date");
@@ -188,7 +190,7 @@ public final class SparkExecuteAction {
       Dataset<Row> rows = SparkPlanAction.toTable(executionsDS.toDF().withColumn("failures",
           expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code, 'message', f.message))")),
           Tables.EXECUTIONS_COLUMNS);
-      SparkPlanAction.append(rows, tables.executions());
+      SparkPlanAction.append(rows, tables, Tables.EXECUTIONS);
       spark.sparkContext().removeJobTag(tag);
       deletesDone = true;
 
@@ -442,7 +444,7 @@ public final class SparkExecuteAction {
         plan.<Integer>getAs("grace_days"), options.settings(),
         conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
         alreadyDeleted, changedDuringDelete, cameBack, summary, failure, RunsTable.Source.NONE);
-    SparkPlanAction.append(RunsTable.dataset(spark, row), tables.runs());
+    SparkPlanAction.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
   }
 
   private void phase(String name, String description) {

@@ -120,7 +120,9 @@ public final class SparkPlanAction {
 
   private PlanResult plan(ActionLock lock) {
     RunContext run = RunContext.start(clock.instant(), options.graceDays());
-    Tables tables = new Tables(options.warehouse());
+    Tables tables = new Tables(options.warehouse(), options.catalogSchema());
+    // A schema the catalog lacks, or a table name it holds elsewhere, is a bad setting: nothing is listed or written.
+    CatalogTables.registerAll(spark, tables);
     Instant startedAt = Instant.now();
     LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), options.bucket(),
         options.prefix(), options.layout().name(), options.graceDays(), tables.warehouse());
@@ -203,7 +205,7 @@ public final class SparkPlanAction {
             options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
-    append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables.stateFiles());
+    append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
         previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
 
@@ -211,8 +213,8 @@ public final class SparkPlanAction {
     progress.phase("plan", "records_planned", -1);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
         .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
-    append(planTable(planDS), tables.deletionPlan());
-    append(PlanSummary.of(spark, tables, run.runId(), run.runDate()), tables.planSummary());
+    append(planTable(planDS), tables, Tables.DELETION_PLAN);
+    append(PlanSummary.of(spark, tables, run.runId(), run.runDate()), tables, Tables.PLAN_SUMMARY);
     return counts(run, tables, keysListed, listing.tasks());
   }
 
@@ -442,7 +444,7 @@ public final class SparkPlanAction {
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
         counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source);
-    append(RunsTable.dataset(spark, row), tables.runs());
+    append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
   }
 
@@ -468,7 +470,18 @@ public final class SparkPlanAction {
     return seconds;
   }
 
-  /** Appends rows; a table written by an older version gains the newer columns. */
+  /**
+   * Appends rows to {@code table} of {@code tables}; a table written by an older version gains the newer columns.
+   * The first time the table is written, it is registered by name in the catalog schema, if there is one.
+   */
+  static void append(Dataset<Row> rows, Tables tables, String table) {
+    String path = tables.path(table);
+    TableDocs.createIfMissing(rows.sparkSession(), rows, path);
+    CatalogTables.register(rows.sparkSession(), tables, table);
+    rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
+  }
+
+  /** Appends rows by path alone (no catalog registration: see {@link #append(Dataset, Tables, String)}). */
   static void append(Dataset<Row> rows, String path) {
     TableDocs.createIfMissing(rows.sparkSession(), rows, path);
     rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.config.CatalogSchema;
 import io.statesweep.config.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
@@ -189,9 +190,11 @@ public final class Statesweep {
     };
   }
 
-  /** The tables of the resolved settings. */
+  /** The tables of the resolved settings, registered by name in {@code --catalog-schema} when it is set. */
   static Tables tables(Settings settings) {
-    return new Tables(settings.string(Settings.WAREHOUSE).trim());
+    Settings.Value schema = settings.value(Settings.CATALOG_SCHEMA);
+    CatalogSchema catalogSchema = schema == null ? null : CatalogSchema.parse(schema.value(), schema.source());
+    return new Tables(settings.string(Settings.WAREHOUSE).trim(), catalogSchema == null ? null : catalogSchema.toString());
   }
 
   /**

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.config.CatalogSchema;
 import java.io.Serializable;
 import java.util.List;
 
@@ -16,8 +17,13 @@ import java.util.List;
  *   <li>{@code executions}: one row per record per execute attempt, partitioned by {@code run_date}.
  *   <li>{@code runs}: one row per command of a run (its plan, each execute attempt).
  * </ul>
+ *
+ * <p>The path is the tables' source of truth. With a {@code catalogSchema} ({@code --catalog-schema}), each
+ * table is also registered by name in that schema the first time it is written ({@link CatalogTables}).
+ *
+ * @param catalogSchema the schema the tables are registered in, such as {@code main.statesweep}; null for none
  */
-public record Tables(String warehouse) implements Serializable {
+public record Tables(String warehouse, String catalogSchema) implements Serializable {
   public static final String STATE_FILES = "state_files";
   public static final String DELETION_PLAN = "deletion_plan";
   public static final String RUNS = "runs";
@@ -32,8 +38,19 @@ public record Tables(String warehouse) implements Serializable {
       "kind", "ids", "action", "reason", "due_at", "grace_days", "grace_rule", "state_etag", "state_last_modified", "keys_to_delete",
       "child_keys_to_delete", "bytes_to_delete", "missing_keys", "missing_files", "kept_keys", "deletes", "planned_at");
 
+  /** Every table a warehouse holds, in the order a review reads them. */
+  public static final List<String> ALL = List.of(RUNS, DELETION_PLAN, STATE_FILES, PLAN_SUMMARY, EXECUTIONS,
+      APPROVALS);
+
+  /** The tables of {@code warehouse}, by path only. */
+  public Tables(String warehouse) {
+    this(warehouse, null);
+  }
+
   public Tables {
     requireNonNull(warehouse, "warehouse is null");
+    CatalogSchema schema = CatalogSchema.parse(catalogSchema, null);
+    catalogSchema = schema == null ? null : schema.toString();
     // A relative local path is made absolute: Delta's table builder takes "target/wh/runs" for a name.
     if (!warehouse.contains(":") && !warehouse.startsWith("/")) {
       warehouse = java.nio.file.Path.of(warehouse).toAbsolutePath().normalize().toString();
@@ -45,6 +62,11 @@ public record Tables(String warehouse) implements Serializable {
 
   public String path(String table) {
     return warehouse + "/" + table;
+  }
+
+  /** {@code table}'s name in the catalog schema, as SQL names it ({@code `main`.`statesweep`.`runs`}); null without one. */
+  public String catalogName(String table) {
+    return catalogSchema == null ? null : CatalogSchema.parse(catalogSchema, null).sql(table);
   }
 
   public String stateFiles() {

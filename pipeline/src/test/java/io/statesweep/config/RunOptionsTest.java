@@ -419,4 +419,40 @@ class RunOptionsTest {
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--skip-approval", "yes"), Map.of(),
         null)).hasMessage("Invalid sweep.execute.skip-approval 'yes' (from --skip-approval): use true, false, 1 or 0");
   }
+
+  @ParameterizedTest
+  @CsvSource({"main.statesweep, main.statesweep", "statesweep, statesweep", "' Main_2.Sweep ', Main_2.Sweep"})
+  void catalogSchemaIsACatalogAndASchemaOrASchema(String given, String expected) {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--catalog-schema", given), Map.of(), null);
+
+    assertThat(options.catalogSchema()).isEqualTo(expected);
+  }
+
+  @Test
+  void withoutACatalogSchemaNothingIsRegistered() {
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null).catalogSchema()).isNull();
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--catalog-schema", " "), Map.of(), null)
+        .catalogSchema()).isNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a.b.c", "main.", ".statesweep", "my-schema", "main.`x`", "sweep; DROP TABLE runs",
+      "main..statesweep", "statés"})
+  void aCatalogSchemaThatIsNotOneOrTwoNamesIsRefusedNamingTheSetting(String given) {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p"),
+        Map.of("STATESWEEP_CATALOG_SCHEMA", given), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid sweep.catalog-schema '" + given + "' (from STATESWEEP_CATALOG_SCHEMA): give"
+            + " catalog.schema (main.statesweep) or a schema (statesweep), each name of letters, digits and"
+            + " underscores only");
+  }
+
+  @Test
+  void catalogSchemaNamesAreBackquotedInSql() {
+    assertThat(CatalogSchema.parse("main.statesweep", null).sql("runs")).isEqualTo("`main`.`statesweep`.`runs`");
+    assertThat(CatalogSchema.parse("statesweep", null).sql()).isEqualTo("`statesweep`");
+    assertThatThrownBy(() -> new io.statesweep.spark.Tables("/wh", "a.b.c"))
+        .hasMessage("Invalid sweep.catalog-schema 'a.b.c': give catalog.schema (main.statesweep) or a schema"
+            + " (statesweep), each name of letters, digits and underscores only");
+  }
 }

@@ -2,8 +2,6 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.tables.DeltaTable;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
@@ -17,13 +15,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
@@ -41,9 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReviewNotebooksTest {
-  private static final Path NOTEBOOKS = Path.of("..", "notebooks");
-  private static final Pattern SPARK_SQL = Pattern.compile("spark\\.sql\\(\\s*(?:\"\"\"(.*?)\"\"\"|\"([^\"]*)\")",
-      Pattern.DOTALL);
   private static final List<String> TABLES = List.of(Tables.RUNS, Tables.DELETION_PLAN, Tables.STATE_FILES,
       Tables.PLAN_SUMMARY, Tables.EXECUTIONS, Tables.APPROVALS);
 
@@ -51,13 +42,13 @@ class ReviewNotebooksTest {
   static Path warehouse;
   private String reviewed;
   private Tables tables;
+  private final Map<String, String> flags = new HashMap<>();
 
   @BeforeAll
   void runPlanApproveExecuteAndPlanAgain(LocalS3Server server) {
     server.createBucket("review");
     ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "review");
     SampleArchive.generate(store, "cogram/", 150, 7L, Instant.now());
-    Map<String, String> flags = new HashMap<>();
     flags.put("--bucket", "review");
     flags.put("--prefix", "cogram/");
     flags.put("--endpoint", server.endpoint());
@@ -80,19 +71,60 @@ class ReviewNotebooksTest {
   }
 
   @Test
-  void everyStatementOfTheDatabricksNotebookRunsAndFindsRows() throws IOException {
-    List<String> statements = databricksStatements(Files.readString(NOTEBOOKS.resolve("review_databricks.py")));
+  void everyStatementOfTheDatabricksNotebookRunsAndFindsRows() {
+    ReviewNotebooks.Notebook notebook = ReviewNotebooks.Notebook.databricks();
 
-    assertThat(statements).hasSizeGreaterThanOrEqualTo(15);
-    assertRunAndFindRows(statements);
+    assertThat(notebook.statements()).hasSizeGreaterThanOrEqualTo(15);
+    assertThat(notebook.tables()).containsExactlyElementsOf(TABLES);
+    assertThat(notebook.runReview(SharedSpark.session(), null, tables.warehouse(), reviewed)).isEmpty();
   }
 
   @Test
-  void everyStatementOfTheJupyterNotebookRunsAndFindsRows() throws IOException {
-    List<String> statements = jupyterStatements(Files.readString(NOTEBOOKS.resolve("review_jupyter.ipynb")));
+  void everyStatementOfTheJupyterNotebookRunsAndFindsRows() {
+    ReviewNotebooks.Notebook notebook = ReviewNotebooks.Notebook.jupyter();
 
-    assertThat(statements).hasSizeGreaterThanOrEqualTo(15);
-    assertRunAndFindRows(statements);
+    assertThat(notebook.statements()).hasSizeGreaterThanOrEqualTo(15);
+    assertThat(notebook.tables()).containsExactlyElementsOf(TABLES);
+    assertThat(notebook.runReview(SharedSpark.session(), null, tables.warehouse(), reviewed)).isEmpty();
+  }
+
+  @Test
+  void byPathTheNotebooksReadEachTableThroughTheDeltaPath() {
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      assertThat(notebook.table("runs", null, "s3://reports/statesweep")).as(notebook.file())
+          .isEqualTo("delta.`s3://reports/statesweep/runs`");
+    }
+  }
+
+  @Test
+  void bothApprovalCellsApproveByPathAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
+    SparkSession spark = SharedSpark.session();
+    String user = spark.sql("SELECT current_user()").first().getString(0);
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
+          null);
+      Map<String, Object> variables = new HashMap<>();
+      variables.put("run_id", reviewed);
+      variables.put("warehouse", tables.warehouse());
+      variables.put("schema", null);
+      variables.put("note", "reviewed in " + notebook.file());
+
+      String line = notebook.approve(spark, variables);
+
+      assertThat(line).as(notebook.file()).startsWith("approved run " + reviewed + " by " + user + " at ")
+          .endsWith(" plan_rows=" + byTheCommand.planRows() + " plan_digest=" + byTheCommand.planDigest());
+      Row newest = spark.read().format("delta").load(tables.approvals()).where("run_id = '" + reviewed + "'")
+          .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
+      assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
+      assertThat((String) newest.getAs("note")).isEqualTo("reviewed in " + notebook.file());
+      assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
+      flags.put("--dry-run", "false");
+      ExecuteResult executed = new SparkExecuteAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null)),
+          reviewed).execute();
+      assertThat(executed.failure()).as(notebook.file()).isNull();
+    }
   }
 
   @Test
@@ -132,85 +164,5 @@ class ReviewNotebooksTest {
     assertThat(summary.getLong(6)).as("reason patterns, far fewer than reasons").isLessThan(reasons / 2);
     assertThat(summary.getLong(4)).as("no key left in a reason pattern").isZero();
     assertThat(summary.getLong(5)).as("drawings took their own grace").isPositive();
-  }
-
-  private void assertRunAndFindRows(List<String> statements) {
-    SparkSession spark = SharedSpark.session();
-    for (String table : TABLES) {
-      spark.read().format("delta").load(tables.path(table)).createOrReplaceTempView(table);
-    }
-    spark.sql("SELECT '" + reviewed + "' AS run_id").createOrReplaceTempView("review_run");
-    Map<String, String> failures = new LinkedHashMap<>();
-    for (String statement : statements) {
-      try {
-        if (spark.sql(statement).limit(1).collectAsList().isEmpty()) {
-          failures.put(statement, "no rows");
-        }
-      } catch (Exception e) {
-        failures.put(statement, SparkPlanAction.rootMessage(e));
-      }
-    }
-    assertThat(failures).isEmpty();
-  }
-
-  /** The {@code %sql} cells and the {@code spark.sql(...)} strings of a Databricks source notebook. */
-  static List<String> databricksStatements(String source) {
-    assertThat(source).startsWith("# Databricks notebook source\n");
-    List<String> statements = new ArrayList<>();
-    for (String cell : source.split("\n# COMMAND ----------\n")) {
-      String text = cell.strip();
-      if (text.startsWith("# MAGIC %sql")) {
-        StringBuilder sql = new StringBuilder();
-        for (String line : text.split("\n")) {
-          String stripped = line.replaceFirst("^# MAGIC ?", "");
-          if (!stripped.startsWith("%sql")) {
-            sql.append(stripped).append('\n');
-          }
-        }
-        statements.addAll(split(sql.toString()));
-      } else if (!text.startsWith("# MAGIC")) {
-        statements.addAll(pythonStatements(text));
-      }
-    }
-    return statements;
-  }
-
-  /** The {@code %%sql} cells and the {@code spark.sql(...)} strings of a Jupyter notebook. */
-  static List<String> jupyterStatements(String json) throws IOException {
-    JsonNode notebook = new ObjectMapper().readTree(json);
-    List<String> statements = new ArrayList<>();
-    for (JsonNode cell : notebook.get("cells")) {
-      if (!cell.get("cell_type").asText().equals("code")) {
-        continue;
-      }
-      StringBuilder source = new StringBuilder();
-      cell.get("source").forEach(line -> source.append(line.asText()));
-      String text = source.toString().strip();
-      if (text.startsWith("%%sql")) {
-        statements.addAll(split(text.substring(text.indexOf('\n') + 1)));
-      } else {
-        statements.addAll(pythonStatements(text));
-      }
-    }
-    return statements;
-  }
-
-  private static List<String> pythonStatements(String code) {
-    List<String> statements = new ArrayList<>();
-    Matcher matcher = SPARK_SQL.matcher(code);
-    while (matcher.find()) {
-      statements.add((matcher.group(1) != null ? matcher.group(1) : matcher.group(2)).strip());
-    }
-    return statements;
-  }
-
-  private static List<String> split(String sql) {
-    List<String> statements = new ArrayList<>();
-    for (String statement : sql.split(";\\s*(\n|$)")) {
-      if (!statement.isBlank()) {
-        statements.add(statement.strip());
-      }
-    }
-    return statements;
   }
 }

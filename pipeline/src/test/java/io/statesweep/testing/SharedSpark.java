@@ -1,5 +1,11 @@
 package io.statesweep.testing;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -13,7 +19,12 @@ public final class SharedSpark {
 
   public static synchronized SparkSession session() {
     if (session == null) {
-      session = SparkSession.builder()
+      SparkSession.Builder builder = SparkSession.builder();
+      String metastore = System.getProperty("statesweep.test.metastore");
+      if (metastore != null) {
+        builder = withHiveMetastore(builder, Path.of(metastore));
+      }
+      session = builder
           .appName("statesweep-tests")
           // local[2,4] (the task-retries execution of the build) retries a failed task, as a cluster does.
           .master(System.getProperty("statesweep.test.master", "local[2]"))
@@ -28,5 +39,28 @@ public final class SharedSpark {
           .getOrCreate();
     }
     return session;
+  }
+
+  /**
+   * Hive support with an embedded Derby metastore and Hive warehouse in {@code folder}, emptied first (the
+   * catalog execution of the build: tables registered by name, as on EMR's Hive metastore or Glue).
+   */
+  private static SparkSession.Builder withHiveMetastore(SparkSession.Builder builder, Path folder) {
+    try {
+      if (Files.exists(folder)) {
+        try (Stream<Path> paths = Files.walk(folder)) {
+          paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+      }
+      Files.createDirectories(folder);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Path absolute = folder.toAbsolutePath();
+    System.setProperty("derby.system.home", absolute.toString());
+    return builder.enableHiveSupport()
+        .config("spark.sql.warehouse.dir", absolute.resolve("hive-warehouse").toString())
+        .config("spark.hadoop.javax.jdo.option.ConnectionURL",
+            "jdbc:derby:;databaseName=" + absolute.resolve("metastore_db") + ";create=true");
   }
 }
