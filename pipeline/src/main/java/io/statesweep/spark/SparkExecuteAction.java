@@ -153,8 +153,9 @@ public final class SparkExecuteAction {
     ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
         "unverified: the probe did not run");
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
-    // What this attempt costs: its requests (the lock's since it began included) at the region's list prices.
-    Map<String, Long> lockBefore = PlanCosts.sentBy(lock.requestCounts());
+    // What this attempt costs: its requests at the region's list prices, the lock's included: all of them for a
+    // lock it took, those since it began for the lock of the run it is part of (the plan counted the rest).
+    Map<String, Long> lockBefore = heldLock != null ? PlanCosts.sentBy(lock.requestCounts()) : Map.of();
     PriceTable prices = null;
     try {
       prices = PlanCosts.priceTable(spark, options);
