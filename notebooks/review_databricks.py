@@ -116,6 +116,41 @@ display(plt.gcf())
 # COMMAND ----------
 
 # MAGIC %md
+# MAGIC ## The cost of this run, and what executing it saves
+# MAGIC What the plan's S3 requests cost, what its execute will cost (an estimate: two GETs and a listing per record, DeleteObjects as the execute batches them), what the deleted bytes cost a month by storage class, and the minimum-duration charge of deleting keys early, at the list prices of `price_region` (`--prices`). On a versioned bucket the bytes are freed only when noncurrent versions expire: `versioning_note` gives the lifecycle rule.
+
+# COMMAND ----------
+
+import matplotlib.pyplot as plt
+
+cost = spark.sql("""
+SELECT price_region, bucket_versioning, versioning_note,
+       aggregate(map_values(s3_requests), 0L, (total, n) -> total + n) AS requests,
+       aggregate(map_values(execute_requests), 0L, (total, n) -> total + n) AS execute_requests,
+       CAST(cost_usd AS double) AS plan_usd, CAST(execute_cost_usd AS double) AS execute_usd,
+       CAST(saves_usd_per_month AS double) AS saves_usd_per_month, CAST(early_delete_usd AS double) AS early_delete_usd
+FROM runs
+WHERE run_id = (SELECT run_id FROM review_run) AND command = 'plan'
+""").toPandas()
+by_class = spark.sql("""
+SELECT storage_class, round(sum(bytes) / 1048576, 3) AS mib_to_delete
+FROM plan_summary LATERAL VIEW explode(bytes_by_storage_class) AS storage_class, bytes
+WHERE run_id = (SELECT run_id FROM review_run)
+GROUP BY storage_class
+ORDER BY mib_to_delete DESC
+""").toPandas()
+print(cost[["price_region", "bucket_versioning", "requests", "execute_requests"]].to_string(index=False))
+if cost["versioning_note"].notna().any():
+    print(cost["versioning_note"].iloc[0])
+fig, (dollars, classes) = plt.subplots(1, 2, figsize=(12, 4))
+cost[["plan_usd", "execute_usd", "early_delete_usd", "saves_usd_per_month"]].T.plot.barh(
+    ax=dollars, legend=False, title="USD at " + str(cost["price_region"].iloc[0]) + " list prices")
+by_class.plot.barh(x="storage_class", y="mib_to_delete", ax=classes, legend=False, title="MiB to delete by storage class")
+display(fig)
+
+# COMMAND ----------
+
+# MAGIC %md
 # MAGIC ## Projects with the most to delete
 # MAGIC
 # MAGIC (In the result, choose a bar chart: Databricks keeps the chart with the notebook.)

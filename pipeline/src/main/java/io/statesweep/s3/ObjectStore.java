@@ -504,8 +504,35 @@ public final class ObjectStore {
   }
 
   static StoredObject toStoredObject(S3Object object) {
+    // A listing without a StorageClass (some S3-compatible stores) means Standard, as S3's own default.
+    String storageClass = object.storageClassAsString();
     return new StoredObject(object.key(), unquote(object.eTag()), object.lastModified(),
-        object.size() == null ? 0L : object.size());
+        object.size() == null ? 0L : object.size(),
+        storageClass == null || storageClass.isEmpty() ? STANDARD : storageClass);
+  }
+
+  /** S3's default storage class, and the class of a listed key whose listing names none. */
+  public static final String STANDARD = "STANDARD";
+
+  /**
+   * The bucket's versioning (GetBucketVersioning): {@code Enabled}, {@code Suspended}, or {@code Off} for a
+   * bucket where it was never enabled. A call that is denied or that the store does not support is no
+   * failure: the answer is {@code unknown}, with why (the permission it needs, or the store's error).
+   */
+  public BucketVersioning bucketVersioning() {
+    try {
+      software.amazon.awssdk.services.s3.model.GetBucketVersioningResponse response =
+          client.getBucketVersioning(b -> b.overrideConfiguration(this::counted).bucket(bucket));
+      String status = response.statusAsString();
+      return status == null || status.isEmpty() ? new BucketVersioning(BucketVersioning.OFF, null)
+          : new BucketVersioning(status, null);
+    } catch (SdkException e) {
+      StoreException failure = translate("read the versioning of", "", e);
+      String why = failure.isAccessDenied()
+          ? failure.getMessage() + "; it needs s3:GetBucketVersioning on arn:aws:s3:::" + bucket
+          : failure.getMessage();
+      return new BucketVersioning(BucketVersioning.UNKNOWN, why);
+    }
   }
 
   static String quote(String etag) {

@@ -30,6 +30,14 @@ public final class S3Clients {
     return CLIENTS.computeIfAbsent(settings, S3Clients::build);
   }
 
+  /**
+   * The region the shared client of {@code settings} signs for: {@code --region}, else the SDK's default
+   * region (environment, profile, instance metadata), else us-east-1 where an endpoint is set.
+   */
+  public static String region(S3Settings settings) {
+    return shared(settings).serviceClientConfiguration().region().id();
+  }
+
   /** A client that the caller owns and closes. */
   public static S3Client build(S3Settings settings) {
     RetryStrategy retryStrategy = AwsRetryStrategy.standardRetryStrategy().toBuilder()

@@ -24,8 +24,11 @@ final class ActionLock implements AutoCloseable {
   /** Why the lock was not taken, or null. */
   private final String deniedBecause;
   private final boolean owned;
+  /** The store the lock's requests go through: they are part of the run's cost. */
+  private final ObjectStore store;
 
-  private ActionLock(String key, RunLock lock, String deniedBecause, boolean owned) {
+  private ActionLock(String key, RunLock lock, String deniedBecause, boolean owned, ObjectStore store) {
+    this.store = store;
     this.key = key;
     this.lock = lock;
     this.deniedBecause = deniedBecause;
@@ -40,7 +43,8 @@ final class ActionLock implements AutoCloseable {
    * @param command what runs, for the lock's owner: {@code "statesweep <command> (pid N)"}
    */
   static ActionLock toDelete(RunOptions options, String command) {
-    return new ActionLock(RunLock.keyFor(options.prefix().value()), acquire(options, command), null, true);
+    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    return new ActionLock(RunLock.keyFor(options.prefix().value()), acquire(store, options, command), null, true, store);
   }
 
   /**
@@ -49,22 +53,22 @@ final class ActionLock implements AutoCloseable {
    */
   static ActionLock forDryRun(RunOptions options, String command) {
     String key = RunLock.keyFor(options.prefix().value());
+    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     try {
-      return new ActionLock(key, acquire(options, command), null, true);
+      return new ActionLock(key, acquire(store, options, command), null, true, store);
     } catch (RunLock.DeniedException e) {
       LOG.warn("{}. This dry run goes on without the lock", e.getMessage());
-      return new ActionLock(key, null, e.getMessage(), true);
+      return new ActionLock(key, null, e.getMessage(), true, store);
     }
   }
 
-  private static RunLock acquire(RunOptions options, String command) {
+  private static RunLock acquire(ObjectStore store, RunOptions options, String command) {
     String host;
     try {
       host = java.net.InetAddress.getLocalHost().getHostName();
     } catch (java.io.IOException e) {
       host = "unknown host";
     }
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     // The wall clock, never an action's test clock: the lock's expiry is read by other runs.
     return RunLock.acquire(store, RunLock.keyFor(options.prefix().value()),
         "statesweep " + command + " (pid " + ProcessHandle.current().pid() + ")", host, options.lockTtl(),
@@ -73,7 +77,12 @@ final class ActionLock implements AutoCloseable {
 
   /** The same lock for an action inside the one that took it: closing it releases nothing. */
   ActionLock shared() {
-    return new ActionLock(key, lock, deniedBecause, false);
+    return new ActionLock(key, lock, deniedBecause, false, store);
+  }
+
+  /** The requests the lock made so far (taking it, renewing it; its release comes after): by operation. */
+  java.util.Map<String, Long> requestCounts() {
+    return store == null ? java.util.Map.of() : store.requestCounts().snapshot();
   }
 
   /** Whether a run that deletes may go on under it: it is taken (not denied). */

@@ -55,7 +55,7 @@ final class InventoryListing {
     List<String> present = List.of(lines.columns());
     Column[] selected = new Column[] {
         input_file_name().as("file"), col("key"), col("size"), col("last_modified_date"), col("e_tag"),
-        optional(present, "is_latest"), optional(present, "is_delete_marker")};
+        optional(present, "is_latest"), optional(present, "is_delete_marker"), optional(present, "storage_class")};
     return lines.select(selected)
         .flatMap(new ToObjects(manifest.format(), prefix), ObjectRow.ENCODER);
   }
@@ -88,6 +88,8 @@ final class InventoryListing {
       row.setEtag(object.etag());
       row.setLastModified(Rows.timestamp(object.lastModified()));
       row.setSize(object.size());
+      // The report's StorageClass field, when the inventory was configured with it.
+      row.setStorageClass(line.isNullAt(7) ? null : line.get(7).toString());
       return List.of(row).iterator();
     }
   }

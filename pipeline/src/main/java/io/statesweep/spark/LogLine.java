@@ -23,7 +23,9 @@ public record LogLine(Kind kind, String key, String text) {
     /** {@code skipped <key>: <why>}: a state-named key that is no record's state file. */
     SKIPPED,
     /** {@code <state file> came back during its deletion: <key> was deleted; ...}: a file lost to a comeback. */
-    CAME_BACK
+    CAME_BACK,
+    /** The bucket keeps noncurrent versions: the bytes a run frees go only when they expire (key: the bucket). */
+    VERSIONING
   }
 
   public LogLine {
@@ -51,6 +53,10 @@ public record LogLine(Kind kind, String key, String text) {
   static LogLine cameBack(String stateFileKey, String deletedKey) {
     return new LogLine(Kind.CAME_BACK, stateFileKey, stateFileKey + " came back during its deletion: " + deletedKey
         + " was deleted; run Verify bucket in the exporter");
+  }
+
+  static LogLine versioning(String bucket, String note) {
+    return new LogLine(Kind.VERSIONING, bucket, note);
   }
 
   @Override

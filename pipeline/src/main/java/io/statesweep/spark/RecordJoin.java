@@ -63,7 +63,8 @@ final class RecordJoin {
         .toDF()
         .join(ownersDS, "key")
         .groupBy("owner")
-        .agg(max_by(struct(col("key"), col("etag"), col("lastModified"), col("size")), col("lastModified"))
+        .agg(max_by(struct(col("key"), col("etag"), col("lastModified"), col("size"), col("storageClass")),
+            col("lastModified"))
             .as("newest"));
 
     Column[] stateColumns = java.util.Arrays.stream(readDS.columns()).map(c -> col(c)).toArray(Column[]::new);

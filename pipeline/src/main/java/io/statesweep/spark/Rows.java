@@ -45,6 +45,7 @@ final class Rows {
     row.setEtag(object.etag());
     row.setLastModified(timestamp(object.lastModified()));
     row.setSize(object.size());
+    row.setStorageClass(object.storageClass());
     return row;
   }
 

@@ -30,6 +30,11 @@ final class RunsTable {
   /** A live record's files that the bucket lacks: the plan's count (spec section 4, summary pair {@code missing_files=}). */
   static final String MISSING_FILES = "missing_files";
 
+  /** Dollars, to the millionth. */
+  static final DataType USD = DataTypes.createDecimalType(20, io.statesweep.cost.Costs.SCALE);
+  /** Counts by name (requests by S3 operation, bytes by storage class). */
+  static final DataType REQUESTS = DataTypes.createMapType(DataTypes.StringType, DataTypes.LongType);
+
   static final StructType SCHEMA = new StructType(new StructField[] {
       field("run_id", DataTypes.StringType, false),
       field("run_date", DataTypes.StringType, false),
@@ -70,7 +75,19 @@ final class RunsTable {
       field("inventory_date", DataTypes.TimestampType, true),
       field("state_parser", DataTypes.StringType, true),
       field("came_back_during_delete", DataTypes.LongType, true),
-      field("missing_files", DataTypes.LongType, true)});
+      field("missing_files", DataTypes.LongType, true),
+      // The cost of a run (README, "The cost of a run"): null where it was not counted.
+      field("s3_requests", REQUESTS, true),
+      field("cost_usd", USD, true),
+      field("execute_requests", REQUESTS, true),
+      field("execute_cost_usd", USD, true),
+      field("bytes_by_storage_class", REQUESTS, true),
+      field("saves_usd_per_month", USD, true),
+      field("early_delete_usd", USD, true),
+      field("price_region", DataTypes.StringType, true),
+      field("prices", DataTypes.StringType, true),
+      field("bucket_versioning", DataTypes.StringType, true),
+      field("versioning_note", DataTypes.StringType, true)});
 
   private RunsTable() {}
 
@@ -79,7 +96,7 @@ final class RunsTable {
       Instant plannedAt, String bucket, String prefix, String layout, String layoutFingerprint, int graceDays, Map<String, String> settings,
       String conditionalDeletes, long listingTasks, long keysListed, long bytesDeleted, long badState, long notYetDue,
       long stateChanged, long alreadyDeleted, long changedDuringDelete, Long cameBackDuringDelete, RunSummary summary,
-      String failure, Source source) {
+      String failure, Source source, io.statesweep.cost.PlanCost cost) {
     RunRow {
       requireNonNull(runId, "runId is null");
       requireNonNull(summary, "summary is null");
@@ -103,6 +120,9 @@ final class RunsTable {
 
   static Dataset<Row> dataset(SparkSession spark, RunRow run) {
     RunSummary summary = run.summary();
+    io.statesweep.cost.PlanCost cost = run.cost();
+    // An execute attempt records what it cost; what executing will cost and save is the plan's.
+    io.statesweep.cost.PlanCost plan = "plan".equals(run.command()) ? cost : null;
     Row row = RowFactory.create(
         run.runId(), run.runDate(), run.attemptId(), run.command(), summary.dryRun(), summary.complete(),
         Timestamp.from(run.startedAt()), Timestamp.from(run.endedAt()), Timestamp.from(run.plannedAt()),
@@ -114,8 +134,18 @@ final class RunsTable {
         run.failure(), run.source().listing(), run.source().inventoryManifest(),
         run.source().inventoryDate() == null ? null : Timestamp.from(run.source().inventoryDate()),
         "plan".equals(run.command()) ? StateParser.VERSION : null, run.cameBackDuringDelete(),
-        summaryCount(summary, MISSING_FILES));
+        summaryCount(summary, MISSING_FILES),
+        cost == null ? null : new TreeMap<>(cost.requests()), usd(cost == null ? null : cost.costUsd()),
+        plan == null ? null : new TreeMap<>(plan.executeRequests()), usd(plan == null ? null : plan.executeCostUsd()),
+        plan == null ? null : new TreeMap<>(plan.bytesByStorageClass()),
+        usd(plan == null ? null : plan.savesUsdPerMonth()), usd(plan == null ? null : plan.earlyDeleteUsd()),
+        cost == null ? null : cost.region(), cost == null ? null : cost.prices(),
+        plan == null ? null : plan.bucketVersioning(), plan == null ? null : plan.versioningNote());
     return spark.createDataFrame(List.of(row), SCHEMA);
+  }
+
+  private static java.math.BigDecimal usd(java.math.BigDecimal amount) {
+    return amount == null ? null : io.statesweep.cost.Costs.rounded(amount);
   }
 
   /** A count that the summary carries as an extra pair; null when it has none (a run stopped before counting). */

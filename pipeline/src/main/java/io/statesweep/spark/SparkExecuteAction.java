@@ -6,6 +6,8 @@ import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.config.RunOptions;
+import io.statesweep.cost.PlanCost;
+import io.statesweep.cost.PriceTable;
 import io.statesweep.execute.ConditionalDeleteProbe;
 import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.execute.ExecutionHook;
@@ -153,6 +155,15 @@ public final class SparkExecuteAction {
     ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
         "unverified: the probe did not run");
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
+    // What this attempt costs: its requests at the region's list prices, the lock's included: all of them for a
+    // lock it took, those since it began for the lock of the run it is part of (the plan counted the rest).
+    Map<String, Long> lockBefore = heldLock != null ? PlanCosts.sentBy(lock.requestCounts()) : Map.of();
+    PriceTable prices = null;
+    try {
+      prices = PlanCosts.priceTable(spark, options);
+    } catch (RuntimeException e) {
+      LOG.warn("Run {}: this attempt's cost is not priced: {}", runId, e.getMessage());
+    }
     Progress progress = Progress.every(options.progressSeconds(), metrics, runId);
     Map<String, Double> seconds = new LinkedHashMap<>();
     long phaseStart = System.nanoTime();
@@ -177,8 +188,8 @@ public final class SparkExecuteAction {
       int ceiling = options.maxDeletesPerSecond();
       // Each task that can run at once gets its share of the ceiling, at least one key per second: under
       // a ceiling below the cores, as many partitions as keys per second, so no more tasks run at once.
-      int partitions = ceiling > 0 && ceiling < parallelism ? ceiling : parallelism * 2;
-      double perTask = ceiling == 0 ? 0 : (double) ceiling / Math.min(parallelism, partitions);
+      int partitions = deletePartitions(parallelism, ceiling);
+      double perTask = keysPerSecondPerTask(parallelism, ceiling);
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
       Planner planner = new Planner(classifier, options.gracePolicy());
@@ -210,8 +221,10 @@ public final class SparkExecuteAction {
           counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6),
           counts.getLong(7), counts.getLong(8));
       List<LogLine> lines = logLines(tables, runDate, attemptId);
+      PlanCost cost = attemptCost(prices, metrics, lock, lockBefore);
+      summary = withCost(summary, cost);
       writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
-          counts.getLong(6), counts.getLong(8), null);
+          counts.getLong(6), counts.getLong(8), null, cost);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
       LockOutcome runLock = lock.outcome();
       return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(), lines,
@@ -223,8 +236,15 @@ public final class SparkExecuteAction {
       String failure = why != null && !deletesDone ? "its deletes were cancelled: " + why : SparkPlanAction.rootMessage(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
       RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0, 0);
+      PlanCost cost = null;
       try {
-        writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, 0, failure);
+        cost = attemptCost(prices, metrics, lock, lockBefore);
+        summary = withCost(summary, cost);
+      } catch (RuntimeException costFailure) {
+        LOG.warn("Run {}: cannot price attempt {}: {}", runId, attemptId, SparkPlanAction.rootMessage(costFailure));
+      }
+      try {
+        writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, 0, failure, cost);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
@@ -239,6 +259,16 @@ public final class SparkExecuteAction {
       progress.close();
       spark.sparkContext().clearJobGroup();
     }
+  }
+
+  /** The delete phase's tasks: twice the cores, or as many as the keys per second of a lower ceiling. */
+  static int deletePartitions(int parallelism, int ceiling) {
+    return ceiling > 0 && ceiling < parallelism ? ceiling : parallelism * 2;
+  }
+
+  /** Each task's share of {@code --max-deletes-per-second} (0: no ceiling). */
+  static double keysPerSecondPerTask(int parallelism, int ceiling) {
+    return ceiling == 0 ? 0 : (double) ceiling / Math.min(parallelism, deletePartitions(parallelism, ceiling));
   }
 
   private void stopIfCancelled() {
@@ -435,15 +465,41 @@ public final class SparkExecuteAction {
     return lines;
   }
 
+  /** The attempt's requests so far, priced; null when no price table could be read. */
+  private PlanCost attemptCost(PriceTable prices, RunMetrics metrics, ActionLock lock, Map<String, Long> lockBefore) {
+    if (prices == null) {
+      return null;
+    }
+    Map<String, Long> lockSince = new java.util.TreeMap<>(PlanCosts.sentBy(lock.requestCounts()));
+    lockBefore.forEach((operation, count) -> lockSince.merge(operation, -count, Long::sum));
+    lockSince.values().removeIf(count -> count <= 0);
+    PlanCosts.Region region = PlanCosts.region(options);
+    PlanCost cost = PlanCost.ofAttempt(prices, region.name(), region.from(),
+        PlanCosts.plus(PlanCosts.sent(metrics.requests()), lockSince));
+    LOG.info("Run {}: this attempt sent {} S3 requests {}, ${} at the list prices of {} ({})", runId,
+        cost.requestCount(), cost.requests(), cost.attemptPairs().get("cost_usd"), region.name(), region.from());
+    return cost;
+  }
+
+  private static RunSummary withCost(RunSummary summary, PlanCost cost) {
+    if (cost == null) {
+      return summary;
+    }
+    for (Map.Entry<String, String> pair : cost.attemptPairs().entrySet()) {
+      summary = summary.with(pair.getKey(), pair.getValue());
+    }
+    return summary;
+  }
+
   private void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt,
       ConditionalDeleteProbe.Answer conditional, RunSummary summary, long stateChanged, long alreadyDeleted,
-      long changedDuringDelete, long cameBack, String failure) {
+      long changedDuringDelete, long cameBack, String failure, PlanCost cost) {
     RunsTable.RunRow row = new RunsTable.RunRow(runId, plan.getAs("run_date"), attemptId, "execute", startedAt,
         Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
         options.prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
         plan.<Integer>getAs("grace_days"), options.settings(),
         conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
-        alreadyDeleted, changedDuringDelete, cameBack, summary, failure, RunsTable.Source.NONE);
+        alreadyDeleted, changedDuringDelete, cameBack, summary, failure, RunsTable.Source.NONE, cost);
     SparkPlanAction.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
   }
 

@@ -10,6 +10,9 @@ import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
+import io.statesweep.cost.PlanCost;
+import io.statesweep.cost.PriceTable;
+import io.statesweep.s3.BucketVersioning;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.scan.InventoryManifest;
@@ -80,6 +83,10 @@ public final class SparkPlanAction {
   private Progress progress;
   /** The lock of the action this plan runs in ({@link SparkRunAction}), or null: the plan takes its own. */
   private ActionLock heldLock;
+  /** Key and storage class of every listed key (see {@link PlanCosts#storageClasses}). */
+  private Dataset<Row> storageClassesDS;
+  private PriceTable priceTable;
+  private BucketVersioning versioning;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -129,10 +136,19 @@ public final class SparkPlanAction {
     metrics = RunMetrics.register(spark.sparkContext());
     progress = Progress.every(options.progressSeconds(), metrics, run.runId());
     try {
+      priceTable = PlanCosts.priceTable(spark, options);
+      versioning = bucketVersioning();
       Counts counts = plan(run, tables);
+      PlanCost cost = cost(run, tables, lock, counts);
       RunSummary summary = summary(run, counts, true, 0);
+      for (Map.Entry<String, String> pair : cost.summaryPairs().entrySet()) {
+        summary = summary.with(pair.getKey(), pair.getValue());
+      }
       List<LogLine> lines = logLines(run, tables);
-      writeRun(run, tables, startedAt, summary, counts, null);
+      if (cost.versioningNote() != null && versioning.keepsNoncurrentVersions()) {
+        lines.add(LogLine.versioning(options.bucket(), cost.versioningNote()));
+      }
+      writeRun(run, tables, startedAt, summary, counts, null, cost);
       PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
       LockOutcome runLock = lock.outcome();
@@ -143,7 +159,7 @@ public final class SparkPlanAction {
       LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
       RunSummary summary = summary(run, Counts.NONE, false, 1);
       try {
-        writeRun(run, tables, startedAt, summary, Counts.NONE, rootMessage(e));
+        writeRun(run, tables, startedAt, summary, Counts.NONE, rootMessage(e), null);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), tables.runs(), rootMessage(writeFailure));
       }
@@ -155,6 +171,44 @@ public final class SparkPlanAction {
       progress.close();
       spark.sparkContext().clearJobGroup();
     }
+  }
+
+  /**
+   * GetBucketVersioning, on the driver: Enabled, Suspended, Off, or unknown (denied, or not supported by the
+   * store) with why; never a failure of the plan.
+   */
+  private BucketVersioning bucketVersioning() {
+    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    BucketVersioning answer = store.bucketVersioning();
+    metrics.addRequests(store.requestCounts());
+    if (answer.unknownBecause() != null) {
+      LOG.warn("Bucket versioning of s3://{} is unknown: {}", options.bucket(), answer.unknownBecause());
+    }
+    return answer;
+  }
+
+  /** What the plan cost, what its execute will cost, and what it frees (README, "The cost of a run"). */
+  private PlanCost cost(RunContext run, Tables tables, ActionLock lock, Counts counts) {
+    phase("cost", "Pricing the plan");
+    PlanCosts.Region region = PlanCosts.region(options);
+    Map<String, Long> executeRequests = PlanCosts.executeRequests(spark, options, tables, run.runId(), run.runDate());
+    PlanCosts.Freed freed = PlanCosts.freed(spark, tables, run.runId(), run.runDate(), run.now(), storageClassesDS,
+        priceTable);
+    // Everything the plan sent until now: its tasks', the driver's, and the run lock's (its release follows).
+    Map<String, Long> requests = PlanCosts.plus(PlanCosts.sent(metrics.requests()),
+        PlanCosts.sentBy(lock.requestCounts()));
+    if (!priceTable.regions().containsKey(region.name())) {
+      LOG.warn("Price table {} has no prices for region {}; its regions are {}: the run's dollars are {}",
+          priceTable.origin(), region.name(), String.join(", ", priceTable.regionNames()), PlanCost.UNPRICED);
+    }
+    PlanCost cost = PlanCost.priced(priceTable, region.name(), region.from(), requests, executeRequests,
+        freed.bytes(), freed.byteDaysLeft(), versioning.status(),
+        PlanCosts.versioningNote(options, versioning, counts.bytes()));
+    LOG.info("Run {}: {}", run.runId(), cost.describe());
+    if (cost.versioningNote() != null) {
+      LOG.warn("Run {}: {}", run.runId(), cost.versioningNote());
+    }
+    return cost;
   }
 
   private Counts plan(RunContext run, Tables tables) {
@@ -188,6 +242,7 @@ public final class SparkPlanAction {
   private Counts planListed(RunContext run, Tables tables, KeyClassifier classifier, Planner planner,
       Listing listing, long keysListed, int partitions) {
     Dataset<ObjectRow> listingDS = listing.objects();
+    storageClassesDS = PlanCosts.storageClasses(listingDS);
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     phase("read-state-files", "Reading state files");
     Dataset<StateFileRow> classifiedDS = listingDS
@@ -214,7 +269,8 @@ public final class SparkPlanAction {
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
         .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
     append(planTable(planDS), tables, Tables.DELETION_PLAN);
-    append(PlanSummary.of(spark, tables, run.runId(), run.runDate()), tables, Tables.PLAN_SUMMARY);
+    append(PlanSummary.of(spark, tables, run.runId(), run.runDate(), storageClassesDS, priceTable,
+        PlanCosts.region(options).name()), tables, Tables.PLAN_SUMMARY);
     return counts(run, tables, keysListed, listing.tasks());
   }
 
@@ -257,7 +313,7 @@ public final class SparkPlanAction {
           // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
           .localCheckpoint(true);
       Dataset<ObjectRow> objectsDS = listedDS.filter(col("taskPrefix").isNull())
-          .select(col("key"), col("etag"), col("lastModified"), col("size")).as(ObjectRow.ENCODER);
+          .select(col("key"), col("etag"), col("lastModified"), col("size"), col("storageClass")).as(ObjectRow.ENCODER);
       listingDS = listingDS == null ? objectsDS : listingDS.union(objectsDS);
       pending = new ArrayList<>();
       for (ListedRow task : listedDS.filter(col("taskPrefix").isNotNull()).collectAsList()) {
@@ -438,12 +494,12 @@ public final class SparkPlanAction {
   }
 
   private void writeRun(RunContext run, Tables tables, Instant startedAt, RunSummary summary, Counts counts,
-      String failure) {
+      String failure, PlanCost cost) {
     phase("record-run", "Recording the run");
     RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
-        counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source);
+        counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source, cost);
     append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
     LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
   }

@@ -31,7 +31,7 @@ final class TableDocs {
           + " digest of its rows."
           + " Partitioned by run_date.",
       Tables.PLAN_SUMMARY, "statesweep: each plan summed by record type, kind, project, action and reason"
-          + " pattern (records, keys, bytes). Partitioned by run_date.");
+          + " pattern (records, keys, bytes, bytes by storage class and their cost a month). Partitioned by run_date.");
 
   static final Map<String, String> COLUMNS = Map.ofEntries(
       entry("run_id", "the run: yyyyMMddTHHmmssZ-<6 hex>, sorts by time"),
@@ -125,7 +125,26 @@ final class TableDocs {
           + " state_file_key; execute --run-id requires the plan to match its newest approval's digest"),
       entry("project", "the project id of the record's place; null outside projects"),
       entry("records", "records in the group"),
-      entry("reason_pattern", "the reason with keys, times and numbers masked (<key>, <time>, N), to group by"));
+      entry("reason_pattern", "the reason with keys, times and numbers masked (<key>, <time>, N), to group by"),
+      entry("s3_requests", "S3 requests the command sent, by operation (ListObjectsV2, GetObject, PutObject,"
+          + " GetBucketVersioning, ...), retries included, the run lock's included; not the Delta tables' requests"),
+      entry("cost_usd", "what s3_requests cost at price_region's list prices, USD"),
+      entry("execute_requests", "for a plan: the S3 requests its execute will make, by operation, estimated from"
+          + " its rows as the execute batches them (README, The cost of a run)"),
+      entry("execute_cost_usd", "for a plan: what execute_requests will cost at price_region's list prices, USD"
+          + " (DeleteObjects priced as a free DELETE)"),
+      entry("bytes_by_storage_class", "bytes the plan deletes by the storage class the listing gave each key"
+          + " (unknown: an inventory without StorageClass)"),
+      entry("saves_usd_per_month", "what the deleted bytes cost a month at price_region's storage prices, USD:"
+          + " the saving once they are gone (on a versioned bucket, once noncurrent versions expire)"),
+      entry("early_delete_usd", "for a plan: the minimum-duration charge of deleting keys before their class's"
+          + " minimum (STANDARD_IA 30 days, GLACIER_IR 90, DEEP_ARCHIVE 180), from LastModified at planned_at, USD"),
+      entry("price_region", "the region whose list prices were used (--region, else the SDK's default region)"),
+      entry("prices", "the price table used (--prices; aws is conf/prices/aws.json) and when its prices were checked"),
+      entry("bucket_versioning", "for a plan: the bucket's versioning from GetBucketVersioning: Enabled,"
+          + " Suspended, Off, or unknown (denied or unsupported; versioning_note says why)"),
+      entry("versioning_note", "for a plan on a versioned bucket (or one whose versioning is unknown): the deleted"
+          + " bytes are freed only when noncurrent versions expire, with a lifecycle rule that expires them"));
 
   /** The schema with each top-level column's comment; a column without one is a programming error. */
   static StructType withComments(StructType schema, String table) {

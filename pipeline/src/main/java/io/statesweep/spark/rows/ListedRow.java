@@ -15,6 +15,8 @@ public final class ListedRow implements Serializable {
   private String etag;
   private java.sql.Timestamp lastModified;
   private long size;
+  /** The listing's StorageClass (STANDARD where the store names none); null from an inventory without that field. */
+  private String storageClass;
   private String taskPrefix;
   private String taskStartAfter;
   private String taskNextChars;
@@ -44,6 +46,14 @@ public final class ListedRow implements Serializable {
 
   public void setLastModified(java.sql.Timestamp lastModified) {
     this.lastModified = lastModified;
+  }
+
+  public String getStorageClass() {
+    return storageClass;
+  }
+
+  public void setStorageClass(String storageClass) {
+    this.storageClass = storageClass;
   }
 
   public long getSize() {

@@ -15,6 +15,8 @@ public final class ObjectRow implements Serializable {
   private String etag;
   private java.sql.Timestamp lastModified;
   private long size;
+  /** The listing's StorageClass (STANDARD where the store names none); null from an inventory without that field. */
+  private String storageClass;
 
   public ObjectRow() {}
 
@@ -42,6 +44,14 @@ public final class ObjectRow implements Serializable {
     this.lastModified = lastModified;
   }
 
+  public String getStorageClass() {
+    return storageClass;
+  }
+
+  public void setStorageClass(String storageClass) {
+    this.storageClass = storageClass;
+  }
+
   public long getSize() {
     return size;
   }
@@ -58,12 +68,12 @@ public final class ObjectRow implements Serializable {
     if (!(other instanceof ObjectRow that)) {
       return false;
     }
-    return Objects.equals(key, that.key) && Objects.equals(etag, that.etag) && Objects.equals(lastModified, that.lastModified) && size == that.size;
+    return Objects.equals(key, that.key) && Objects.equals(etag, that.etag) && Objects.equals(lastModified, that.lastModified) && size == that.size && Objects.equals(storageClass, that.storageClass);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, etag, lastModified, size);
+    return Objects.hash(key, etag, lastModified, size, storageClass);
   }
 
   @Override

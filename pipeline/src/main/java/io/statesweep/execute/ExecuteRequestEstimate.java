@@ -1,0 +1,117 @@
+package io.statesweep.execute;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The S3 requests an execute of a plan will make, estimated by replaying how it works over one task's
+ * records (ExecuteFunctions' windows, {@link RecordExecutor}'s requests), on a bucket that has not changed
+ * since the plan:
+ *
+ * <ul>
+ *   <li>per record, a GET of its state file (If-Match), then one more after its files went (every record
+ *       with files to delete, and every {@code delete_record});
+ *   <li>per record, a listing: one ListObjectsV2 of {@code <id>.} for a single-file record; for a folder
+ *       record its folder a page (1,000 keys) at a time, the folder's keys taken as the plan saw them
+ *       (deleted and kept; a nested record's keys can make it a page or two more, or fewer);
+ *   <li>per window (at most 2 x {@code workers} records, and records until {@code batch-size} keys or the
+ *       throttle's batch), the files of its records in DeleteObjects requests of up to {@code batch-size}
+ *       keys, then their state files in requests of their own.
+ * </ul>
+ *
+ * Not counted: a key XML cannot carry goes alone in a DeleteObject (free on S3, like every delete); the
+ * run lock's renewals (one PutObject every third of {@code --lock-ttl}, so they depend on how long the
+ * execute takes); requests that fail and are retried; lookups of keys a record lists outside its own
+ * listing. Not thread-safe: one per task.
+ */
+public final class ExecuteRequestEstimate {
+  public static final String GET = "GetObject";
+  public static final String LIST = "ListObjectsV2";
+  public static final String DELETE_OBJECTS = "DeleteObjects";
+  public static final String PUT = "PutObject";
+  private static final int PAGE_SIZE = 1000;
+
+  private final int batchSize;
+  private final int windowRecords;
+  private final int windowKeys;
+  private final int maxBatch;
+  private final Map<String, Long> requests = new TreeMap<>();
+  private int recordsInWindow;
+  private long keysInWindow;
+  private long filesInWindow;
+  private long stateFilesInWindow;
+
+  /**
+   * @param keysPerSecondPerTask the task's share of {@code --max-deletes-per-second}; 0 for none
+   */
+  public ExecuteRequestEstimate(int batchSize, int workers, double keysPerSecondPerTask) {
+    if (batchSize < 1 || batchSize > 1000) {
+      throw new IllegalArgumentException("batchSize must be from 1 to 1000: " + batchSize);
+    }
+    this.batchSize = batchSize;
+    this.maxBatch = DeleteThrottle.maxBatch(keysPerSecondPerTask);
+    this.windowRecords = Math.max(1, 2 * workers);
+    this.windowKeys = Math.max(1, Math.min(batchSize, maxBatch));
+  }
+
+  /**
+   * One planned record, in the task's order.
+   *
+   * @param files keys it deletes other than its state file
+   * @param deletesRecord whether it is a {@code delete_record} row (its state file goes too)
+   * @param singleFile whether its state file is an {@code <id>.state.json}
+   * @param folderKeys the keys in its folder as the plan saw them (a folder record's listing)
+   */
+  public void add(long files, boolean deletesRecord, boolean singleFile, long folderKeys) {
+    if (recordsInWindow >= windowRecords || keysInWindow >= windowKeys) {
+      closeWindow();
+    }
+    recordsInWindow++;
+    keysInWindow += files + (deletesRecord ? 1 : 0);
+    filesInWindow += files;
+    stateFilesInWindow += deletesRecord ? 1 : 0;
+    count(GET, files > 0 || deletesRecord ? 2 : 1);
+    count(LIST, singleFile ? 1 : Math.max(1, (folderKeys + PAGE_SIZE - 1) / PAGE_SIZE));
+  }
+
+  /** The requests of the task's records so far, its last window included, by S3 operation. */
+  public Map<String, Long> requests() {
+    closeWindow();
+    return new TreeMap<>(requests);
+  }
+
+  /**
+   * The requests an attempt makes once, whatever its records: the run lock (a conditional PutObject; its
+   * release, a DeleteObjects) and, with {@code --conditional-deletes auto} beside a prefix, the probe (a
+   * PutObject and two DeleteObjects).
+   */
+  public static Map<String, Long> perAttempt(boolean probes) {
+    Map<String, Long> once = new TreeMap<>();
+    once.put(PUT, probes ? 2L : 1L);
+    once.put(DELETE_OBJECTS, probes ? 3L : 1L);
+    return once;
+  }
+
+  private void closeWindow() {
+    if (recordsInWindow == 0) {
+      return;
+    }
+    // As RecordExecutor.deleteInBatches: under the window's permit, batch-size keys a request; else the throttle's batch.
+    int keysPerRequest = keysInWindow > 0 && keysInWindow <= maxBatch ? batchSize : Math.min(batchSize, maxBatch);
+    count(DELETE_OBJECTS, ceil(filesInWindow, keysPerRequest) + ceil(stateFilesInWindow, keysPerRequest));
+    recordsInWindow = 0;
+    keysInWindow = 0;
+    filesInWindow = 0;
+    stateFilesInWindow = 0;
+  }
+
+  private void count(String operation, long requestsMore) {
+    if (requestsMore > 0) {
+      requests.merge(operation, requestsMore, Long::sum);
+    }
+  }
+
+  private static long ceil(long keys, int perRequest) {
+    return (keys + perRequest - 1) / perRequest;
+  }
+}

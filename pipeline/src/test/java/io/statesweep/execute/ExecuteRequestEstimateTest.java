@@ -1,0 +1,42 @@
+package io.statesweep.execute;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ExecuteRequestEstimateTest {
+
+  @Test
+  void countsTwoGetsAndOneListingPerRecordAndDeleteObjectsPerWindow() {
+    // workers 2: windows of at most 4 records; batch 1000.
+    ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(1000, 2, 0);
+    for (int i = 0; i < 10; i++) {
+      estimate.add(2, true, false, 3); // a folder record: 2 files and its state file, 3 keys in its folder
+    }
+    // 10 records in windows of 4, 4, 2: each window one request of files and one of state files.
+    assertThat(estimate.requests()).isEqualTo(Map.of("GetObject", 20L, "ListObjectsV2", 10L, "DeleteObjects", 6L));
+  }
+
+  @Test
+  void aWindowClosesAtBatchSizeKeysAndLargeFoldersListAPageAThousandKeys() {
+    ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(10, 16, 0);
+    estimate.add(25, true, false, 2_500); // 26 keys: a window of its own, 3 requests of files, 1 of the state file
+    estimate.add(1, false, true, 0); // a single-file record's removed file: one listing, one more window
+    assertThat(estimate.requests()).isEqualTo(Map.of("GetObject", 4L, "ListObjectsV2", 4L, "DeleteObjects", 5L));
+  }
+
+  @Test
+  void underACeilingAWindowLargerThanTheThrottlesBatchGoesInSmallerRequests() {
+    int maxBatch = DeleteThrottle.maxBatch(4);
+    ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(1000, 16, 4);
+    estimate.add(maxBatch * 3L, false, false, 10);
+    assertThat(estimate.requests()).containsEntry("DeleteObjects", 3L);
+  }
+
+  @Test
+  void anAttemptTakesTheLockAndProbesOnce() {
+    assertThat(ExecuteRequestEstimate.perAttempt(true)).isEqualTo(Map.of("PutObject", 2L, "DeleteObjects", 3L));
+    assertThat(ExecuteRequestEstimate.perAttempt(false)).isEqualTo(Map.of("PutObject", 1L, "DeleteObjects", 1L));
+  }
+}
