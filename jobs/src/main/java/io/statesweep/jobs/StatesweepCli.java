@@ -126,12 +126,6 @@ public final class StatesweepCli {
           Settings settings = settings(flags, environment, commandLine.configFile());
           return approve(settings, runId, by, note, out);
         }
-        case "demo" -> {
-          return Demo.run(args, environment, out, err);
-        }
-        case "bench-delete" -> {
-          return DeleteBenchmark.run(args, out);
-        }
         case "help", "--help", "-h" -> {
           out.print(usage());
           return OK;
@@ -368,8 +362,6 @@ public final class StatesweepCli {
           run      the scheduled job: plan, then with --execute delete what the plan says
           approve  record that you reviewed a plan (--run-id, --by) so that execute may run it
           execute  execute a plan written earlier and approved (--run-id), exactly as planned
-          demo     start a local S3 server with a generated archive and run plan on it
-          bench-delete  measure delete throughput on a local S3 server (raw beside statesweep)
           help     this text
 
         '<command> --help' lists the command's options.
