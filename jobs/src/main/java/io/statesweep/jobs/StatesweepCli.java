@@ -71,16 +71,6 @@ public final class StatesweepCli {
     PrintStream out = ending.out();
     String command = args.length == 0 ? "help" : args[0];
     try {
-      // Not part of the command tree: the demo and the delete benchmark leave the product for test scope.
-      switch (command) {
-        case "demo" -> {
-          return Demo.run(args, environment, out, err);
-        }
-        case "bench-delete" -> {
-          return DeleteBenchmark.run(args, out);
-        }
-        default -> { }
-      }
       if (!command.startsWith("-") && !command.equals(Commands.HELP) && Commands.command(command) == null) {
         err.println("Unknown command '" + command + "'.");
         err.print(Commands.usage(null));

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code System.exit}, the session never stopped, a failure thrown (with the exit code and the summary
  * line, for the run's output).
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class DatabricksEntryPointTest {
 

@@ -6,18 +6,19 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** README command one, in process: the embedded default runs plan on a generated archive and exits 0. */
+/**
+ * README command one, in process: the embedded default ({@link Demo}, test scope) runs the product's plan on
+ * a generated archive and exits 0.
+ */
 class DemoTest {
 
   @Test
   void demoRunsPlanOnAGeneratedArchiveAndPrintsTheSummary(@TempDir Path warehouse) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(new String[] {"demo", "--records", "300", "--warehouse", warehouse.toString()},
-        Map.of("COGRAM_CLEANUP_BUCKET", "a-real-bucket-the-demo-must-ignore"),
+    int code = Demo.run(new String[] {"--records", "300", "--warehouse", warehouse.toString()},
         new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
 
     String printed = out.toString(StandardCharsets.UTF_8);

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * behind): nothing outside the plan is gone, the next run is refused while the dead run's lock is
  * valid and names it, and once the lock expires a rerun takes it over and finishes the plan exactly.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class DriverKillTest {
   private static final String BUCKET = "driver-kill";

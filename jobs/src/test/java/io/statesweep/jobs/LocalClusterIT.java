@@ -37,6 +37,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>Evidence comes from Spark's event log (which executor ran each task, with its accumulator
  * updates, which executors were lost and why), the run's own lines, its Delta tables and the bucket.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class LocalClusterIT {
   private static final Path JAR = Path.of(System.getProperty("statesweep.jar")).toAbsolutePath();

@@ -33,6 +33,7 @@ import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +45,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * flight per running task, and ends failed (exit 1, {@code complete=false}) with its summary and a line
  * saying why. Every request goes through a proxy that sees when each arrives.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class LockLossTest {
   private static final String LOCK = RunLock.keyFor("cogram/");

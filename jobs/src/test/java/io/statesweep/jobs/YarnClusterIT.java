@@ -40,6 +40,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Delta comes as the step brings it on EMR: through {@code --jars}, here the same artifacts from the local
  * Maven repository, and not on the platform's class path.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class YarnClusterIT {
   private static final Path JAR = Path.of(System.getProperty("statesweep.jar")).toAbsolutePath();

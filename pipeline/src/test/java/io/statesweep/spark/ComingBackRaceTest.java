@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>To make losses happen in a test of seconds, each window waits a moment between its verification
  * and its deletes (a slow network), which is where the exporter's uploads land.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class ComingBackRaceTest {
   private static final String P = "cogram/";

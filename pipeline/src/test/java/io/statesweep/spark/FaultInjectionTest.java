@@ -1,5 +1,6 @@
 package io.statesweep.spark;
 
+import static io.statesweep.testing.DatasetAssertions.assertSameRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
@@ -27,9 +28,11 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * of a live record) is deleted at any point. The archive is the generated sample, whose manifest
  * says independently what must go.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class FaultInjectionTest {
   private static final String PREFIX = "cogram/";
@@ -84,13 +88,7 @@ class FaultInjectionTest {
     assertThat(faulty.failure()).isNull();
     assertThat(faulty.summary().complete()).isTrue();
     assertThat(faulty.summary().errors()).as("state files that could not be read").isZero();
-    Map<String, String> expected = planRows(reference);
-    Map<String, String> actual = planRows(faulty);
-    Set<String> differing = new TreeSet<>(expected.keySet());
-    differing.addAll(actual.keySet());
-    differing.removeIf(key -> java.util.Objects.equals(expected.get(key), actual.get(key)));
-    assertThat(differing).as("records planned differently under faults: %s",
-        differing.stream().map(key -> key + ": " + expected.get(key) + " / " + actual.get(key)).toList()).isEmpty();
+    assertSameRows("records planned under faults", planRows(reference), planRows(faulty));
     assertThat(faulty.summary().recordsDeleted()).isEqualTo(reference.summary().recordsDeleted());
     assertThat(faulty.metricsJson()).contains("\"retries\"");
   }
@@ -231,15 +229,12 @@ class FaultInjectionTest {
     return keys;
   }
 
-  private Map<String, String> planRows(PlanResult result) {
-    List<Row> rows = SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+  /** Each record's plan: state file, action, reason and the keys to delete with their ETags. */
+  private Dataset<Row> planRows(PlanResult result) {
+    return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
         .filter("run_id = '" + result.runId() + "'")
-        .selectExpr("state_file_key", "concat(action, ' ', reason, ' ', array_join(array_sort(transform(deletes,"
-            + " d -> concat(d.key, '@', d.etag))), ','))")
-        .collectAsList();
-    Map<String, String> byStateFile = new TreeMap<>();
-    rows.forEach(row -> byStateFile.put(row.getString(0), row.getString(1)));
-    return byStateFile;
+        .selectExpr("state_file_key", "action", "reason",
+            "array_sort(transform(deletes, d -> struct(d.key as key, d.etag as etag))) as deletes");
   }
 
   private PlanResult plan(String endpoint) {

@@ -24,6 +24,7 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * beyond the plan, no record is counted twice, and the job completes. Runs in the build's
  * {@code task-retries} execution, whose session ({@code local[2,4]}) retries failed tasks.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class TaskRetryTest {
   private static final String PREFIX = "cogram/";

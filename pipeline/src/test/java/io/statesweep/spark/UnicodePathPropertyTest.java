@@ -32,6 +32,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +54,7 @@ import org.xml.sax.InputSource;
  * bucket less exactly the planned keys. {@code -Dunicode.archives=N} runs more archives,
  * {@code -Dunicode.seed=N} replays one.
  */
+@Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class UnicodePathPropertyTest {
   private static final int ARCHIVES = Integer.getInteger("unicode.archives", 4);

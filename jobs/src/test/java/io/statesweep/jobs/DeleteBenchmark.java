@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -31,22 +30,39 @@ import org.apache.spark.sql.SparkSession;
  * Delete throughput on the local S3 server (S3Proxy, in memory), in one run: the server's raw
  * DeleteObjects rate (1,000 keys a request, as many requests in flight as Spark has cores, with and
  * without per-key ETags) beside statesweep's execute rate on an archive of the same number of keys,
- * where each record is also verified (a conditional GET and a LIST) before its keys go.
+ * where each record is also verified (a conditional GET and a LIST) before its keys go. Not a test and
+ * not in the job jar: {@code mvn -B -q -Pbench -DskipTests verify} ({@code -Dbench.args="--records N
+ * --files-per-record F"}).
  */
-final class DeleteBenchmark {
+public final class DeleteBenchmark {
   private static final String BUCKET = "bench";
   private static final String PREFIX = "cogram/";
 
   private DeleteBenchmark() {}
 
-  static int run(String[] args, PrintStream out) throws Exception {
-    CommandLine commandLine = CommandLine.parse(args, Set.of("--records", "--files-per-record"));
-    if (commandLine.help()) {
-      out.println("usage: statesweep bench-delete [--records N (default 1000)] [--files-per-record F (default 10)]");
-      return StatesweepCli.OK;
+  public static void main(String[] args) throws Exception {
+    int code = run(args, System.out);
+    System.out.flush();
+    if (code != 0) {
+      System.exit(code);
     }
-    int records = Integer.parseInt(commandLine.flags().getOrDefault("--records", "1000"));
-    int filesPerRecord = Integer.parseInt(commandLine.flags().getOrDefault("--files-per-record", "10"));
+  }
+
+  static int run(String[] args, PrintStream out) throws Exception {
+    Map<String, String> given = new LinkedHashMap<>(Map.of("--records", "1000", "--files-per-record", "10"));
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--help") || args[i].equals("-h")) {
+        out.println("usage: DeleteBenchmark [--records N (default 1000)] [--files-per-record F (default 10)]");
+        return 0;
+      }
+      if (!given.containsKey(args[i]) || i + 1 >= args.length) {
+        throw new IllegalArgumentException("Unknown option or missing value: " + args[i]
+            + " (options: --records N, --files-per-record F)");
+      }
+      given.put(args[i], args[++i]);
+    }
+    int records = Integer.parseInt(given.get("--records"));
+    int filesPerRecord = Integer.parseInt(given.get("--files-per-record"));
     int threads = Runtime.getRuntime().availableProcessors();
     try (LocalS3Server server = LocalS3Server.builder().maxHeap("2g").start()) {
       server.setCredentialSystemProperties();

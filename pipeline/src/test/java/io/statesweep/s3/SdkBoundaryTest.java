@@ -1,0 +1,75 @@
+package io.statesweep.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * "Only {@code s3/} calls the AWS SDK" (STYLE.md, S3 at the edge): in the product's sources (the
+ * pipeline's and the jobs' {@code src/main}), no file outside {@code io/statesweep/s3/} names a
+ * {@code software.amazon.awssdk} type, by import or fully qualified. Test code (the local S3 server, the
+ * fakes) may.
+ */
+class SdkBoundaryTest {
+  private static final String SDK = "software.amazon.awssdk";
+  private static final Path PIPELINE = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
+  private static final List<Path> PRODUCT_SOURCES = List.of(PIPELINE.resolve("src/main/java"),
+      PIPELINE.resolveSibling("jobs").resolve("src/main/java"));
+  private static final Path S3_PACKAGE = Path.of("io", "statesweep", "s3");
+
+  @Test
+  void onlyTheS3PackageOfTheProductNamesTheAwsSdk() {
+    List<Path> sources = PRODUCT_SOURCES.stream().flatMap(SdkBoundaryTest::javaFiles).toList();
+    // The scan sees the product: both modules' sources, the SDK's own users among them.
+    assertThat(sources).anyMatch(path -> path.endsWith(S3_PACKAGE.resolve("S3Clients.java")))
+        .anyMatch(path -> path.toString().contains("/jobs/src/main/java/"));
+
+    List<String> outside = sources.stream()
+        .filter(path -> !sourceRoot(path).relativize(path).startsWith(S3_PACKAGE))
+        .filter(SdkBoundaryTest::namesTheSdk)
+        .map(path -> PIPELINE.getParent().relativize(path).toString())
+        .toList();
+
+    assertThat(outside).as("product sources outside io/statesweep/s3/ that use the AWS SDK (%s); move the calls"
+        + " into io.statesweep.s3 and speak in statesweep's own types elsewhere", SDK).isEmpty();
+  }
+
+  @Test
+  void aFileOutsideTheS3PackageThatImportsTheSdkIsNamed() {
+    assertThat(namesTheSdk("package io.statesweep.spark;\n\nimport software.amazon.awssdk.services.s3.S3Client;\n"))
+        .isTrue();
+    assertThat(namesTheSdk("class A { software.amazon.awssdk.regions.Region region; }")).isTrue();
+    assertThat(namesTheSdk("package io.statesweep.spark;\n\nimport io.statesweep.s3.ObjectStore;\n")).isFalse();
+  }
+
+  private static Stream<Path> javaFiles(Path root) {
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(path -> path.toString().endsWith(".java")).toList().stream();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the product's sources under " + root, e);
+    }
+  }
+
+  private static Path sourceRoot(Path file) {
+    return PRODUCT_SOURCES.stream().filter(file::startsWith).findFirst().orElseThrow();
+  }
+
+  private static boolean namesTheSdk(Path file) {
+    try {
+      return namesTheSdk(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + file, e);
+    }
+  }
+
+  private static boolean namesTheSdk(String source) {
+    return source.contains(SDK);
+  }
+}
