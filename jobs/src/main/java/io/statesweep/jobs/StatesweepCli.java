@@ -260,18 +260,6 @@ public final class StatesweepCli {
     ending.summary(result.summary());
   }
 
-  /** A plan outside a command line's run: the demo's, until it leaves the product for test scope. */
-  static int plan(RunOptions options, Settings settings, PrintStream out, PrintStream err) {
-    Ending ending = new Ending("plan", new String[] {"plan"}, Map.of(), out);
-    if (!options.dryRun()) {
-      throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
-          + settings.value(Settings.DRY_RUN).source() + ")");
-    }
-    PlanResult result = new SparkPlanAction(SparkSessions.forPlan("statesweep plan", options), options).execute();
-    print(result, ending, err);
-    return result.exitCode() == 0 ? OK : RUN_FAILED;
-  }
-
   /**
    * The plan's lines and summary; a plan without the run lock says so in a last pair, {@code run_lock=none},
    * and one that lost it, {@code run_lock=lost}.

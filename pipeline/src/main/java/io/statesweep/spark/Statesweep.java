@@ -74,7 +74,7 @@ public final class Statesweep {
         Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
         Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.MAX_STATE_BYTES, Settings.BATCH_SIZE,
         Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.SKIP_APPROVAL, Settings.MAX_PLAN_AGE,
-        Settings.LOCK_TTL, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA)),
+        Settings.LOCK_TTL, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
     /** Records an approval: {@link SparkApproveAction}. It reads the tables only (and S3A, for them). */
     APPROVE("approve", List.of(Settings.REGION, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
         Settings.CATALOG_SCHEMA));
