@@ -1,6 +1,5 @@
 package io.statesweep.jobs;
 
-import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.RunLock;
@@ -9,7 +8,6 @@ import io.statesweep.spark.LockOutcome;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.RunResult;
 import io.statesweep.spark.SparkApproveAction;
-import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.spark.Statesweep;
 import java.io.PrintStream;
 import java.util.Map;
