@@ -21,6 +21,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with its comments; both review notebooks then run every statement by table name and find rows; a name that
  * the catalog holds at another location stops the run, naming both locations.
  */
+@Tag("slow")
 @EnabledIfSystemProperty(named = "statesweep.test.metastore", matches = ".+",
     disabledReason = "runs in the catalog execution of the build, whose Spark session has a Hive metastore")
 @ExtendWith(S3ServerExtension.class)
