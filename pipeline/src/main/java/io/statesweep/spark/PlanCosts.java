@@ -5,7 +5,11 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.floor;
+import static org.apache.spark.sql.functions.greatest;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.unix_timestamp;
+import static org.apache.spark.sql.functions.when;
 
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
@@ -176,14 +180,16 @@ final class PlanCosts {
     Dataset<Row> deletes = deleteRows(spark, tables, runId, runDate)
         .select(explode(col("deletes")).as("d"))
         .select(col("d.key").as("key"), col("d.size").as("size"), col("d.last_modified").as("last_modified"));
-    StringBuilder minimumDays = new StringBuilder("CASE storage_class");
-    prices.minimumDays().forEach((storageClass, days) ->
-        minimumDays.append(" WHEN '").append(storageClass.replace("'", "")).append("' THEN ").append(days));
-    minimumDays.append(" ELSE 0 END");
+    // The class's minimum as a value compared to the column, never spliced into SQL text: a price file names classes.
+    Column minimumDays = lit(0);
+    for (Map.Entry<String, Integer> minimum : prices.minimumDays().entrySet()) {
+      minimumDays = when(col("storage_class").equalTo(lit(minimum.getKey())), lit(minimum.getValue()))
+          .otherwise(minimumDays);
+    }
     long plannedSeconds = plannedAt.getEpochSecond();
     // Whole days stored at the plan's time, as S3 counts them; the charge is for the days of the minimum left.
-    Column daysLeft = expr("greatest(0, (" + minimumDays + ") - floor((" + plannedSeconds
-        + " - unix_timestamp(last_modified)) / 86400))");
+    Column daysLeft = greatest(lit(0), minimumDays.minus(
+        floor(lit(plannedSeconds).minus(unix_timestamp(col("last_modified"))).divide(86400))));
     java.util.List<Row> rows = deletes.join(storageClasses, deletes.col("key").equalTo(storageClasses.col("key")), "left")
         .select(coalesce(col("storage_class"), lit(UNKNOWN_STORAGE_CLASS)).as("storage_class"), col("size"),
             col("last_modified"))
