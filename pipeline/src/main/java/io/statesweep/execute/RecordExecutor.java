@@ -25,37 +25,47 @@ import io.statesweep.state.StateParser;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Executes written plans, a window of records at a time, so that no live file can go (spec sections
  * 2 to 4):
  *
  * <ol>
- *   <li>takes the throttle's permits for the window's keys first, so that a wait for them never falls
- *       between a record's verification and its deletes;
+ *   <li>takes the throttle's permits for the window's keys first ({@link WindowPermits}), so that a wait
+ *       for them never falls between a record's verification and its deletes;
  *   <li>re-reads each state file with If-Match on the planned ETag (changed or gone: nothing is done on
  *       the old plan), re-lists the record's keys, and makes the {@link Planner}'s decision again from
  *       the document just read and the bucket as it is now. A plan row may only narrow that decision:
  *       a row that would delete more (a live record's row turned into {@code delete_record}, a key the
  *       planner would not delete now) is refused ({@code kept_refused}, naming the key), and a file
  *       newer than the state file keeps the whole record ({@code the record is coming back});
- *   <li>deletes the files of all verified records of the window in DeleteObjects batches, each key
- *       conditional on the ETag just seen (when conditional deletes are on);
+ *   <li>deletes the files of the verified records in DeleteObjects batches, each key conditional on the
+ *       ETag just seen (when conditional deletes are on). A record's deletes start within
+ *       {@link #FRESH_FOR} of the end of its verification: a file uploaded again byte for byte keeps its
+ *       ETag, so only that short time protects it. The records verified together go together; one
+ *       that waited {@link #WAITS_AT_MOST} for the window's slower verifications (a project listing
+ *       a large folder) goes without them, with the others verified by then, and a record that would
+ *       start later than the bound (after a slow start, or a wait for the throttle) is verified again;
  *   <li>reads each state file once more: one that changed while its record's files went means the
  *       record came back during its deletion ({@code came_back_during_delete}): every key deleted is
  *       named, so that the exporter's Verify bucket can restore it;
@@ -67,6 +77,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * is never sent (no delete marker on a versioned bucket).
  */
 public final class RecordExecutor implements AutoCloseable {
+  /**
+   * The most time from the end of a record's verification to the start of its deletes (README "Deleting"). A
+   * constant, not a setting: it is what keeps a file uploaded again in that time (the same ETag) from being lost,
+   * and no store or workload is safer with a longer one; a slow store costs verifications, not safety.
+   */
+  static final Duration FRESH_FOR = Duration.ofSeconds(1);
+  /**
+   * How long a verified record waits for the other verifications of its window before its deletes go without
+   * them: half the bound, the other half for the start and the requests of the records that go before it.
+   */
+  static final Duration WAITS_AT_MOST = FRESH_FOR.dividedBy(2);
+  /** Verifications of a record whose deletes never started in time, before it is given up (kept, failed). */
+  static final int MOST_VERIFICATIONS = 3;
+
+  private static final long FRESH_NANOS = FRESH_FOR.toNanos();
+  private static final long WAIT_NANOS = WAITS_AT_MOST.toNanos();
   private static final AtomicLong BATCHES = new AtomicLong();
 
   private final RecordStore store;
@@ -78,7 +104,13 @@ public final class RecordExecutor implements AutoCloseable {
   private final DeleteThrottle throttle;
   private final ExecutionHook hook;
   private final Clock clock;
+  private final LongSupplier nanoTime;
+  private final int verifyThreads;
   private final ExecutorService verifiers;
+  /** Read state files again while verifications still run (on the verifiers they could wait behind those). */
+  private ExecutorService rereaders;
+  /** How long the last start of deletes took (the hook): a record must still be fresh after the next one. */
+  private long lastStartNanos;
 
   /** Verifies one record at a time. */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
@@ -95,6 +127,13 @@ public final class RecordExecutor implements AutoCloseable {
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
+    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, verifyThreads, System::nanoTime);
+  }
+
+  /** With the monotonic time source that measures {@link #FRESH_FOR} (a fake one in tests). */
+  RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
+      LongSupplier nanoTime) {
     if (verifyThreads < 1) {
       throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
     }
@@ -110,8 +149,14 @@ public final class RecordExecutor implements AutoCloseable {
     this.throttle = requireNonNull(throttle, "throttle is null");
     this.hook = requireNonNull(hook, "hook is null");
     this.clock = requireNonNull(clock, "clock is null");
-    this.verifiers = verifyThreads == 1 ? null : Executors.newFixedThreadPool(verifyThreads, runnable -> {
-      Thread thread = new Thread(runnable, "statesweep-verify");
+    this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
+    this.verifyThreads = verifyThreads;
+    this.verifiers = verifyThreads == 1 ? null : threads(verifyThreads, "statesweep-verify");
+  }
+
+  private static ExecutorService threads(int count, String name) {
+    return Executors.newFixedThreadPool(count, runnable -> {
+      Thread thread = new Thread(runnable, name);
       thread.setDaemon(true);
       return thread;
     });
@@ -120,108 +165,423 @@ public final class RecordExecutor implements AutoCloseable {
   /** Executes a window of records; returns one outcome per record, in order. */
   public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
     Instant started = clock.instant();
-    // The permits first: a wait for them must not widen the window between verification and delete. A
-    // window of more keys than a request may carry under the ceiling reserves request by request instead.
     int windowKeys = window.stream().mapToInt(record -> record.deletes().size()).sum();
-    DeleteThrottle.Permit permit = windowKeys > 0 && windowKeys <= throttle.maxBatch() ? throttle.reserve(windowKeys)
-        : null;
-    int[] sent = {0};
-    try {
-      return verifyAndDelete(window, started, permit, sent);
-    } finally {
-      if (permit != null) {
-        permit.closeAfterSending(Math.min(sent[0], windowKeys));
-      }
+    try (WindowPermits permits = WindowPermits.reserve(throttle, windowKeys)) {
+      return new Window(window, started, permits).execute();
     }
   }
 
-  private List<ExecutionOutcome> verifyAndDelete(List<PlannedRecord> window, Instant started,
-      DeleteThrottle.Permit permit, int[] sent) {
-    // By identity: two plan rows of one state file (a duplicated row) still get one outcome each.
-    Map<PlannedRecord, ExecutionOutcome> outcomes = new IdentityHashMap<>();
-    List<Verified> verified = new ArrayList<>();
-    List<Verification> verifications = inParallel(window, this::verifyOrFail);
-    for (int i = 0; i < window.size(); i++) {
-      PlannedRecord record = window.get(i);
-      Verification verification = verifications.get(i);
+  /**
+   * One window: its records verified at once, each record's deletes started within {@link #FRESH_FOR} of its
+   * last verification, the records ready together sharing their requests.
+   */
+  private final class Window {
+    private final List<PlannedRecord> records;
+    private final Instant started;
+    private final WindowPermits permits;
+    private final int keysPerRequest;
+    private final Verifications verifications;
+    /** Each record's last verification that allows deletes, by its place in the window. */
+    private final Verified[] current;
+    private final int[] timesVerified;
+    private final ExecutionOutcome[] outcomes;
+    /** Verified records whose deletes have not started, in the order their verifications ended. */
+    private final List<Integer> ready = new ArrayList<>();
+    /** Whether a ready record's verification took longer than {@link #WAITS_AT_MOST}. */
+    private boolean slowReady;
+    private final Map<String, Long> deletedAt = new HashMap<>();
+    private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
+    /** The state files read again after their records' files went. */
+    private final Map<Integer, Recheck> recheckOf = new HashMap<>();
+
+    Window(List<PlannedRecord> records, Instant started, WindowPermits permits) {
+      this.records = records;
+      this.started = started;
+      this.permits = permits;
+      this.keysPerRequest = Math.min(batchSize, throttle.maxBatch());
+      this.verifications = new Verifications(records);
+      this.current = new Verified[records.size()];
+      this.timesVerified = new int[records.size()];
+      this.outcomes = new ExecutionOutcome[records.size()];
+    }
+
+    List<ExecutionOutcome> execute() {
+      try {
+        for (int slot = 0; slot < records.size(); slot++) {
+          verify(slot);
+        }
+        while (verifications.pending() > 0 || !ready.isEmpty()) {
+          long waited = ready.isEmpty() ? 0 : nanoTime.getAsLong() - current[ready.get(0)].verifiedAt();
+          // Without verifiers, waiting for the others is verifying the next one, which may take long: a
+          // record that took long itself goes at once, rather than be verified again after that.
+          if (!ready.isEmpty() && (verifications.pending() == 0 || waited >= WAIT_NANOS
+              || verifiers == null && slowReady)) {
+            deleteReady();
+          } else {
+            take(verifications.next(ready.isEmpty() ? -1 : WAIT_NANOS - waited));
+          }
+        }
+      } finally {
+        verifications.cancel();
+      }
+      return List.of(outcomes);
+    }
+
+    /** Verifies the record (again), unless it was verified as often as it may be. */
+    private void verify(int slot) {
+      PlannedRecord record = records.get(slot);
+      if (timesVerified[slot] == MOST_VERIFICATIONS) {
+        String message = "its deletes could not start within " + FRESH_FOR.toMillis() + " ms of its verification, "
+            + MOST_VERIFICATIONS + " times (a slow start of its deletes, or waits for --max-deletes-per-second):"
+            + " nothing is deleted; the state file stays";
+        outcomes[slot] = finish(record, Outcome.FAILED, message, List.of(), false, 0,
+            List.of(new KeyFailure(record.stateFileKey(), "VerifiedTooLongAgo", message)), started, null);
+        return;
+      }
+      timesVerified[slot]++;
+      current[slot] = null;
+      verifications.submit(slot);
+    }
+
+    private void take(Verifications.Ended ended) {
+      if (ended == null) {
+        return;
+      }
+      int slot = ended.slot();
+      PlannedRecord record = records.get(slot);
+      Verification verification = ended.verification();
       if (verification.failure != null) {
         StoreException e = verification.failure;
-        outcomes.put(record, finish(record, Outcome.FAILED, e.getMessage(), List.of(), false, 0,
-            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started, null));
+        outcomes[slot] = finish(record, Outcome.FAILED, e.getMessage(), List.of(), false, 0,
+            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started, null);
       } else if (verification.outcome != null) {
-        outcomes.put(record, finish(record, verification.outcome, verification.message, List.of(), false,
-            0, List.of(), started, null));
+        outcomes[slot] = finish(record, verification.outcome, verification.message, List.of(), false, 0, List.of(),
+            started, null);
       } else {
-        verified.add(verification.verified);
+        current[slot] = verification.verified;
+        ready.add(slot);
+        slowReady |= ended.tookNanos() >= WAIT_NANOS;
       }
     }
 
-    List<DeleteTarget> fileTargets = new ArrayList<>();
-    verified.forEach(record -> fileTargets.addAll(record.targets));
-    hook.beforeDelete(fileTargets.stream().map(DeleteTarget::key).toList());
-    Map<String, DeleteResult.KeyError> errors = new HashMap<>();
-    Map<String, Long> deletedAt = new HashMap<>();
-    sent[0] += deleteInBatches(fileTargets, deletedAt, errors, permit);
-
-    // Each state file once more, after its record's files went: changed now, the record came back while
-    // they went (its files were uploaded again before it, with the same ETags); unchanged, a due record's
-    // state file may go last, even where conditional deletes are off.
-    List<Verified> toRecheck = verified.stream()
-        .filter(record -> record.targets.stream().anyMatch(target -> deletedAt.containsKey(target.key()))
-            || record.plan.action() == Action.DELETE_RECORD && record.allFilesGone(deletedAt))
-        .toList();
-    List<Recheck> rechecks = inParallel(toRecheck, this::recheck);
-    Map<Verified, Recheck> recheckOf = new IdentityHashMap<>();
-    List<DeleteTarget> stateTargets = new ArrayList<>();
-    for (int i = 0; i < toRecheck.size(); i++) {
-      Verified record = toRecheck.get(i);
-      Recheck recheck = rechecks.get(i);
-      recheckOf.put(record, recheck);
-      String stateKey = record.plan.stateFileKey();
-      if (record.plan.action() != Action.DELETE_RECORD || !record.allFilesGone(deletedAt)) {
-        continue;
+    /** The ready records that are still fresh go now; the others are verified again. */
+    private void deleteReady() {
+      long startsBy = nanoTime.getAsLong() + lastStartNanos;
+      List<Integer> group = new ArrayList<>();
+      for (int slot : ready) {
+        if (isFresh(current[slot], startsBy)) {
+          group.add(slot);
+        } else {
+          verify(slot);
+        }
       }
-      if (recheck.failure != null) {
-        errors.put(stateKey, recheck.failure);
-      } else if (recheck.check == StateCheck.UNCHANGED) {
-        stateTargets.add(new DeleteTarget(stateKey, etag(record.plan.stateFile().etag())));
-      } else {
-        errors.put(stateKey, new DeleteResult.KeyError("PreconditionFailed",
-            "the state file " + (recheck.check == StateCheck.GONE ? "is gone" : "changed")
-                + " while its record's files were deleted"));
+      ready.clear();
+      slowReady = false;
+      if (group.isEmpty()) {
+        return;
+      }
+      int fileKeys = group.stream().mapToInt(slot -> current[slot].targets().size()).sum();
+      // Keys past the window's reserved ones are reserved here, before the start: a wait for them is
+      // followed by the check that the records are still fresh.
+      DeleteThrottle.Permit first = fileKeys > 0 && permits.available() == 0
+          ? throttle.reserve(Math.min(keysPerRequest, fileKeys)) : null;
+      List<Integer> going;
+      try {
+        going = startDeletes(group);
+      } catch (RuntimeException e) {
+        if (first != null) {
+          first.closeUnsent();
+        }
+        throw e;
+      }
+      List<Integer> begun = sendFiles(going, first);
+      deleteStateFiles(begun);
+      for (int slot : begun) {
+        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, errors, started);
       }
     }
-    sent[0] += deleteInBatches(stateTargets, deletedAt, errors, permit);
 
-    for (Verified record : verified) {
-      outcomes.put(record.plan, outcomeOf(record, recheckOf.get(record), deletedAt, errors, started));
+    /**
+     * The one point where verified records start their deletes (README "Deleting"): the hook hears the files
+     * about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified again
+     * instead. Returns the records whose deletes start now.
+     */
+    private List<Integer> startDeletes(List<Integer> group) {
+      long before = nanoTime.getAsLong();
+      List<String> keys = new ArrayList<>();
+      group.forEach(slot -> current[slot].targets().forEach(target -> keys.add(target.key())));
+      hook.beforeDelete(keys);
+      long now = nanoTime.getAsLong();
+      lastStartNanos = now - before;
+      List<Integer> going = new ArrayList<>(group.size());
+      for (int slot : group) {
+        if (isFresh(current[slot], now)) {
+          going.add(slot);
+        } else {
+          verify(slot);
+        }
+      }
+      return going;
     }
-    List<ExecutionOutcome> ordered = new ArrayList<>(window.size());
-    for (PlannedRecord record : window) {
-      ordered.add(outcomes.get(record));
+
+    /**
+     * Sends the files of {@code going} in DeleteObjects requests, in order, under the window's reserved keys
+     * ({@code first}: the keys of the first request, reserved before the start). Keys past them are reserved
+     * request by request; after such a wait, a record none of whose keys has gone yet is verified again if the
+     * wait made it older than {@link #FRESH_FOR}. Returns the records whose deletes began (every one of the
+     * others is being verified again), in order.
+     */
+    private List<Integer> sendFiles(List<Integer> going, DeleteThrottle.Permit first) {
+      List<Integer> begun = new ArrayList<>();
+      ArrayDeque<Integer> notBegun = new ArrayDeque<>();
+      for (int slot : going) {
+        (current[slot].targets().isEmpty() ? begun : notBegun).add(slot);
+      }
+      ArrayDeque<DeleteTarget> sending = new ArrayDeque<>();
+      DeleteThrottle.Permit own = first;
+      while (!sending.isEmpty() || !notBegun.isEmpty()) {
+        int want = Math.min(keysPerRequest, sending.size() + keysOf(notBegun));
+        int keys = own != null ? 0 : permits.take(want);
+        if (own == null && keys == 0) {
+          own = throttle.reserve(want);
+          long now = nanoTime.getAsLong();
+          for (Iterator<Integer> slots = notBegun.iterator(); slots.hasNext(); ) {
+            int slot = slots.next();
+            if (!isFresh(current[slot], now)) {
+              slots.remove();
+              verify(slot);
+            }
+          }
+        }
+        if (own != null) {
+          keys = Math.min(own.keys(), sending.size() + keysOf(notBegun));
+        }
+        List<DeleteTarget> batch = new ArrayList<>(keys);
+        while (batch.size() < keys) {
+          if (sending.isEmpty()) {
+            int slot = notBegun.poll();
+            begun.add(slot);
+            sending.addAll(current[slot].targets());
+          }
+          batch.add(sending.poll());
+        }
+        try {
+          if (!batch.isEmpty()) {
+            send(batch);
+          }
+        } finally {
+          if (own != null) {
+            own.closeAfterSending(batch.size());
+            own = null;
+          } else {
+            permits.answered(0);
+          }
+        }
+      }
+      if (own != null) {
+        own.closeUnsent(); // every record it was reserved for is being verified again
+      }
+      begun.sort(Comparator.comparingInt(going::indexOf));
+      return begun;
     }
-    return ordered;
+
+    private int keysOf(Collection<Integer> slots) {
+      int keys = 0;
+      for (int slot : slots) {
+        keys += current[slot].targets().size();
+      }
+      return keys;
+    }
+
+    /**
+     * Each state file once more, after its record's files went: changed now, the record came back while they
+     * went (its files were uploaded again before it, with the same ETags); unchanged, a due record's state file
+     * may go last, even where conditional deletes are off. A request's keys are reserved before its state files
+     * are read again, so that no wait falls between the read and the delete.
+     */
+    private void deleteStateFiles(List<Integer> begun) {
+      List<Integer> deleting = new ArrayList<>();
+      List<Integer> others = new ArrayList<>();
+      for (int slot : begun) {
+        Verified record = current[slot];
+        if (record.plan().action() == Action.DELETE_RECORD && record.allFilesGone(deletedAt)) {
+          deleting.add(slot);
+        } else if (record.targets().stream().anyMatch(target -> deletedAt.containsKey(target.key()))) {
+          others.add(slot);
+        }
+      }
+      int from = 0;
+      do {
+        int want = Math.min(keysPerRequest, deleting.size() - from);
+        int keys = want == 0 ? 0 : permits.take(want);
+        DeleteThrottle.Permit own = want > 0 && keys == 0 ? throttle.reserve(want) : null;
+        if (own != null) {
+          keys = want;
+        }
+        List<Integer> chunk = deleting.subList(from, from + keys);
+        from += keys;
+        List<Integer> reading = new ArrayList<>(chunk);
+        reading.addAll(others);
+        others.clear();
+        List<Recheck> rechecks = inParallel(reading, slot -> recheck(current[slot]),
+            verifications.pending() == 0 ? verifiers : rereaders());
+        List<DeleteTarget> targets = new ArrayList<>();
+        for (int i = 0; i < reading.size(); i++) {
+          int slot = reading.get(i);
+          Recheck recheck = rechecks.get(i);
+          recheckOf.put(slot, recheck);
+          if (i >= chunk.size()) {
+            continue;
+          }
+          String stateKey = records.get(slot).stateFileKey();
+          if (recheck.failure != null) {
+            errors.put(stateKey, recheck.failure);
+          } else if (recheck.check == StateCheck.UNCHANGED) {
+            targets.add(new DeleteTarget(stateKey, etag(records.get(slot).stateFile().etag())));
+          } else {
+            errors.put(stateKey, new DeleteResult.KeyError("PreconditionFailed",
+                "the state file " + (recheck.check == StateCheck.GONE ? "is gone" : "changed")
+                    + " while its record's files were deleted"));
+          }
+        }
+        try {
+          if (!targets.isEmpty()) {
+            send(targets);
+          }
+        } finally {
+          if (own != null) {
+            own.closeAfterSending(targets.size());
+          } else if (keys > 0) {
+            permits.answered(keys - targets.size());
+          }
+        }
+      } while (from < deleting.size());
+    }
+
+    /** One DeleteObjects request; its answer, per key, into the window's maps. */
+    private void send(List<DeleteTarget> batch) {
+      try {
+        DeleteResult result = store.delete(batch);
+        long answered = nanoTime.getAsLong();
+        result.deleted().forEach(key -> deletedAt.put(key, answered));
+        errors.putAll(result.errors());
+      } catch (StoreException e) {
+        for (DeleteTarget target : batch) {
+          errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
+        }
+      }
+      hook.afterBatch(BATCHES.incrementAndGet());
+    }
   }
 
-  /** {@code task} for each item, on the verifiers when there are some, answers in order. */
-  private <T, R> List<R> inParallel(List<T> items, java.util.function.Function<T, R> task) {
+  private static boolean isFresh(Verified record, long at) {
+    return at - record.verifiedAt() <= FRESH_NANOS;
+  }
+
+  /**
+   * The verifications of a window: on the verifiers, or without them one at a time, each when the window
+   * asks for the next answer.
+   */
+  private final class Verifications {
+    /** A verification that ended, and how long it took (waiting for a thread left out). */
+    record Ended(int slot, Verification verification, long tookNanos) {}
+
+    private final List<PlannedRecord> records;
+    private final ArrayDeque<Integer> queued = new ArrayDeque<>();
+    private final BlockingQueue<Object> ended = new LinkedBlockingQueue<>();
+    private final List<Future<?>> running = new ArrayList<>();
+    private int pending;
+
+    Verifications(List<PlannedRecord> records) {
+      this.records = records;
+    }
+
+    int pending() {
+      return pending;
+    }
+
+    void submit(int slot) {
+      pending++;
+      if (verifiers == null) {
+        queued.add(slot);
+        return;
+      }
+      PlannedRecord record = records.get(slot);
+      running.add(verifiers.submit(() -> {
+        try {
+          ended.add(timed(slot, record));
+        } catch (Error e) {
+          ended.add(e);
+          throw e;
+        }
+      }));
+    }
+
+    /**
+     * The next verification to end; null when none ended within {@code timeoutNanos} (negative: waits for
+     * one). Without verifiers, verifies the next record now.
+     */
+    Ended next(long timeoutNanos) {
+      Object next;
+      if (verifiers == null) {
+        int slot = queued.poll();
+        next = timed(slot, records.get(slot));
+      } else {
+        try {
+          next = timeoutNanos < 0 ? ended.take() : ended.poll(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while verifying records", e);
+        }
+      }
+      if (next instanceof Error e) {
+        throw new IllegalStateException("verifying a record failed", e);
+      }
+      if (next != null) {
+        pending--;
+      }
+      return (Ended) next;
+    }
+
+    private Ended timed(int slot, PlannedRecord record) {
+      long start = nanoTime.getAsLong();
+      Verification verification = verifyOrFail(record);
+      return new Ended(slot, verification, nanoTime.getAsLong() - start);
+    }
+
+    /** Stops what is still verifying (the window failed). */
+    void cancel() {
+      running.forEach(future -> future.cancel(true));
+    }
+  }
+
+  private ExecutorService rereaders() {
+    if (verifiers != null && rereaders == null) {
+      rereaders = threads(verifyThreads, "statesweep-reread");
+    }
+    return rereaders;
+  }
+
+  /** {@code task} for each item, on {@code pool} when there is one, answers in order. */
+  private static <T, R> List<R> inParallel(List<T> items, java.util.function.Function<T, R> task,
+      ExecutorService pool) {
     List<R> answers = new ArrayList<>(items.size());
-    if (verifiers == null || items.size() < 2) {
+    if (pool == null || items.size() < 2) {
       items.forEach(item -> answers.add(task.apply(item)));
       return answers;
     }
     List<Future<R>> futures = new ArrayList<>(items.size());
     for (T item : items) {
-      futures.add(verifiers.submit(() -> task.apply(item)));
+      futures.add(pool.submit(() -> task.apply(item)));
     }
     for (Future<R> future : futures) {
       try {
         answers.add(future.get());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while verifying records", e);
+        throw new IllegalStateException("interrupted while reading state files again", e);
       } catch (ExecutionException e) {
-        throw new IllegalStateException("verifying a record failed", e.getCause());
+        throw new IllegalStateException("reading a state file again failed", e.getCause());
       }
     }
     return answers;
@@ -255,6 +615,9 @@ public final class RecordExecutor implements AutoCloseable {
   public void close() {
     if (verifiers != null) {
       verifiers.shutdownNow();
+    }
+    if (rereaders != null) {
+      rereaders.shutdownNow();
     }
   }
 
@@ -406,7 +769,7 @@ public final class RecordExecutor implements AutoCloseable {
         return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + why);
       }
     }
-    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, System.nanoTime()));
+    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, nanoTime.getAsLong()));
   }
 
   /**
@@ -479,31 +842,6 @@ public final class RecordExecutor implements AutoCloseable {
       length++;
     }
     return a.substring(0, length);
-  }
-
-  /**
-   * Sends {@code targets} in DeleteObjects requests. Under the window's permit (its keys reserved before
-   * it was verified), as they are; without one (a window larger than a request under the ceiling), each
-   * request reserves its keys right before it goes and gives them back once answered. Returns the keys sent.
-   */
-  private int deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt,
-      Map<String, DeleteResult.KeyError> errors, DeleteThrottle.Permit windowPermit) {
-    int keysPerRequest = windowPermit != null ? batchSize : Math.min(batchSize, throttle.maxBatch());
-    for (int from = 0; from < targets.size(); from += keysPerRequest) {
-      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + keysPerRequest));
-      try (DeleteThrottle.Permit permit = windowPermit != null ? null : throttle.reserve(batch.size())) {
-        DeleteResult result = store.delete(batch);
-        long answered = System.nanoTime();
-        result.deleted().forEach(key -> deletedAt.put(key, answered));
-        errors.putAll(result.errors());
-      } catch (StoreException e) {
-        for (DeleteTarget target : batch) {
-          errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
-        }
-      }
-      hook.afterBatch(BATCHES.incrementAndGet());
-    }
-    return targets.size();
   }
 
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,
