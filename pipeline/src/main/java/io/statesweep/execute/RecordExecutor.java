@@ -109,8 +109,6 @@ public final class RecordExecutor implements AutoCloseable {
   private final ExecutorService verifiers;
   /** Read state files again while verifications still run (on the verifiers they could wait behind those). */
   private ExecutorService rereaders;
-  /** How long the last start of deletes took (the hook): a record must still be fresh after the next one. */
-  private long lastStartNanos;
 
   /** Verifies one record at a time. */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
@@ -266,10 +264,10 @@ public final class RecordExecutor implements AutoCloseable {
 
     /** The ready records that are still fresh go now; the others are verified again. */
     private void deleteReady() {
-      long startsBy = nanoTime.getAsLong() + lastStartNanos;
+      long now = nanoTime.getAsLong();
       List<Integer> group = new ArrayList<>();
       for (int slot : ready) {
-        if (isFresh(current[slot], startsBy)) {
+        if (isFresh(current[slot], now)) {
           group.add(slot);
         } else {
           verify(slot);
@@ -280,6 +278,7 @@ public final class RecordExecutor implements AutoCloseable {
       if (group.isEmpty()) {
         return;
       }
+      group.sort(null); // their deletes in the order of the window
       int fileKeys = group.stream().mapToInt(slot -> current[slot].targets().size()).sum();
       // Keys past the window's reserved ones are reserved here, before the start: a wait for them is
       // followed by the check that the records are still fresh.
@@ -307,12 +306,10 @@ public final class RecordExecutor implements AutoCloseable {
      * instead. Returns the records whose deletes start now.
      */
     private List<Integer> startDeletes(List<Integer> group) {
-      long before = nanoTime.getAsLong();
       List<String> keys = new ArrayList<>();
       group.forEach(slot -> current[slot].targets().forEach(target -> keys.add(target.key())));
       hook.beforeDelete(keys);
       long now = nanoTime.getAsLong();
-      lastStartNanos = now - before;
       List<Integer> going = new ArrayList<>(group.size());
       for (int slot : group) {
         if (isFresh(current[slot], now)) {
