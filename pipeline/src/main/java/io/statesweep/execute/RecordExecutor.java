@@ -362,18 +362,9 @@ public final class RecordExecutor implements AutoCloseable {
           }
           batch.add(sending.poll());
         }
-        try {
-          if (!batch.isEmpty()) {
-            send(batch);
-          }
-        } finally {
-          if (own != null) {
-            own.closeAfterSending(batch.size());
-            own = null;
-          } else {
-            permits.answered(0);
-          }
-        }
+        DeleteThrottle.Permit sentUnder = own;
+        own = null;
+        sendUnder(batch, sentUnder, keys);
       }
       if (own != null) {
         own.closeUnsent(); // every record it was reserved for is being verified again
@@ -441,18 +432,26 @@ public final class RecordExecutor implements AutoCloseable {
                     + " while its record's files were deleted"));
           }
         }
-        try {
-          if (!targets.isEmpty()) {
-            send(targets);
-          }
-        } finally {
-          if (own != null) {
-            own.closeAfterSending(targets.size());
-          } else if (keys > 0) {
-            permits.answered(keys - targets.size());
-          }
-        }
+        sendUnder(targets, own, keys);
       } while (from < deleting.size());
+    }
+
+    /**
+     * Sends {@code batch} (if it holds keys) under its throttle's keys: a permit of its own, else {@code taken}
+     * keys of the window's, those it did not use given back.
+     */
+    private void sendUnder(List<DeleteTarget> batch, DeleteThrottle.Permit own, int taken) {
+      try {
+        if (!batch.isEmpty()) {
+          send(batch);
+        }
+      } finally {
+        if (own != null) {
+          own.closeAfterSending(batch.size());
+        } else if (taken > 0) {
+          permits.answered(taken - batch.size());
+        }
+      }
     }
 
     /** One DeleteObjects request; its answer, per key, into the window's maps. */
