@@ -88,8 +88,13 @@ public final class RecordExecutor implements AutoCloseable {
    * them: half the bound, the other half for the start and the requests of the records that go before it.
    */
   static final Duration WAITS_AT_MOST = FRESH_FOR.dividedBy(2);
-  /** Verifications of a record whose deletes never started in time, before it is given up (kept, failed). */
-  static final int MOST_VERIFICATIONS = 3;
+  /**
+   * Starts of a record's deletes that came too late (the start itself, the hook, or a wait for the throttle
+   * took longer than the bound allowed), before the record is given up: kept, failed, retried by the next run.
+   * A record that went stale waiting while other records' deletes went is verified again without a limit: each
+   * such wait is those records' progress (README "Deleting").
+   */
+  static final int MOST_LATE_STARTS = 3;
 
   private static final long FRESH_NANOS = FRESH_FOR.toNanos();
   private static final long WAIT_NANOS = WAITS_AT_MOST.toNanos();
@@ -181,7 +186,7 @@ public final class RecordExecutor implements AutoCloseable {
     private final Verifications verifications;
     /** Each record's last verification that allows deletes, by its place in the window. */
     private final Verified[] current;
-    private final int[] timesVerified;
+    private final int[] lateStarts;
     private final ExecutionOutcome[] outcomes;
     /** Verified records whose deletes have not started, in the order their verifications ended. */
     private final List<Integer> ready = new ArrayList<>();
@@ -199,7 +204,7 @@ public final class RecordExecutor implements AutoCloseable {
       this.keysPerRequest = Math.min(batchSize, throttle.maxBatch());
       this.verifications = new Verifications(records);
       this.current = new Verified[records.size()];
-      this.timesVerified = new int[records.size()];
+      this.lateStarts = new int[records.size()];
       this.outcomes = new ExecutionOutcome[records.size()];
     }
 
@@ -225,20 +230,25 @@ public final class RecordExecutor implements AutoCloseable {
       return List.of(outcomes);
     }
 
-    /** Verifies the record (again), unless it was verified as often as it may be. */
+    /** Verifies the record (again), unless its deletes started too late as often as they may. */
     private void verify(int slot) {
       PlannedRecord record = records.get(slot);
-      if (timesVerified[slot] == MOST_VERIFICATIONS) {
+      if (lateStarts[slot] == MOST_LATE_STARTS) {
         String message = "its deletes could not start within " + FRESH_FOR.toMillis() + " ms of its verification, "
-            + MOST_VERIFICATIONS + " times (a slow start of its deletes, or waits for --max-deletes-per-second):"
+            + MOST_LATE_STARTS + " times (a slow start of its deletes, or waits for --max-deletes-per-second):"
             + " nothing is deleted; the state file stays";
         outcomes[slot] = finish(record, Outcome.FAILED, message, List.of(), false, 0,
             List.of(new KeyFailure(record.stateFileKey(), "VerifiedTooLongAgo", message)), started, null);
         return;
       }
-      timesVerified[slot]++;
       current[slot] = null;
       verifications.submit(slot);
+    }
+
+    /** The record's deletes would have started too late: it is verified again, at most so often. */
+    private void startedLate(int slot) {
+      lateStarts[slot]++;
+      verify(slot);
     }
 
     private void take(Verifications.Ended ended) {
@@ -315,7 +325,7 @@ public final class RecordExecutor implements AutoCloseable {
         if (isFresh(current[slot], now)) {
           going.add(slot);
         } else {
-          verify(slot);
+          startedLate(slot);
         }
       }
       return going;
@@ -346,7 +356,7 @@ public final class RecordExecutor implements AutoCloseable {
             int slot = slots.next();
             if (!isFresh(current[slot], now)) {
               slots.remove();
-              verify(slot);
+              startedLate(slot);
             }
           }
         }

@@ -138,6 +138,31 @@ class FreshVerificationTest {
   }
 
   @Test
+  void waitingForAnotherRecordsDeletesIsNoLateStart() {
+    PlannedRecord document = document(1);
+    PlannedRecord project = project("p1");
+    store.listingTakes("cogram/projects/p1/", SLOW_LISTING);
+    String documentFile = document.files().get(0).key();
+    // The intent of the document's deletes is slow twice, then not.
+    ExecutionHook slowTwice = new ExecutionHook() {
+      @Override
+      public void beforeDelete(List<String> keys) {
+        started.add(keys);
+        if (keys.contains(documentFile) && started.stream().filter(call -> call.contains(documentFile)).count() <= 2) {
+          time.now += Duration.ofMillis(1500).toNanos();
+        }
+      }
+    };
+
+    List<ExecutionOutcome> outcomes = execute(List.of(document, project), slowTwice, DeleteThrottle.none());
+
+    // Stale once waiting for the project, late twice at its own start: verified four times, then deleted.
+    assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsExactly(Outcome.DELETED, Outcome.DELETED);
+    assertThat(bucket.readStates()).filteredOn(document.stateFileKey()::equals).hasSize(4);
+    assertThat(started).containsExactly(keysOf(project), keysOf(document), keysOf(document), keysOf(document));
+  }
+
+  @Test
   void twoLargeRecordsOfAWindowGoEachAfterItsOwnListingAndAreListedOnce() {
     PlannedRecord first = project("p1");
     PlannedRecord second = project("p2");
