@@ -218,7 +218,7 @@ class FreshVerificationTest {
     }
 
     assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsOnly(Outcome.DELETED);
-    // The documents waited half a second for the project, then went together, before it was listed.
+    // The documents waited 700 ms for the project, then went together, before it was listed.
     assertThat(started).containsExactly(keysOf(documents.toArray(PlannedRecord[]::new)), keysOf(project));
     assertThat(bucket.deleteRequestKeys()).containsExactly(keysOf(documents.toArray(PlannedRecord[]::new)),
         documents.stream().map(PlannedRecord::stateFileKey).toList(), keysOf(project),
