@@ -16,7 +16,11 @@ import java.util.TreeMap;
  *       (deleted and kept; a nested record's keys can make it a page or two more, or fewer);
  *   <li>per window (at most 2 x {@code workers} records, and records until {@code batch-size} keys or the
  *       throttle's batch), the files of its records in DeleteObjects requests of up to {@code batch-size}
- *       keys, then their state files in requests of their own.
+ *       keys, then their state files in requests of their own;
+ *   <li>per window, its ledger (README, "Every delete on the record"): a PutObject of its intent (a window with
+ *       something to delete) and one of its outcomes; once the attempt ends, its ledger read back (a ListObjectsV2
+ *       per 1,000 objects of the task's folder, a GetObject per window's outcomes) and removed (a ListObjectsV2 and
+ *       a DeleteObjects per 1,000 objects).
  * </ul>
  *
  * Not counted: a key XML cannot carry goes alone in a DeleteObject (free on S3, like every delete); the
@@ -40,6 +44,9 @@ public final class ExecuteRequestEstimate {
   private long keysInWindow;
   private long filesInWindow;
   private long stateFilesInWindow;
+  private boolean intentInWindow;
+  private long windows;
+  private long intents;
 
   /**
    * @param keysPerSecondPerTask the task's share of {@code --max-deletes-per-second}; 0 for none
@@ -70,6 +77,7 @@ public final class ExecuteRequestEstimate {
     keysInWindow += files + (deletesRecord ? 1 : 0);
     filesInWindow += files;
     stateFilesInWindow += deletesRecord ? 1 : 0;
+    intentInWindow |= files > 0 || deletesRecord;
     count(GET, files > 0 || deletesRecord ? 2 : 1);
     count(LIST, singleFile ? 1 : Math.max(1, (folderKeys + PAGE_SIZE - 1) / PAGE_SIZE));
   }
@@ -77,18 +85,28 @@ public final class ExecuteRequestEstimate {
   /** The requests of the task's records so far, its last window included, by S3 operation. */
   public Map<String, Long> requests() {
     closeWindow();
-    return new TreeMap<>(requests);
+    Map<String, Long> all = new TreeMap<>(requests);
+    long ledgerObjects = windows + intents;
+    if (ledgerObjects > 0) {
+      all.merge(PUT, ledgerObjects, Long::sum);
+      all.merge(GET, windows, Long::sum);
+      all.merge(LIST, 2 * ceil(ledgerObjects, PAGE_SIZE), Long::sum);
+      all.merge(DELETE_OBJECTS, ceil(ledgerObjects, PAGE_SIZE), Long::sum);
+    }
+    return all;
   }
 
   /**
    * The requests an attempt makes once, whatever its records: the run lock (a conditional PutObject; its
    * release, a DeleteObjects) and, with {@code --conditional-deletes auto} beside a prefix, the probe (a
-   * PutObject and two DeleteObjects).
+   * PutObject and two DeleteObjects); and two listings of the ledger's folders: the attempts whose ledger another
+   * execute left (none, on a healthy bucket) and this attempt's partitions.
    */
   public static Map<String, Long> perAttempt(boolean probes) {
     Map<String, Long> once = new TreeMap<>();
     once.put(PUT, probes ? 2L : 1L);
     once.put(DELETE_OBJECTS, probes ? 3L : 1L);
+    once.put(LIST, 2L);
     return once;
   }
 
@@ -99,6 +117,9 @@ public final class ExecuteRequestEstimate {
     // As RecordExecutor.deleteInBatches: under the window's permit, batch-size keys a request; else the throttle's batch.
     int keysPerRequest = keysInWindow > 0 && keysInWindow <= maxBatch ? batchSize : Math.min(batchSize, maxBatch);
     count(DELETE_OBJECTS, ceil(filesInWindow, keysPerRequest) + ceil(stateFilesInWindow, keysPerRequest));
+    windows++;
+    intents += intentInWindow ? 1 : 0;
+    intentInWindow = false;
     recordsInWindow = 0;
     keysInWindow = 0;
     filesInWindow = 0;

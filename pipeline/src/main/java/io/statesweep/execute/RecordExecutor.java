@@ -79,6 +79,7 @@ public final class RecordExecutor implements AutoCloseable {
   private final ExecutionHook hook;
   private final Clock clock;
   private final ExecutorService verifiers;
+  private final DeleteJournal journal;
 
   /** Verifies one record at a time. */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
@@ -95,6 +96,16 @@ public final class RecordExecutor implements AutoCloseable {
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
+    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, verifyThreads, DeleteJournal.NONE);
+  }
+
+  /**
+   * As above, writing each window's intent to {@code journal} before its first delete: a window whose intent
+   * cannot be written deletes nothing (README, "Every delete on the record").
+   */
+  public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
+      DeleteJournal journal) {
     if (verifyThreads < 1) {
       throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
     }
@@ -110,6 +121,7 @@ public final class RecordExecutor implements AutoCloseable {
     this.throttle = requireNonNull(throttle, "throttle is null");
     this.hook = requireNonNull(hook, "hook is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.journal = requireNonNull(journal, "journal is null");
     this.verifiers = verifyThreads == 1 ? null : Executors.newFixedThreadPool(verifyThreads, runnable -> {
       Thread thread = new Thread(runnable, "statesweep-verify");
       thread.setDaemon(true);
@@ -158,10 +170,21 @@ public final class RecordExecutor implements AutoCloseable {
 
     List<DeleteTarget> fileTargets = new ArrayList<>();
     verified.forEach(record -> fileTargets.addAll(record.targets));
+    // What the window is about to delete is durable before its first delete: if it cannot be written, nothing goes.
+    String notIntended = intend(verified, started);
+    if (notIntended != null) {
+      for (Verified record : verified) {
+        outcomes.put(record.plan, finish(record.plan, Outcome.FAILED, notIntended, List.of(), false,
+            record.alreadyGone, List.of(new KeyFailure(record.plan.stateFileKey(), "LedgerUnavailable", notIntended)),
+            started, null));
+      }
+      return inOrder(window, outcomes);
+    }
     hook.beforeDelete(fileTargets.stream().map(DeleteTarget::key).toList());
     Map<String, DeleteResult.KeyError> errors = new HashMap<>();
     Map<String, Long> deletedAt = new HashMap<>();
-    sent[0] += deleteInBatches(fileTargets, deletedAt, errors, permit);
+    Map<String, Instant> answeredAt = new HashMap<>();
+    sent[0] += deleteInBatches(fileTargets, deletedAt, answeredAt, errors, permit);
 
     // Each state file once more, after its record's files went: changed now, the record came back while
     // they went (its files were uploaded again before it, with the same ETags); unchanged, a due record's
@@ -191,16 +214,51 @@ public final class RecordExecutor implements AutoCloseable {
                 + " while its record's files were deleted"));
       }
     }
-    sent[0] += deleteInBatches(stateTargets, deletedAt, errors, permit);
+    sent[0] += deleteInBatches(stateTargets, deletedAt, answeredAt, errors, permit);
 
     for (Verified record : verified) {
-      outcomes.put(record.plan, outcomeOf(record, recheckOf.get(record), deletedAt, errors, started));
+      outcomes.put(record.plan, outcomeOf(record, recheckOf.get(record), deletedAt, answeredAt, errors, started));
     }
+    return inOrder(window, outcomes);
+  }
+
+  private static List<ExecutionOutcome> inOrder(List<PlannedRecord> window, Map<PlannedRecord, ExecutionOutcome> outcomes) {
     List<ExecutionOutcome> ordered = new ArrayList<>(window.size());
     for (PlannedRecord record : window) {
       ordered.add(outcomes.get(record));
     }
     return ordered;
+  }
+
+  /**
+   * Writes the window's intent (every verified record with a key that may go: its files, then its state file);
+   * returns null when it is written or there is nothing to delete, else why nothing of the window is deleted.
+   */
+  private String intend(List<Verified> verified, Instant started) {
+    List<DeleteJournal.IntendedRecord> intents = new ArrayList<>();
+    for (Verified record : verified) {
+      List<DeleteJournal.IntendedKey> keys = new ArrayList<>();
+      for (DeleteTarget target : record.targets) {
+        keys.add(new DeleteJournal.IntendedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key())));
+      }
+      PlannedRecord plan = record.plan;
+      if (plan.action() == Action.DELETE_RECORD) {
+        keys.add(new DeleteJournal.IntendedKey(plan.stateFileKey(), DeleteRole.STATE_FILE, plan.stateFile().etag()));
+      }
+      if (!keys.isEmpty()) {
+        intents.add(new DeleteJournal.IntendedRecord(plan.stateFileKey(), plan.action(), plan.stateFile().etag(), keys,
+            record.alreadyGone, started));
+      }
+    }
+    if (intents.isEmpty()) {
+      return null;
+    }
+    try {
+      journal.intend(intents);
+      return null;
+    } catch (RuntimeException e) {
+      return "cannot record what this window is about to delete, so nothing of it was deleted: " + e.getMessage();
+    }
   }
 
   /** {@code task} for each item, on the verifiers when there are some, answers in order. */
@@ -486,7 +544,7 @@ public final class RecordExecutor implements AutoCloseable {
    * it was verified), as they are; without one (a window larger than a request under the ceiling), each
    * request reserves its keys right before it goes and gives them back once answered. Returns the keys sent.
    */
-  private int deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt,
+  private int deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt, Map<String, Instant> answeredAt,
       Map<String, DeleteResult.KeyError> errors, DeleteThrottle.Permit windowPermit) {
     int keysPerRequest = windowPermit != null ? batchSize : Math.min(batchSize, throttle.maxBatch());
     for (int from = 0; from < targets.size(); from += keysPerRequest) {
@@ -494,7 +552,11 @@ public final class RecordExecutor implements AutoCloseable {
       try (DeleteThrottle.Permit permit = windowPermit != null ? null : throttle.reserve(batch.size())) {
         DeleteResult result = store.delete(batch);
         long answered = System.nanoTime();
-        result.deleted().forEach(key -> deletedAt.put(key, answered));
+        Instant answeredWhen = clock.instant();
+        result.deleted().forEach(key -> {
+          deletedAt.put(key, answered);
+          answeredAt.put(key, answeredWhen);
+        });
         errors.putAll(result.errors());
       } catch (StoreException e) {
         for (DeleteTarget target : batch) {
@@ -507,17 +569,18 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,
-      Map<String, DeleteResult.KeyError> errors, Instant started) {
+      Map<String, Instant> answeredAt, Map<String, DeleteResult.KeyError> errors, Instant started) {
     List<KeyFailure> failures = new ArrayList<>();
     // A changed key is expected; any other failure needs a person, so it decides the outcome.
     KeyFailure firstError = null;
-    List<String> deletedKeys = new ArrayList<>();
+    List<DeletedKey> deletedKeys = new ArrayList<>();
     long lastDelete = 0;
     boolean changed = false;
     for (DeleteTarget target : record.targets) {
       Long at = deletedAt.get(target.key());
       if (at != null) {
-        deletedKeys.add(target.key());
+        deletedKeys.add(new DeletedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key()),
+            answeredAt.get(target.key())));
         lastDelete = Math.max(lastDelete, at);
       } else {
         DeleteResult.KeyError error = errors.get(target.key());
@@ -535,7 +598,8 @@ public final class RecordExecutor implements AutoCloseable {
     String stateKey = record.plan.stateFileKey();
     Long stateDeletedAt = record.plan.action() == Action.DELETE_RECORD ? deletedAt.get(stateKey) : null;
     if (stateDeletedAt != null) {
-      deletedKeys.add(stateKey);
+      deletedKeys.add(new DeletedKey(stateKey, DeleteRole.STATE_FILE, record.plan.stateFile().etag(),
+          answeredAt.get(stateKey)));
       lastDelete = Math.max(lastDelete, stateDeletedAt);
     }
     DeleteResult.KeyError stateError = errors.get(stateKey);
@@ -558,7 +622,8 @@ public final class RecordExecutor implements AutoCloseable {
     if (cameBack && filesDeleted > 0) {
       outcome = Outcome.CAME_BACK_DURING_DELETE;
       message = "the state file changed while the record's files were deleted: the record came back during its"
-          + " deletion, and " + filesDeleted + " of its files were deleted (" + String.join(", ", deletedKeys)
+          + " deletion, and " + filesDeleted + " of its files were deleted ("
+          + String.join(", ", deletedKeys.stream().map(DeletedKey::key).toList())
           + "); run Verify bucket in the exporter"
           + (firstError != null ? "; could not delete " + firstError.key() + ": " + firstError.message() : "");
     } else if (firstError != null) {
@@ -581,7 +646,7 @@ public final class RecordExecutor implements AutoCloseable {
         record.alreadyGone, failures, started, window);
   }
 
-  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, List<String> deletedKeys,
+  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, List<DeletedKey> deletedKeys,
       boolean stateDeleted, int alreadyGone, List<KeyFailure> failures, Instant started, Duration verifiedToDeleted) {
     long childKeys = deletedKeys.size() - (stateDeleted ? 1 : 0);
     return new ExecutionOutcome(record.stateFileKey(), record.action(), outcome, message, childKeys, stateDeleted,
@@ -605,9 +670,31 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept,
-      long verifiedAt) {
+      long verifiedAt, Map<String, PlannedDelete> plannedByKey) {
+    Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept, long verifiedAt) {
+      this(plan, targets, alreadyGone, newerKept, verifiedAt, byKey(plan));
+    }
+
+    private static Map<String, PlannedDelete> byKey(PlannedRecord plan) {
+      Map<String, PlannedDelete> byKey = new HashMap<>();
+      plan.deletes().forEach(delete -> byKey.putIfAbsent(delete.key(), delete));
+      return byKey;
+    }
+
     boolean allFilesGone(Map<String, Long> deletedAt) {
       return targets.stream().allMatch(target -> deletedAt.containsKey(target.key()));
+    }
+
+    /** The planned role of one of its keys. */
+    DeleteRole roleOf(String key) {
+      PlannedDelete delete = plannedByKey.get(key);
+      return delete == null ? DeleteRole.FILE : delete.role();
+    }
+
+    /** The ETag one of its keys was verified with: its planned one, which a target must still have. */
+    String etagOf(String key) {
+      PlannedDelete delete = plannedByKey.get(key);
+      return delete == null ? "" : delete.object().etag();
     }
   }
 
