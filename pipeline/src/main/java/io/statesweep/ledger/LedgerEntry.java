@@ -19,7 +19,7 @@ public sealed interface LedgerEntry {
    * @param window the window's number within its task attempt, from 1
    */
   record Header(String runId, String runDate, String attemptId, String warehouse, int partition, long taskAttempt,
-      int window, Instant writtenAt) {
+      int window, Instant writtenAt) implements java.io.Serializable {
     public Header {
       requireNonNull(runId, "runId is null");
       requireNonNull(runDate, "runDate is null");

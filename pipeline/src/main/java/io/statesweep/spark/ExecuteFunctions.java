@@ -118,6 +118,7 @@ final class ExecuteFunctions {
           ledger.nextWindow();
           List<ExecutionOutcome> outcomes = executor.execute(records);
           ledger.recordOutcomes(outcomes);
+          hook.afterWindow(records.stream().map(PlannedRecord::stateFileKey).toList());
           metrics.recordsVerified.add(outcomes.size());
           for (ExecutionOutcome outcome : outcomes) {
             metrics.keysDeleted.add(outcome.keysDeleted());

@@ -470,6 +470,15 @@ public final class SparkExecuteAction {
   }
 
   private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
+    return plannedRows(spark, tables, planVersion, runDate, runId);
+  }
+
+  /**
+   * The run's rows to execute, one per state file, from {@code deletion_plan} at {@code planVersion} (the version
+   * whose digest matched an approval; null: the latest).
+   */
+  static Dataset<PlanRow> plannedRows(SparkSession spark, Tables tables, Long planVersion, String runDate,
+      String runId) {
     Column ofThisRun = col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId));
     // After an approval check, the version whose digest matched: a row changed since is not executed.
     Dataset<Row> plan = (planVersion == null ? spark.read().format("delta").load(tables.deletionPlan())
