@@ -145,7 +145,8 @@ final class LedgerRecorder {
           .groupByKey((MapFunction<LedgerTryRow, String>) LedgerTryRow::getStateFileKey, Encoders.STRING())
           .mapGroups(new MergeTries(runId, runDate, attemptId), ExecutionRow.ENCODER);
       Dataset<Row> rows = SparkPlanAction.toTable(executionsTable(executionsDS), Tables.EXECUTIONS_COLUMNS);
-      SparkPlanAction.insertNew(rows, tables, Tables.EXECUTIONS, EXECUTIONS_KEY);
+      SparkPlanAction.insertNew(rows, tables, Tables.EXECUTIONS, EXECUTIONS_KEY,
+          Map.of("run_date", runDate, "attempt_id", attemptId));
       // executions holds every row now: the objects read may go; one that cannot be read stays, and is reported.
       java.util.Set<String> keep = new java.util.HashSet<>();
       unreadable.value().forEach(why -> keep.add(why.substring(0, why.indexOf(": "))));

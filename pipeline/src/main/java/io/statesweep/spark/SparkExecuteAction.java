@@ -606,7 +606,8 @@ public final class SparkExecuteAction {
         counts.alreadyDeleted(), counts.changedDuringDelete(), counts.cameBack(), summary, failure,
         RunsTable.Source.NONE, cost);
     // Inserted unless the attempt has its row already (an execute that recorded a dead attempt's ledger may race it).
-    SparkPlanAction.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY);
+    SparkPlanAction.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
+        Map.of("run_date", row.runDate(), "attempt_id", attemptId));
   }
 
   /** The key of an attempt's row of runs. */
