@@ -115,6 +115,10 @@ class DriverKillTest {
         + " ledger by attempt " + rerunAttempt);
     assertThat(dead.getLong(2)).isEqualTo(goneBeforeTheRerun.stream().filter(key -> key.endsWith("state.json")).count());
     assertThat(exportKeys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
+    System.out.printf("ledger, the driver killed mid-execute: %d keys deleted before the rerun, %d recorded under the"
+        + " dead attempt; %d deleted by the rerun, %d recorded%n", goneBeforeTheRerun.size(),
+        recordedKeys(spark, warehouse, deadAttempt).size(), goneInTheRerun.size(),
+        recordedKeys(spark, warehouse, rerunAttempt).size());
   }
 
   private static Set<String> recordedKeys(SparkSession spark, Path warehouse, String attemptId) {

@@ -198,6 +198,8 @@ class LocalClusterIT {
     Set<String> goneInFirst = new TreeSet<>(before);
     goneInFirst.removeAll(afterFirst);
     assertThat(recordedKeys(clusterWarehouse, attemptId(first.text()))).isEqualTo(goneInFirst);
+    System.out.printf("ledger, an executor killed mid-execute: %d keys deleted by the attempt, %d recorded%n",
+        goneInFirst.size(), recordedKeys(clusterWarehouse, attemptId(first.text())).size());
     if (last != first) {
       Set<String> goneInLast = new TreeSet<>(afterFirst);
       goneInLast.removeAll(expectedLeft);

@@ -162,6 +162,8 @@ class LockLossTest {
           .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
       assertThat(new TreeSet<>(recorded)).as("the keys executions says the attempt deleted").isEqualTo(gone);
       assertThat(recorded).hasSize(gone.size());
+      System.out.printf("ledger, the lock lost mid-window (%s): %d keys deleted, %d recorded%n", takeover,
+          gone.size(), recorded.size());
       assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
           .isEqualTo(gone.size());
       assertThat(keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it").isEmpty();

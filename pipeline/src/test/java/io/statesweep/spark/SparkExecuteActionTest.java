@@ -165,6 +165,8 @@ class SparkExecuteActionTest {
     assertThat(crashed.summary().recordsDeleted()).isEqualTo(stateFilesGone);
     assertThat(crashed.summary().childKeysDeleted()).isEqualTo(goneInTheCrash.size() - stateFilesGone);
     assertThat(ledgerObjects()).as("the ledger, once executions holds it").isEmpty();
+    System.out.printf("ledger, a job aborted after some deletes: %d keys deleted, %d recorded%n", goneInTheCrash.size(),
+        deletedKeys(crashed).size());
     for (String stateFile : List.of("projects/p1/meetings/m1/state.json", "projects/p1/documents/d1/state.json",
         "organization/agents/a1.state.json")) {
       if (!between.containsKey(P + stateFile)) {
@@ -246,6 +248,8 @@ class SparkExecuteActionTest {
     assertThat(rows.selectExpr("explode(deleted_keys)").distinct().count()).isEqualTo(gone.size());
     assertThat(rows.filter("outcome = 'deleted'").count()).isEqualTo(3);
     assertThat(rows.filter("task_attempts = 2").count()).as("rows both copies executed").isEqualTo(4);
+    System.out.printf("ledger, two copies of a partition at once: %d keys deleted, %d recorded, %d overlapping"
+        + " windows%n", gone.size(), rows.selectExpr("explode(deleted_keys)").count(), OVERLAPPING.get());
     assertThat(ledgerObjects()).isEmpty();
   }
 

@@ -100,6 +100,8 @@ class TaskRetryTest {
         org.apache.spark.sql.Encoders.STRING()).collectAsList();
     assertThat(new TreeSet<>(recorded)).isEqualTo(gone);
     assertThat(recorded).hasSize(gone.size());
+    System.out.printf("ledger, a task retried after dying mid-window: %d keys deleted, %d recorded%n", gone.size(),
+        recorded.size());
     assertThat(executions.filter("task_attempts = 2 and recorded_from = 'intent'").count())
         .as("records of the dead task's last window, found by looking at its intent, merged with its retry's")
         .isPositive();
