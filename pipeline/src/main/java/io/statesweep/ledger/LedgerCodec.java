@@ -273,33 +273,27 @@ public final class LedgerCodec {
     }
 
     Action action(JsonNode node, String path) {
-      String text = text(node, path);
-      for (Action action : Action.values()) {
-        if (action.label().equals(text)) {
-          return action;
-        }
-      }
-      throw invalid(path, "is not an action: " + text);
+      return labelled(node, path, Action.values(), Action::label, "an action");
     }
 
     DeleteRole role(JsonNode node, String path) {
-      String text = text(node, path);
-      for (DeleteRole role : DeleteRole.values()) {
-        if (role.label().equals(text)) {
-          return role;
-        }
-      }
-      throw invalid(path, "is not a role: " + text);
+      return labelled(node, path, DeleteRole.values(), DeleteRole::label, "a role");
     }
 
     Outcome outcome(JsonNode node, String path) {
+      return labelled(node, path, Outcome.values(), Outcome::label, "an outcome");
+    }
+
+    /** The value whose label the field holds. */
+    private <T> T labelled(JsonNode node, String path, T[] values, java.util.function.Function<T, String> label,
+        String what) {
       String text = text(node, path);
-      for (Outcome outcome : Outcome.values()) {
-        if (outcome.label().equals(text)) {
-          return outcome;
+      for (T value : values) {
+        if (label.apply(value).equals(text)) {
+          return value;
         }
       }
-      throw invalid(path, "is not an outcome: " + text);
+      throw invalid(path, "is not " + what + ": " + text);
     }
   }
 }

@@ -116,11 +116,33 @@ final class LedgerRecorder {
     return null;
   }
 
+  /** How an attempt's rows reach executions. */
+  enum Write {
+    /**
+     * Appended: the attempt's own rows, recorded by the run that holds the lock, which no other run records (a
+     * Delta append costs a fraction of a MERGE).
+     */
+    APPEND,
+    /**
+     * Inserted unless present (a MERGE that only inserts): the ledger of an attempt that stopped, which may have
+     * recorded some of it before, or the attempt's own after its run lost the lock (the next run may record it too).
+     */
+    INSERT_NEW
+  }
+
+  /** Ledgers of at most this many records are read on the driver: Spark's fixed cost for jobs over them is not paid. */
+  static final int DRIVER_RECORDS = 20_000;
+
   /**
-   * Inserts the rows of one attempt's ledger into {@code tables}' executions (rows it holds already stay as they
-   * are), then removes the ledger objects it read. Only for an attempt none of whose tasks still runs.
+   * Records the rows of one attempt's ledger in {@code tables}' executions, then removes the ledger objects it read
+   * (unless {@code removeObjects} is false: a task may still be writing). Only for an attempt none of whose tasks
+   * still runs.
+   *
+   * @param recordsHint about how many records the attempt executed (its metrics), -1 when unknown: a ledger of up
+   *     to {@link #DRIVER_RECORDS} is read on the driver, a larger one in Spark tasks
    */
-  Recorded record(String runId, String attemptId, String runDate, Tables tables, boolean removeObjects) {
+  Recorded record(String runId, String attemptId, String runDate, Tables tables, Write write, boolean removeObjects,
+      long recordsHint) {
     ObjectStore store = store();
     List<String> partitions;
     try {
@@ -135,21 +157,39 @@ final class LedgerRecorder {
       CatalogTables.register(spark, tables, Tables.EXECUTIONS);
       return Recorded.NOTHING;
     }
-    CollectionAccumulator<String> unreadable = spark.sparkContext().collectionAccumulator("statesweep.ledger_unreadable");
-    int tasks = Math.max(1, Math.min(partitions.size(), 2 * spark.sparkContext().defaultParallelism()));
-    Dataset<LedgerTryRow> triesDS = spark.createDataset(partitions, Encoders.STRING()).repartition(tasks)
-        .flatMap(new ReadLedger(s3, bucket, metrics, unreadable), LedgerTryRow.ENCODER)
-        .persist(StorageLevel.MEMORY_AND_DISK());
-    try {
-      Dataset<ExecutionRow> executionsDS = triesDS
+    java.util.Set<String> keep = new java.util.TreeSet<>();
+    Dataset<ExecutionRow> executionsDS = null;
+    if (recordsHint >= 0 && recordsHint <= DRIVER_RECORDS) {
+      List<ExecutionRow> rows = readOnDriver(runId, attemptId, runDate, partitions, keep);
+      if (rows != null) {
+        executionsDS = spark.createDataset(rows, ExecutionRow.ENCODER);
+      }
+    }
+    Dataset<LedgerTryRow> triesDS = null;
+    CollectionAccumulator<String> unreadable = null;
+    if (executionsDS == null) {
+      keep.clear();
+      unreadable = spark.sparkContext().collectionAccumulator("statesweep.ledger_unreadable");
+      int tasks = Math.max(1, Math.min(partitions.size(), 2 * spark.sparkContext().defaultParallelism()));
+      triesDS = spark.createDataset(partitions, Encoders.STRING()).repartition(tasks)
+          .flatMap(new ReadLedger(s3, bucket, metrics, unreadable), LedgerTryRow.ENCODER)
+          .persist(StorageLevel.MEMORY_AND_DISK());
+      executionsDS = triesDS
           .groupByKey((MapFunction<LedgerTryRow, String>) LedgerTryRow::getStateFileKey, Encoders.STRING())
           .mapGroups(new MergeTries(runId, runDate, attemptId), ExecutionRow.ENCODER);
+    }
+    try {
       Dataset<Row> rows = SparkPlanAction.toTable(executionsTable(executionsDS), Tables.EXECUTIONS_COLUMNS);
-      SparkPlanAction.insertNew(rows, tables, Tables.EXECUTIONS, EXECUTIONS_KEY,
-          Map.of("run_date", runDate, "attempt_id", attemptId));
+      if (write == Write.APPEND) {
+        SparkPlanAction.append(rows, tables, Tables.EXECUTIONS);
+      } else {
+        SparkPlanAction.insertNew(rows, tables, Tables.EXECUTIONS, EXECUTIONS_KEY,
+            Map.of("run_date", runDate, "attempt_id", attemptId));
+      }
       // executions holds every row now: the objects read may go; one that cannot be read stays, and is reported.
-      java.util.Set<String> keep = new java.util.HashSet<>();
-      unreadable.value().forEach(why -> keep.add(why.substring(0, why.indexOf(": "))));
+      if (unreadable != null) {
+        unreadable.value().forEach(why -> keep.add(why.substring(0, why.indexOf(": "))));
+      }
       if (removeObjects) {
         remove(partitions, keep);
       }
@@ -160,17 +200,44 @@ final class LedgerRecorder {
       }
       return new Recorded(keep.size());
     } finally {
-      triesDS.unpersist();
+      if (triesDS != null) {
+        triesDS.unpersist();
+      }
     }
   }
 
-  /** The rows with their nested structs' fields under the table's snake_case names. */
-  private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {
-    return executionsDS.toDF()
-        .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"
-            + " 'message', f.message))"))
-        .withColumn("deleted", expr("transform(deleted, d -> named_struct('key', d.key, 'role', d.role,"
-            + " 'etag', d.etag, 'deleted_at', d.deletedAt))"));
+  /**
+   * The attempt's rows read and merged on the driver, the objects that cannot be read added to {@code unreadable};
+   * null when the ledger holds more than {@link #DRIVER_RECORDS} records' tries (then it is read in Spark tasks).
+   */
+  private List<ExecutionRow> readOnDriver(String runId, String attemptId, String runDate, List<String> partitions,
+      java.util.Set<String> unreadable) {
+    ObjectStore store = store();
+    try {
+      Map<String, List<LedgerTry>> byRecord = new java.util.LinkedHashMap<>();
+      int tries = 0;
+      for (String partition : partitions) {
+        Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), partition, why -> {
+          unreadable.add(why.substring(0, why.indexOf(": ")));
+          LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the record"
+              + " until it is read: inspect it, then remove it", bucket, why);
+        });
+        while (windows.hasNext()) {
+          for (LedgerTry ledgerTry : windows.next().tries()) {
+            if (++tries > 2 * DRIVER_RECORDS) {
+              return null;
+            }
+            byRecord.computeIfAbsent(ledgerTry.outcome().stateFileKey(), key -> new ArrayList<>()).add(ledgerTry);
+          }
+        }
+      }
+      List<ExecutionRow> rows = new ArrayList<>(byRecord.size());
+      byRecord.values().forEach(recordTries -> rows.add(executionRow(runId, runDate, attemptId,
+          RecordHistory.merge(recordTries))));
+      return rows;
+    } finally {
+      metrics.addRequests(store.requestCounts());
+    }
   }
 
   /**
@@ -200,6 +267,15 @@ final class LedgerRecorder {
     } finally {
       metrics.addRequests(store.requestCounts());
     }
+  }
+
+  /** The rows with their nested structs' fields under the table's snake_case names. */
+  private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {
+    return executionsDS.toDF()
+        .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"
+            + " 'message', f.message))"))
+        .withColumn("deleted", expr("transform(deleted, d -> named_struct('key', d.key, 'role', d.role,"
+            + " 'etag', d.etag, 'deleted_at', d.deletedAt))"));
   }
 
   private ObjectStore store() {

@@ -228,7 +228,11 @@ public final class SparkExecuteAction {
       phaseStart = System.nanoTime();
       phase("record", "Recording what the attempt deleted, from its ledger");
       progress.phase("record", null, -1);
-      LedgerRecorder.Recorded recorded = ledger.record(runId, attemptId, runDate, tables, tasksEnded);
+      // Its own rows, which no other run records while this one holds the lock; after a loss, the next run may.
+      boolean lockHeld = lock.outcome().status() == LockOutcome.Status.HELD;
+      LedgerRecorder.Recorded recorded = ledger.record(runId, attemptId, runDate, tables,
+          lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW, tasksEnded,
+          metrics.recordsVerified.value());
       seconds.put("record", (System.nanoTime() - phaseStart) / 1e9);
       phaseStart = System.nanoTime();
       phase("summary", "Counting the attempt");
@@ -258,7 +262,8 @@ public final class SparkExecuteAction {
       } catch (RuntimeException costFailure) {
         LOG.warn("Run {}: cannot price attempt {}: {}", runId, attemptId, SparkPlanAction.rootMessage(costFailure));
       }
-      writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, counts, failure, cost);
+      writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, counts, failure, cost,
+          lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
       LockOutcome runLock = lock.outcome();
       return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(), lines,
@@ -271,7 +276,8 @@ public final class SparkExecuteAction {
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
       RunSummary summary = summary(runId, plan, attemptId, conditional, false, AttemptCounts.NONE, 1);
       try {
-        writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, AttemptCounts.NONE, failure, null);
+        writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, AttemptCounts.NONE, failure, null,
+            LedgerRecorder.Write.INSERT_NEW);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
@@ -303,7 +309,8 @@ public final class SparkExecuteAction {
       String folder = ledger.folder(leftover.runId(), leftover.attemptId());
       LedgerRecorder.Recorded done;
       try {
-        done = ledger.record(leftover.runId(), leftover.attemptId(), leftover.runDate(), into, true);
+        done = ledger.record(leftover.runId(), leftover.attemptId(), leftover.runDate(), into,
+            LedgerRecorder.Write.INSERT_NEW, true, -1);
       } catch (RuntimeException e) {
         throw new IllegalStateException("Cannot record the ledger s3://" + options.bucket() + "/" + folder
             + " of run " + leftover.runId() + " attempt " + leftover.attemptId() + ", which stopped before recording"
@@ -318,7 +325,7 @@ public final class SparkExecuteAction {
             new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unknown"), false, counts, 1 + done.unreadable());
         // Its row, unless it has one (it stopped after writing it, before removing its ledger).
         writeRun(into, plan, leftover.attemptId(), counts.startedAt(), "unknown: recorded from its ledger", summary,
-            counts, failure, null);
+            counts, failure, null, LedgerRecorder.Write.INSERT_NEW);
       } catch (IllegalArgumentException e) {
         LOG.warn("Run {} attempt {}: its executions are recorded, but not its row of {}: {}", leftover.runId(),
             leftover.attemptId(), into.runs(), e.getMessage());
@@ -597,7 +604,7 @@ public final class SparkExecuteAction {
   }
 
   private void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt, String conditional,
-      RunSummary summary, AttemptCounts counts, String failure, PlanCost cost) {
+      RunSummary summary, AttemptCounts counts, String failure, PlanCost cost, LedgerRecorder.Write write) {
     RunsTable.RunRow row = new RunsTable.RunRow(plan.getAs("run_id"), plan.getAs("run_date"), attemptId, "execute",
         startedAt, Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
         options.prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
@@ -605,9 +612,13 @@ public final class SparkExecuteAction {
         conditional, 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), counts.stateChanged(),
         counts.alreadyDeleted(), counts.changedDuringDelete(), counts.cameBack(), summary, failure,
         RunsTable.Source.NONE, cost);
-    // Inserted unless the attempt has its row already (an execute that recorded a dead attempt's ledger may race it).
-    SparkPlanAction.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
-        Map.of("run_date", row.runDate(), "attempt_id", attemptId));
+    if (write == LedgerRecorder.Write.APPEND) {
+      SparkPlanAction.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
+    } else {
+      // Unless the attempt has its row already: it stopped after writing it, or the next run recorded it first.
+      SparkPlanAction.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
+          Map.of("run_date", row.runDate(), "attempt_id", attemptId));
+    }
   }
 
   /** The key of an attempt's row of runs. */

@@ -235,7 +235,8 @@ class SparkExecuteActionTest {
         options.maxStateBytes(), options.s3(), bucket, 1000, io.statesweep.execute.ConditionalDeletes.ON, 0,
         new SlowDeletes(), new io.statesweep.ledger.LedgerEntry.Header(plan.runId(), runDate, attemptId,
             tables.warehouse(), 0, 0, 0, java.time.Instant.now()), ledger.folder(plan.runId(), attemptId), 1, metrics));
-    ledger.record(plan.runId(), attemptId, runDate, tables, true);
+    // Read in Spark tasks (no hint of its size), as a large ledger is.
+    ledger.record(plan.runId(), attemptId, runDate, tables, LedgerRecorder.Write.APPEND, true, -1);
 
     assertThat(OVERLAPPING).as("windows of the two copies deleting at the same time").hasPositiveValue();
     Set<String> gone = new TreeSet<>(before.keySet());
