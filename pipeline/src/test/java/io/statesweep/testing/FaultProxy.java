@@ -310,7 +310,7 @@ public final class FaultProxy implements AutoCloseable {
     }
     String payloadHash = changed.header("x-amz-content-sha256");
     if (payloadHash != null && payloadHash.startsWith("STREAMING-")) {
-      byte[] body = decodeAwsChunked(changed.body);
+      byte[] body = io.statesweep.synthetic.SyntheticS3Server.decodeAwsChunked(changed.body);
       changed = new Message(changed.startLine, changed.headers, body).withoutHeader("x-amz-decoded-content-length")
           .withHeader("Content-Length", Integer.toString(body.length))
           .withHeader("x-amz-content-sha256", hex(sha256(body)));
@@ -370,32 +370,6 @@ public final class FaultProxy implements AutoCloseable {
 
   private static final Pattern AUTHORIZATION = Pattern.compile(
       "AWS4-HMAC-SHA256 Credential=([^/]+)/([^,]+), ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)");
-
-  /** The data of an aws-chunked body: {@code <hex size>;chunk-signature=...\r\n<data>\r\n}, up to a chunk of 0. */
-  private static byte[] decodeAwsChunked(byte[] body) {
-    ByteArrayOutputStream data = new ByteArrayOutputStream();
-    int at = 0;
-    while (at < body.length) {
-      int end = indexOf(body, at);
-      String head = new String(body, at, end - at, ISO_8859_1);
-      int size = Integer.parseInt(head.split(";", 2)[0].trim(), 16);
-      if (size == 0) {
-        break;
-      }
-      data.write(body, end + 2, size);
-      at = end + 2 + size + 2;
-    }
-    return data.toByteArray();
-  }
-
-  private static int indexOf(byte[] bytes, int from) {
-    for (int i = from; i + 1 < bytes.length; i++) {
-      if (bytes[i] == '\r' && bytes[i + 1] == '\n') {
-        return i;
-      }
-    }
-    throw new IllegalStateException("an aws-chunked body without the end of a chunk's line");
-  }
 
   private static byte[] sha256(byte[] bytes) {
     try {
