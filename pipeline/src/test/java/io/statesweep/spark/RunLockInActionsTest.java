@@ -336,8 +336,10 @@ class RunLockInActionsTest {
     return document.replaceAll("(?s).*\"" + name + "\":\"([^\"]*)\".*", "$1");
   }
 
+  /** The owner the lock object names, or {@code (no lock)}. */
   private String lockOwner() {
-    return field(new String(store.read(LOCK, 4096).bytes(), StandardCharsets.UTF_8), "owner");
+    ObjectContent lock = store.read(LOCK, 4096);
+    return lock == null ? "(no lock)" : field(new String(lock.bytes(), StandardCharsets.UTF_8), "owner");
   }
 
   private PlanResult plan(String endpoint) {
