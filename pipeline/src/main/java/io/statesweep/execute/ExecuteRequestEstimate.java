@@ -1,5 +1,7 @@
 package io.statesweep.execute;
 
+import io.statesweep.config.RunOptions;
+import io.statesweep.layout.ExportPrefix;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -25,7 +27,8 @@ import java.util.TreeMap;
  *
  * Not counted: a key XML cannot carry goes alone in a DeleteObject (free on S3, like every delete); the
  * run lock's renewals (one PutObject every third of {@code --lock-ttl}, so they depend on how long the
- * execute takes); requests that fail and are retried; lookups of keys a record lists outside its own
+ * execute takes); the GetObject that reads the lock first on a store that ignores {@code If-None-Match: *}
+ * (with {@code --unsafe-lock-without-conditional-writes}); requests that fail and are retried; lookups of keys a record lists outside its own
  * listing. Not thread-safe: one per task.
  */
 public final class ExecuteRequestEstimate {
@@ -97,15 +100,22 @@ public final class ExecuteRequestEstimate {
   }
 
   /**
-   * The requests an attempt makes once, whatever its records: the run lock (a conditional PutObject; its
-   * release, a DeleteObjects) and, with {@code --conditional-deletes auto} beside a prefix, the probe (a
-   * PutObject and two DeleteObjects); and two listings of the ledger's folders: the attempts whose ledger another
-   * execute left (none, on a healthy bucket) and this attempt's partitions.
+   * The requests an attempt makes once, whatever its records: the probe of the lock's conditional write (two
+   * PutObject, one DeleteObjects), the run lock (a conditional PutObject; its release, a DeleteObjects) and,
+   * beside a prefix (no probe at the bucket root), the probe of conditional reads (a PutObject, a GetObject, a
+   * DeleteObjects), with {@code --conditional-deletes auto} also of conditional deletes (one DeleteObjects); and two listings of
+   * the ledger's folders: the attempts whose ledger another execute left (none, on a healthy bucket) and this
+   * attempt's partitions.
    */
-  public static Map<String, Long> perAttempt(boolean probes) {
+  public static Map<String, Long> perAttempt(RunOptions.ConditionalMode conditionalDeletes, ExportPrefix prefix) {
+    boolean besidePrefix = !prefix.isBucketRoot();
     Map<String, Long> once = new TreeMap<>();
-    once.put(PUT, probes ? 2L : 1L);
-    once.put(DELETE_OBJECTS, probes ? 3L : 1L);
+    once.put(PUT, 3L + (besidePrefix ? 1 : 0));
+    once.put(DELETE_OBJECTS, 2L + (besidePrefix ? 1 : 0)
+        + (besidePrefix && conditionalDeletes == RunOptions.ConditionalMode.AUTO ? 1 : 0));
+    if (besidePrefix) {
+      once.put(GET, 1L);
+    }
     once.put(LIST, 2L);
     return once;
   }

@@ -17,6 +17,7 @@ import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
+import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.spark.rows.ExecutionRow;
@@ -47,8 +48,10 @@ import org.slf4j.LoggerFactory;
  * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
  * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it,
  * {@link io.statesweep.s3.RunLock.DeniedException} when the store denies the lock's permissions (an action that
- * deletes never goes on without the lock) and {@link io.statesweep.s3.RunLock.UnavailableException} when it
- * cannot be taken for another reason; in each case nothing is read or deleted. The moment the lock is lost its
+ * deletes never goes on without the lock), {@link io.statesweep.s3.RunLock.UntrustedException} when the store
+ * ignores the lock's {@code If-None-Match: *} (unless {@code --unsafe-lock-without-conditional-writes}) and
+ * {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for another reason; in each
+ * case nothing is read or deleted. The moment the lock is lost its
  * deletes are {@linkplain #cancel cancelled}, and the result says so ({@link ExecuteResult#runLock()}).
  *
  * <p>A plan made by another job must be approved first ({@link SparkApproveAction}; see {@link #execute()}).
@@ -69,6 +72,8 @@ public final class SparkExecuteAction {
   private Long planVersion;
   /** The lock of the action this execute runs in ({@link SparkRunAction}), or null: it takes its own. */
   private ActionLock heldLock;
+  /** Whether the store honours GET If-Match, as this attempt's probe found (summary pair conditional_reads). */
+  private volatile ConditionProbe conditionalReads = ConditionProbe.unverified("the probe did not run");
 
   public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -180,10 +185,12 @@ public final class SparkExecuteAction {
     Exception stopped = null;
     try {
       stopIfCancelled();
-      conditional = conditional(store, attemptId);
+      ConditionalDeleteProbe.Findings probed = probes(store, attemptId);
+      conditional = probed.deletes();
+      conditionalReads = probed.reads();
       metrics.addRequests(store.requestCounts());
-      LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
-          conditional.describe());
+      LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {}; conditional reads {})", runId,
+          attemptId, conditional.describe(), conditionalReads.describe());
       phase("delete", "Verifying and deleting the planned keys of run " + runId);
       spark.sparkContext().addJobTag(tag);
       deleteTag = tag;
@@ -249,7 +256,7 @@ public final class SparkExecuteAction {
         failure = failure == null ? unreadable : failure + "; " + unreadable;
       }
       AttemptCounts counts = AttemptCounts.of(spark, tables, runDate, attemptId);
-      RunSummary summary = summary(runId, plan, attemptId, conditional, failure == null, counts,
+      RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, failure == null, counts,
           (stopped != null ? 1 : 0) + recorded.unreadable());
       if (!recordedBefore.isEmpty()) {
         summary = summary.with("ledgers_recorded", String.join(",", recordedBefore));
@@ -274,7 +281,7 @@ public final class SparkExecuteAction {
           + "cannot record what it deleted from its ledger, which stays under s3://" + options.bucket() + "/"
           + ledger.folder(runId, attemptId) + " for the next execute to record: " + SparkPlanAction.rootMessage(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
-      RunSummary summary = summary(runId, plan, attemptId, conditional, false, AttemptCounts.NONE, 1);
+      RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, false, AttemptCounts.NONE, 1);
       try {
         writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, AttemptCounts.NONE, failure, null,
             LedgerRecorder.Write.INSERT_NEW);
@@ -322,7 +329,8 @@ public final class SparkExecuteAction {
       try {
         Row plan = RunsTable.planRow(spark, into, leftover.runId());
         RunSummary summary = summary(leftover.runId(), plan, leftover.attemptId(),
-            new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unknown"), false, counts, 1 + done.unreadable());
+            new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unknown"),
+            ConditionProbe.unverified("unknown: recorded from its ledger"), false, counts, 1 + done.unreadable());
         // Its row, unless it has one (it stopped after writing it, before removing its ledger).
         writeRun(into, plan, leftover.attemptId(), counts.startedAt(), "unknown: recorded from its ledger", summary,
             counts, failure, null, LedgerRecorder.Write.INSERT_NEW);
@@ -459,15 +467,20 @@ public final class SparkExecuteAction {
     return minutes % 60 == 0 ? minutes / 60 + "h" : minutes / 60 + "h" + minutes % 60 + "m";
   }
 
-  private ConditionalDeleteProbe.Answer conditional(ObjectStore store, String attemptId) {
-    return switch (options.conditionalDeletes()) {
-      case ON -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "set");
-      case OFF -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.OFF, "set");
-      // At the bucket root, "beside the prefix" would be inside the export: no probe there.
-      case AUTO -> options.prefix().isBucketRoot()
-          ? new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unverified: no probe at the bucket root")
-          : ConditionalDeleteProbe.detect(store, probeKey(attemptId));
-    };
+  /**
+   * The attempt's probes of the conditions it sends: GET If-Match and (with {@code auto}) DeleteObjects ETags.
+   * A store that ignores If-Match costs no safety, as every conditional read compares the ETag of its answer
+   * too (README, "Deleting"): the probe names it, in the log and the summary.
+   */
+  private ConditionalDeleteProbe.Findings probes(ObjectStore store, String attemptId) {
+    ConditionalDeleteProbe.Findings findings = options.prefix().isBucketRoot()
+        ? ConditionalDeleteProbe.Findings.atBucketRoot(options.conditionalDeletes())
+        : ConditionalDeleteProbe.detect(store, probeKey(attemptId), options.conditionalDeletes());
+    if (findings.reads().ignored()) {
+      LOG.warn("Run {}: conditional reads {}: every state file read is checked against the ETag of its answer",
+          runId, findings.reads().describe());
+    }
+    return findings;
   }
 
   /** statesweep's own key beside the export prefix, such as {@code cogram.statesweep/probe-<attempt>}. */
@@ -508,7 +521,7 @@ public final class SparkExecuteAction {
 
 
   private static RunSummary summary(String runId, Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional,
-      boolean complete, AttemptCounts counts, long moreErrors) {
+      ConditionProbe conditionalReads, boolean complete, AttemptCounts counts, long moreErrors) {
     long scanned = plan.<Long>getAs("state_files_scanned");
     Map<String, String> extra = new LinkedHashMap<>();
     extra.put("state_changed", Long.toString(counts.stateChanged()));
@@ -521,6 +534,7 @@ public final class SparkExecuteAction {
     extra.put("bad_state", Long.toString(plan.<Long>getAs("bad_state")));
     RunsTable.missingFiles(plan).ifPresent(missing -> extra.put("missing_files", Long.toString(missing)));
     extra.put("conditional_deletes", conditional.mode().name().toLowerCase(java.util.Locale.ROOT));
+    extra.put("conditional_reads", conditionalReads.verdict().label());
     extra.put("run_id", runId);
     extra.put("attempt_id", attemptId);
     return new RunSummary(false, complete, scanned, counts.deleted(), counts.childKeys(), scanned - counts.deleted(),

@@ -2,6 +2,8 @@ package io.statesweep.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.config.RunOptions;
+import io.statesweep.layout.ExportPrefix;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,10 +40,17 @@ class ExecuteRequestEstimateTest {
   }
 
   @Test
-  void anAttemptTakesTheLockAndProbesOnce() {
-    assertThat(ExecuteRequestEstimate.perAttempt(true)).isEqualTo(Map.of("PutObject", 2L, "DeleteObjects", 3L,
-        "ListObjectsV2", 2L));
-    assertThat(ExecuteRequestEstimate.perAttempt(false)).isEqualTo(Map.of("PutObject", 1L, "DeleteObjects", 1L,
-        "ListObjectsV2", 2L));
+  void anAttemptProbesTheLocksWriteTakesTheLockAndProbesReadsAndDeletesOnce() {
+    ExportPrefix prefix = ExportPrefix.of("cogram/");
+    // The lock's probe (2 PUT, 1 delete), the lock (1 PUT, its release); the probe of reads (PUT, GET, delete) and
+    // with auto of deletes (1 delete); two listings of the
+    // ledger's folders.
+    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.AUTO, prefix))
+        .isEqualTo(Map.of("PutObject", 4L, "GetObject", 1L, "DeleteObjects", 4L, "ListObjectsV2", 2L));
+    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.ON, prefix))
+        .isEqualTo(Map.of("PutObject", 4L, "GetObject", 1L, "DeleteObjects", 3L, "ListObjectsV2", 2L));
+    // At the bucket root only the lock's probe, beside the lock.
+    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.AUTO, ExportPrefix.of("")))
+        .isEqualTo(Map.of("PutObject", 3L, "DeleteObjects", 2L, "ListObjectsV2", 2L));
   }
 }
