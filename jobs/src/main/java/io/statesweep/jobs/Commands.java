@@ -36,7 +36,7 @@ final class Commands {
 
   /** Settings that may stand alone, as switches: {@code --allow-bucket-root} is {@code --allow-bucket-root true}. */
   private static final Set<Setting> SWITCHES = Set.of(Settings.DRY_RUN, Settings.ALLOW_BUCKET_ROOT,
-      Settings.PATH_STYLE, Settings.SKIP_APPROVAL);
+      Settings.PATH_STYLE, Settings.SKIP_APPROVAL, Settings.UNSAFE_LOCK);
   private static final int WIDTH = 140;
 
   private Commands() {}

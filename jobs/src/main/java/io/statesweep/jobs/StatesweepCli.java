@@ -19,7 +19,8 @@ import org.apache.spark.sql.SparkSession;
  * reviewed plan). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
  * the action API ({@link Statesweep}), with a Spark session made from the resolved settings. Exit codes: 0 a
  * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings (or a run that
- * deletes without the permissions of the run lock), 3 another run holds the export's run lock.
+ * deletes without a run lock it can hold: the lock's permissions are missing, or the store ignores its
+ * conditional write), 3 another run holds the export's run lock.
  *
  * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
  * it (spec section 4): one that stops before it counts anything prints {@link RunSummary#stopped}.
@@ -124,6 +125,11 @@ public final class StatesweepCli {
       err.println("statesweep: " + e.getMessage() + ". A run that deletes needs the lock: nothing was deleted");
       ending.stopped("lock_denied", 1);
       return BAD_SETTINGS;
+    } catch (RunLock.UntrustedException e) {
+      // Only a run that deletes gets here: a dry run goes on without the lock.
+      err.println("statesweep: " + e.getMessage());
+      ending.stopped("lock_untrusted", 0);
+      return BAD_SETTINGS;
     } catch (RunLock.UnavailableException e) {
       err.println("statesweep: " + e.getMessage());
       ending.stopped("lock_unavailable", 1);
@@ -225,7 +231,7 @@ public final class StatesweepCli {
   private static void print(LockOutcome runLock, PrintStream out, PrintStream err) {
     String line = runLock.line();
     if (line != null) {
-      (runLock.status() == LockOutcome.Status.NONE ? err : out).println("statesweep: " + line);
+      (runLock.status() == LockOutcome.Status.LOST ? out : err).println("statesweep: " + line);
     }
   }
 

@@ -48,7 +48,7 @@ public final class StatesweepFailure extends RuntimeException {
   static String meaning(int exitCode) {
     return switch (exitCode) {
       case StatesweepCli.RUN_FAILED -> "a run with errors or that did not complete";
-      case StatesweepCli.BAD_SETTINGS -> "bad settings, or a run that deletes without the run lock's permissions";
+      case StatesweepCli.BAD_SETTINGS -> "bad settings, or a run that deletes without a run lock it can hold";
       case StatesweepCli.LOCKED -> "another run holds the export's run lock";
       default -> "unknown exit code";
     };

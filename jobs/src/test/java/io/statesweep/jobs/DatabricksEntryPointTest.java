@@ -82,7 +82,7 @@ class DatabricksEntryPointTest {
         + " stopped=bad_settings";
     assertThat(driver.get(5)).isEqualTo("driver: bad-settings threw StatesweepFailure exit_code=2 summary_line="
         + badSettings + " message=statesweep plan failed with exit code 2 (bad settings, or a run that deletes"
-        + " without the run lock's permissions); " + badSettings);
+        + " without a run lock it can hold); " + badSettings);
     assertThat(driver.get(6)).isEqualTo("driver: after bad-settings stopped=false same_session=true count=7");
     assertThat(driver.get(7)).isEqualTo("driver: done");
     assertThat(process.exitValue()).as(output).isZero();

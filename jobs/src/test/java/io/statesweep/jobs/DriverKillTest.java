@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -28,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The driver of an {@code execute} is killed (SIGKILL, its JVM gone mid-attempt, its lock left
  * behind): nothing outside the plan is gone, the next run is refused while the dead run's lock is
- * valid and names it, and once the lock expires a rerun takes it over and finishes the plan exactly.
+ * valid and names it, and once the lock expires a rerun takes it over, first records what the dead
+ * attempt deleted from its ledger (its rows of executions under its own attempt, and its row of runs),
+ * then finishes the plan exactly.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -90,6 +94,39 @@ class DriverKillTest {
     assertThat(rerun.code()).as(rerun.text() + rerun.errors()).isZero();
     assertThat(rerun.text()).contains("summary: dry_run=false complete=true");
     assertThat(exportKeys(store)).isEqualTo(expectedLeft);
+
+    // The dead attempt's deletes are on the record under its own attempt, each key once, beside the rerun's.
+    String summary = rerun.text().lines().filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
+    String rerunAttempt = summary.replaceAll(".* attempt_id=(\\S+).*", "$1");
+    String deadAttempt = summary.replaceAll(".* ledgers_recorded=(\\S+).*", "$1");
+    assertThat(deadAttempt).as("the attempt whose ledger the rerun recorded").isNotEqualTo(summary)
+        .isNotEqualTo(rerunAttempt);
+    Set<String> goneBeforeTheRerun = new TreeSet<>(before);
+    goneBeforeTheRerun.removeAll(afterKill);
+    Set<String> goneInTheRerun = new TreeSet<>(afterKill);
+    goneInTheRerun.removeAll(expectedLeft);
+    SparkSession spark = SparkSession.active();
+    assertThat(recordedKeys(spark, warehouse, deadAttempt)).isEqualTo(goneBeforeTheRerun);
+    assertThat(recordedKeys(spark, warehouse, rerunAttempt)).isEqualTo(goneInTheRerun);
+    Row dead = spark.read().format("delta").load(warehouse.resolve("runs").toString())
+        .filter("attempt_id = '" + deadAttempt + "'").select("complete", "failure", "records_deleted").first();
+    assertThat(dead.getBoolean(0)).isFalse();
+    assertThat(dead.getString(1)).startsWith("its driver stopped before it recorded what it deleted; recorded from its"
+        + " ledger by attempt " + rerunAttempt);
+    assertThat(dead.getLong(2)).isEqualTo(goneBeforeTheRerun.stream().filter(key -> key.endsWith("state.json")).count());
+    assertThat(exportKeys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
+    System.out.printf("ledger, the driver killed mid-execute: %d keys deleted before the rerun, %d recorded under the"
+        + " dead attempt; %d deleted by the rerun, %d recorded%n", goneBeforeTheRerun.size(),
+        recordedKeys(spark, warehouse, deadAttempt).size(), goneInTheRerun.size(),
+        recordedKeys(spark, warehouse, rerunAttempt).size());
+  }
+
+  private static Set<String> recordedKeys(SparkSession spark, Path warehouse, String attemptId) {
+    List<String> keys = spark.read().format("delta").load(warehouse.resolve("executions").toString())
+        .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
+        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    assertThat(keys).as("each key once").doesNotHaveDuplicates();
+    return new TreeSet<>(keys);
   }
 
   private static String run(Map<String, String> environment, String... args) {
@@ -108,8 +145,12 @@ class DriverKillTest {
   private record Output(int code, String text, String errors) {}
 
   private static Set<String> exportKeys(ObjectStore store) {
+    return exportKeys(store, "cogram/");
+  }
+
+  private static Set<String> exportKeys(ObjectStore store, String prefix) {
     Set<String> keys = new TreeSet<>();
-    store.listAll("cogram/", object -> keys.add(object.key()));
+    store.listAll(prefix, object -> keys.add(object.key()));
     return keys;
   }
 }

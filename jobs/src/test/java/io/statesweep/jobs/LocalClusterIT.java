@@ -194,6 +194,17 @@ class LocalClusterIT {
     assertThat(last.code()).as(last.text()).isZero();
     assertThat(summary(last.text())).startsWith("summary: dry_run=false complete=true");
     assertThat(exportKeys(store)).as("the bucket less exactly the planned keys").isEqualTo(expectedLeft);
+    // The attempt with the kill: every key gone by its end is in its rows, the lost task's among them.
+    Set<String> goneInFirst = new TreeSet<>(before);
+    goneInFirst.removeAll(afterFirst);
+    assertThat(recordedKeys(clusterWarehouse, attemptId(first.text()))).isEqualTo(goneInFirst);
+    System.out.printf("ledger, an executor killed mid-execute: %d keys deleted by the attempt, %d recorded%n",
+        goneInFirst.size(), recordedKeys(clusterWarehouse, attemptId(first.text())).size());
+    if (last != first) {
+      Set<String> goneInLast = new TreeSet<>(afterFirst);
+      goneInLast.removeAll(expectedLeft);
+      assertThat(recordedKeys(clusterWarehouse, attemptId(last.text()))).isEqualTo(goneInLast);
+    }
     accountedForOnce(clusterWarehouse, runId);
     timer.lap("checks");
 
@@ -206,11 +217,26 @@ class LocalClusterIT {
     System.out.println("LocalClusterIT: seconds " + timer);
   }
 
+  /** The keys an attempt's rows of executions say it deleted; fails when one is in them twice. */
+  private static Set<String> recordedKeys(String warehouse, String attemptId) {
+    List<String> keys = session().read().format("delta").load(warehouse + "/executions")
+        .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
+        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    Set<String> unique = new TreeSet<>(keys);
+    assertThat(keys).as("each key once in the rows of attempt " + attemptId).hasSize(unique.size());
+    return unique;
+  }
+
+  private static String attemptId(String text) {
+    return summary(text).replaceAll(".* attempt_id=(\\S+).*", "$1");
+  }
+
   /**
    * Every planned record has exactly one row in the attempt that completed, and every planned key is
-   * accounted for once: deleted by that attempt (its {@code deleted_keys}), already gone when it came
-   * (deleted by a task lost with the executor: {@code keys_already_gone}), or in a record that the
-   * lost task finished whole ({@code already_deleted}).
+   * accounted for once: deleted by that attempt (its {@code deleted_keys}, the keys of a task lost with
+   * the executor included: its retry's row holds them), already gone when it came (deleted by an earlier
+   * attempt: {@code keys_already_gone}), or in a record that an earlier attempt finished whole
+   * ({@code already_deleted}).
    */
   private static void accountedForOnce(String warehouse, String runId) {
     SparkSession session = session();

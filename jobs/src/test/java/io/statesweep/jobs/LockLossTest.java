@@ -40,10 +40,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Another run takes the lock over in the middle of an execute (issue 13, "a lost lock stops the deletes
- * at once"): the execute sends no DeleteObjects request after it learns it lost the lock, beyond one in
- * flight per running task, and ends failed (exit 1, {@code complete=false}) with its summary and a line
- * saying why. Every request goes through a proxy that sees when each arrives.
+ * Another run takes the lock over in the middle of an execute (README, "One run at a time"): the execute
+ * sends no DeleteObjects request after it learns it lost the lock, beyond one in flight per running task,
+ * and ends failed (exit 1, {@code complete=false}) with its summary and a line saying why; every key it
+ * deleted before is in its rows of executions and counted in its summary. Every request goes through a
+ * proxy that sees when each arrives.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -154,7 +155,23 @@ class LockLossTest {
       assertThat(execute.text).containsPattern("run " + runId + " attempt \\S+ did not complete: its deletes were"
           + " cancelled: lost the run lock cogram\\.statesweep/lock: " + java.util.regex.Pattern.quote(reason));
       assertThat(execute.lastLine()).startsWith("summary: dry_run=false complete=false ").endsWith(" run_lock=lost");
+      // Its deletes were cancelled, yet each key they removed is on the record, and the summary counts them.
+      String attemptId = execute.lastLine().replaceAll(".* attempt_id=(\\S+).*", "$1");
+      List<String> recorded = SparkSession.active().read().format("delta").load(warehouse.resolve("executions")
+          .toString()).filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
+          .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+      assertThat(new TreeSet<>(recorded)).as("the keys executions says the attempt deleted").isEqualTo(gone);
+      assertThat(recorded).hasSize(gone.size());
+      System.out.printf("ledger, the lock lost mid-window (%s): %d keys deleted, %d recorded%n", takeover,
+          gone.size(), recorded.size());
+      assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
+          .isEqualTo(gone.size());
+      assertThat(keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it").isEmpty();
     }
+  }
+
+  private static long pair(String summary, String name) {
+    return Long.parseLong(summary.replaceAll(".* " + name + "=(\\d+).*", "$1"));
   }
 
   /**
@@ -203,8 +220,12 @@ class LockLossTest {
   }
 
   private static Set<String> keys(ObjectStore store) {
+    return keys(store, "cogram/");
+  }
+
+  private static Set<String> keys(ObjectStore store, String prefix) {
     Set<String> keys = new TreeSet<>();
-    store.listAll("cogram/", object -> keys.add(object.key()));
+    store.listAll(prefix, object -> keys.add(object.key()));
     return keys;
   }
 

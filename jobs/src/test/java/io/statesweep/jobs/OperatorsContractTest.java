@@ -116,6 +116,42 @@ class OperatorsContractTest {
     assertThat(output.text).isEqualTo(stopped(false, 1, "lock_unavailable") + "\n");
   }
 
+  /** The store ignores If-None-Match: *, so it cannot hold the lock: a run that deletes stops before it reads. */
+  @Test
+  void aRunThatDeletesOnAStoreThatIgnoresConditionalWritesIsRefusedWithItsSummaryLine(LocalS3Server server,
+      @TempDir Path warehouse) throws Exception {
+    server.createBucket("untrusted");
+    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "untrusted");
+    SampleArchive.generate(store, "cogram/", SampleArchive.minimumRecordCount(), 3L, Instant.now());
+    Set<String> before = keys(store);
+    try (FaultProxy proxy = new FaultProxy(server.endpoint()).signingWith(server.accessKey(), server.secretKey())) {
+      List<FaultProxy.Request> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+      proxy.plan(request -> {
+        requests.add(request);
+        return FaultProxy.ignoresConditionalWrites().faultOf(request);
+      });
+      Map<String, String> environment = environment("untrusted", proxy.endpoint(), warehouse);
+
+      for (String[] args : List.of(new String[] {"run", "--execute"},
+          new String[] {"execute", "--run-id", "20261201T000000Z-000000", "--skip-approval"})) {
+        requests.clear();
+        Output output = run(environment, args);
+
+        assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.BAD_SETTINGS);
+        assertThat(output.errors).matches("statesweep: Cannot take the run lock s3://untrusted/cogram\\.statesweep/lock:"
+            + " the store wrote cogram\\.statesweep/probe-lock-\\S+ a second time although PutObject said"
+            + " If-None-Match: \\*: it cannot hold the run lock, so another run could delete at the same time\\."
+            + " Nothing was read or deleted\\. Run on a store that honours conditional writes \\(S3 does\\), or"
+            + " accept the risk with --unsafe-lock-without-conditional-writes\n");
+        assertThat(output.text).isEqualTo(stopped(false, 0, "lock_untrusted") + "\n");
+        assertThat(requests).as("only the lock's probe").extracting(FaultProxy.Request::method)
+            .containsExactly("PUT", "PUT", "POST");
+      }
+    }
+    assertThat(keys(store)).as("nothing deleted").isEqualTo(before);
+    assertThat(store.read(RunLock.keyFor("cogram/"), 4096)).as("no lock left").isNull();
+  }
+
   @Test
   void aPlanWhoseListingFailsEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) throws Exception {
     server.createBucket("unlisted");

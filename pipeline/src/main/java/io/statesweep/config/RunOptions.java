@@ -18,6 +18,8 @@ import java.util.Map;
  *
  * @param logLines how many {@code would delete} lines to print; -1 for all (other per-key lines are never capped)
  * @param catalogSchema the schema every table is registered in by name ({@code main.statesweep}), or null
+ * @param unsafeLock whether a run that deletes takes the run lock on a store that ignores PutObject
+ *     {@code If-None-Match: *} ({@code --unsafe-lock-without-conditional-writes}) instead of refusing it
  */
 public record RunOptions(
     String bucket,
@@ -41,6 +43,7 @@ public record RunOptions(
     boolean skipApproval,
     Duration maxPlanAge,
     Duration lockTtl,
+    boolean unsafeLock,
     int progressSeconds,
     Map<String, String> settings,
     String catalogSchema) implements Serializable {
@@ -169,7 +172,7 @@ public record RunOptions(
         layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
         settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
         duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
-        lockTtl(settings.value(Settings.LOCK_TTL)),
+        lockTtl(settings.value(Settings.LOCK_TTL)), settings.bool(Settings.UNSAFE_LOCK),
         settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap(),
         catalogSchema(settings.value(Settings.CATALOG_SCHEMA)));
   }

@@ -91,6 +91,12 @@ public final class Settings {
       "how long the run lock lasts unless renewed (renewed every third of it); a dead run's lock is taken over"
           + " after it", List.of());
 
+  public static final Setting UNSAFE_LOCK = new Setting("sweep.lock.unsafe",
+      "--unsafe-lock-without-conditional-writes", "STATESWEEP_UNSAFE_LOCK", "false",
+      "delete on a store that ignores PutObject If-None-Match: * (the run lock's probe finds it), although the lock"
+          + " then cannot keep out a run that starts at the same moment; without it such a store is refused",
+      List.of());
+
   public static final Setting PROGRESS_SECONDS = new Setting("sweep.log.progress-seconds", "--progress-seconds",
       "STATESWEEP_PROGRESS_SECONDS", "30", "seconds between progress lines on the driver; 0 for none", List.of());
 
@@ -107,8 +113,8 @@ public final class Settings {
 
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, PROGRESS_SECONDS,
-      CATALOG_SCHEMA, PRICES);
+      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, UNSAFE_LOCK,
+      PROGRESS_SECONDS, CATALOG_SCHEMA, PRICES);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

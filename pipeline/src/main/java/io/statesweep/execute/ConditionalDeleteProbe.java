@@ -2,6 +2,8 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.config.RunOptions;
+import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ObjectStore;
@@ -12,13 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds out once per run whether the store honours the ETag of a DeleteObjects entry: it writes a
- * probe object under statesweep's own key beside the export prefix (never inside it, never in the
- * exporter's folder), asks to delete it with a wrong ETag, and looks at the answer.
+ * Finds out once per attempt what the store does with the conditions execute sends (README, "Deleting"):
+ * it writes a probe object under statesweep's own key beside the export prefix (never inside it, never in
+ * the exporter's folder), asks for it with GET and a wrong If-Match (conditional reads), with
+ * {@code --conditional-deletes auto} asks to delete it with a wrong ETag (conditional deletes), and deletes it.
  */
 public final class ConditionalDeleteProbe {
   private static final Logger LOG = LoggerFactory.getLogger(ConditionalDeleteProbe.class);
-  private static final String WRONG_ETAG = "00000000000000000000000000000000";
 
   private ConditionalDeleteProbe() {}
 
@@ -34,19 +36,54 @@ public final class ConditionalDeleteProbe {
     }
   }
 
-  public static Answer detect(ObjectStore store, String probeKey) {
+  /** What an attempt's probes found: how it deletes, and whether the store honours GET If-Match. */
+  public record Findings(Answer deletes, ConditionProbe reads) {
+    public Findings {
+      requireNonNull(deletes, "deletes is null");
+      requireNonNull(reads, "reads is null");
+    }
+
+    /** At the bucket root "beside the prefix" would be inside the export: no probe there. */
+    public static Findings atBucketRoot(RunOptions.ConditionalMode mode) {
+      return new Findings(set(mode, "unverified: no probe at the bucket root"),
+          ConditionProbe.unverified("no probe at the bucket root"));
+    }
+  }
+
+  /**
+   * The probes on one object, {@code probeKey}: one PutObject, one GetObject, and one DeleteObjects to remove
+   * it, with {@code auto} one DeleteObjects more. {@code on} and {@code off} are taken as set.
+   */
+  public static Findings detect(ObjectStore store, String probeKey, RunOptions.ConditionalMode mode) {
+    requireNonNull(mode, "mode is null");
     try {
       store.write(probeKey, "statesweep probe: safe to delete".getBytes(StandardCharsets.UTF_8));
     } catch (StoreException e) {
-      // Sending the ETags costs nothing where they are ignored, and protects where they are not.
-      String reason = "unverified: cannot write the probe " + probeKey + ": " + e.errorCode()
-          + (e.isAccessDenied() ? "; it needs s3:PutObject on that key (and kms:GenerateDataKey on the bucket's KMS key if it"
-              + " uses SSE-KMS)" : "");
-      LOG.warn("Conditional deletes on, {}", reason);
-      return new Answer(ConditionalDeletes.ON, reason);
+      // Sending the conditions costs nothing where they are ignored, and protects where they are not.
+      String reason = ConditionProbe.cannotWrite(probeKey, e);
+      LOG.warn("Conditional deletes and reads unverified: {}", reason);
+      return new Findings(set(mode, "unverified: " + reason), ConditionProbe.unverified(reason));
     }
     try {
-      DeleteResult result = store.delete(List.of(new DeleteTarget(probeKey, WRONG_ETAG)));
+      ConditionProbe reads = ConditionProbe.conditionalReads(store, probeKey);
+      return new Findings(mode == RunOptions.ConditionalMode.AUTO ? deletes(store, probeKey) : set(mode, "set"), reads);
+    } finally {
+      ConditionProbe.deleteQuietly(store, probeKey);
+    }
+  }
+
+  private static Answer set(RunOptions.ConditionalMode mode, String autoReason) {
+    return switch (mode) {
+      case ON -> new Answer(ConditionalDeletes.ON, "set");
+      case OFF -> new Answer(ConditionalDeletes.OFF, "set");
+      case AUTO -> new Answer(ConditionalDeletes.ON, autoReason);
+    };
+  }
+
+  /** Asks to delete the probe with a wrong ETag (one DeleteObjects); the answer decides. */
+  private static Answer deletes(ObjectStore store, String probeKey) {
+    try {
+      DeleteResult result = store.delete(List.of(new DeleteTarget(probeKey, ConditionProbe.WRONG_ETAG)));
       DeleteResult.KeyError error = result.errors().get(probeKey);
       if (error != null && error.isPreconditionFailed()) {
         return new Answer(ConditionalDeletes.ON, "detected: the store refused a delete with a wrong ETag");
@@ -57,12 +94,6 @@ public final class ConditionalDeleteProbe {
       return new Answer(ConditionalDeletes.ON, "unverified: the probe answered " + error);
     } catch (StoreException e) {
       return new Answer(ConditionalDeletes.OFF, "detected: the store rejects conditional deletes: " + e.errorCode());
-    } finally {
-      try {
-        store.delete(List.of(new DeleteTarget(probeKey, null)));
-      } catch (StoreException e) {
-        // The probe is statesweep's own object beside the prefix; a leftover is harmless.
-      }
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.statesweep.execute;
 
+import io.statesweep.config.RunOptions;
+import io.statesweep.layout.ExportPrefix;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,12 +18,17 @@ import java.util.TreeMap;
  *       (deleted and kept; a nested record's keys can make it a page or two more, or fewer);
  *   <li>per window (at most 2 x {@code workers} records, and records until {@code batch-size} keys or the
  *       throttle's batch), the files of its records in DeleteObjects requests of up to {@code batch-size}
- *       keys, then their state files in requests of their own.
+ *       keys, then their state files in requests of their own;
+ *   <li>per window, its ledger (README, "Every delete on the record"): a PutObject of its intent (a window with
+ *       something to delete) and one of its outcomes; once the attempt ends, its ledger read back (a ListObjectsV2
+ *       per 1,000 objects of the task's folder, a GetObject per window's outcomes) and removed (a ListObjectsV2 and
+ *       a DeleteObjects per 1,000 objects).
  * </ul>
  *
  * Not counted: a key XML cannot carry goes alone in a DeleteObject (free on S3, like every delete); the
  * run lock's renewals (one PutObject every third of {@code --lock-ttl}, so they depend on how long the
- * execute takes); requests that fail and are retried; lookups of keys a record lists outside its own
+ * execute takes); the GetObject that reads the lock first on a store that ignores {@code If-None-Match: *}
+ * (with {@code --unsafe-lock-without-conditional-writes}); requests that fail and are retried; lookups of keys a record lists outside its own
  * listing. Not thread-safe: one per task.
  */
 public final class ExecuteRequestEstimate {
@@ -40,6 +47,9 @@ public final class ExecuteRequestEstimate {
   private long keysInWindow;
   private long filesInWindow;
   private long stateFilesInWindow;
+  private boolean intentInWindow;
+  private long windows;
+  private long intents;
 
   /**
    * @param keysPerSecondPerTask the task's share of {@code --max-deletes-per-second}; 0 for none
@@ -70,6 +80,7 @@ public final class ExecuteRequestEstimate {
     keysInWindow += files + (deletesRecord ? 1 : 0);
     filesInWindow += files;
     stateFilesInWindow += deletesRecord ? 1 : 0;
+    intentInWindow |= files > 0 || deletesRecord;
     count(GET, files > 0 || deletesRecord ? 2 : 1);
     count(LIST, singleFile ? 1 : Math.max(1, (folderKeys + PAGE_SIZE - 1) / PAGE_SIZE));
   }
@@ -77,18 +88,35 @@ public final class ExecuteRequestEstimate {
   /** The requests of the task's records so far, its last window included, by S3 operation. */
   public Map<String, Long> requests() {
     closeWindow();
-    return new TreeMap<>(requests);
+    Map<String, Long> all = new TreeMap<>(requests);
+    long ledgerObjects = windows + intents;
+    if (ledgerObjects > 0) {
+      all.merge(PUT, ledgerObjects, Long::sum);
+      all.merge(GET, windows, Long::sum);
+      all.merge(LIST, 2 * ceil(ledgerObjects, PAGE_SIZE), Long::sum);
+      all.merge(DELETE_OBJECTS, ceil(ledgerObjects, PAGE_SIZE), Long::sum);
+    }
+    return all;
   }
 
   /**
-   * The requests an attempt makes once, whatever its records: the run lock (a conditional PutObject; its
-   * release, a DeleteObjects) and, with {@code --conditional-deletes auto} beside a prefix, the probe (a
-   * PutObject and two DeleteObjects).
+   * The requests an attempt makes once, whatever its records: the probe of the lock's conditional write (two
+   * PutObject, one DeleteObjects), the run lock (a conditional PutObject; its release, a DeleteObjects) and,
+   * beside a prefix (no probe at the bucket root), the probe of conditional reads (a PutObject, a GetObject, a
+   * DeleteObjects), with {@code --conditional-deletes auto} also of conditional deletes (one DeleteObjects); and two listings of
+   * the ledger's folders: the attempts whose ledger another execute left (none, on a healthy bucket) and this
+   * attempt's partitions.
    */
-  public static Map<String, Long> perAttempt(boolean probes) {
+  public static Map<String, Long> perAttempt(RunOptions.ConditionalMode conditionalDeletes, ExportPrefix prefix) {
+    boolean besidePrefix = !prefix.isBucketRoot();
     Map<String, Long> once = new TreeMap<>();
-    once.put(PUT, probes ? 2L : 1L);
-    once.put(DELETE_OBJECTS, probes ? 3L : 1L);
+    once.put(PUT, 3L + (besidePrefix ? 1 : 0));
+    once.put(DELETE_OBJECTS, 2L + (besidePrefix ? 1 : 0)
+        + (besidePrefix && conditionalDeletes == RunOptions.ConditionalMode.AUTO ? 1 : 0));
+    if (besidePrefix) {
+      once.put(GET, 1L);
+    }
+    once.put(LIST, 2L);
     return once;
   }
 
@@ -100,6 +128,9 @@ public final class ExecuteRequestEstimate {
     // holds at most that anyway).
     int keysPerRequest = keysInWindow > 0 && keysInWindow <= maxBatch ? batchSize : Math.min(batchSize, maxBatch);
     count(DELETE_OBJECTS, ceil(filesInWindow, keysPerRequest) + ceil(stateFilesInWindow, keysPerRequest));
+    windows++;
+    intents += intentInWindow ? 1 : 0;
+    intentInWindow = false;
     recordsInWindow = 0;
     keysInWindow = 0;
     filesInWindow = 0;

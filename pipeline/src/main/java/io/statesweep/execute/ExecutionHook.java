@@ -19,4 +19,7 @@ public interface ExecutionHook extends java.io.Serializable {
 
   /** After each DeleteObjects request of this JVM's executors; {@code batches} counts them. */
   default void afterBatch(long batches) {}
+
+  /** After a window's outcomes are recorded in the ledger, with the state files of its records. */
+  default void afterWindow(List<String> stateFiles) {}
 }

@@ -28,9 +28,19 @@ public enum Outcome {
    */
   CAME_BACK_DURING_DELETE,
   /** A request failed; the state file stays and the next run retries. */
-  FAILED;
+  FAILED,
+  /**
+   * The task that was deleting the record's keys stopped (its executor or driver died, its job was cancelled)
+   * before it recorded the store's answers: the keys of its intent that are gone now are its deletions, the
+   * state file stays, and the next run finishes the record.
+   */
+  INTERRUPTED;
 
   public String label() {
     return name().toLowerCase(Locale.ROOT);
+  }
+
+  public static Outcome fromLabel(String label) {
+    return valueOf(label.toUpperCase(Locale.ROOT));
   }
 }

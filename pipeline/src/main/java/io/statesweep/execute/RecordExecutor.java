@@ -112,6 +112,7 @@ public final class RecordExecutor implements AutoCloseable {
   private final ExecutionHook hook;
   private final Clock clock;
   private final LongSupplier nanoTime;
+  private final DeleteJournal journal;
   private final int verifyThreads;
   private final ExecutorService verifiers;
   /** Read state files again while verifications still run (on the verifiers they could wait behind those). */
@@ -132,13 +133,25 @@ public final class RecordExecutor implements AutoCloseable {
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads) {
-    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, verifyThreads, System::nanoTime);
+    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, verifyThreads, DeleteJournal.NONE);
+  }
+
+  /**
+   * As above, writing the intent of each group of records whose deletes start together to {@code journal} before
+   * their first delete: a group whose intent cannot be written deletes nothing (README, "Every delete on the
+   * record").
+   */
+  public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
+      DeleteJournal journal) {
+    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, verifyThreads, journal,
+        System::nanoTime);
   }
 
   /** With the monotonic time source that measures {@link #FRESH_FOR} (a fake one in tests). */
   RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
-      LongSupplier nanoTime) {
+      DeleteJournal journal, LongSupplier nanoTime) {
     if (verifyThreads < 1) {
       throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
     }
@@ -155,6 +168,7 @@ public final class RecordExecutor implements AutoCloseable {
     this.hook = requireNonNull(hook, "hook is null");
     this.clock = requireNonNull(clock, "clock is null");
     this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
+    this.journal = requireNonNull(journal, "journal is null");
     this.verifyThreads = verifyThreads;
     this.verifiers = verifyThreads == 1 ? null : threads(verifyThreads, "statesweep-verify");
   }
@@ -195,6 +209,7 @@ public final class RecordExecutor implements AutoCloseable {
     /** Whether a ready record's verification took longer than {@link #WAITS_AT_MOST}. */
     private boolean slowReady;
     private final Map<String, Long> deletedAt = new HashMap<>();
+    private final Map<String, Instant> answeredAt = new HashMap<>();
     private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
     /** The state files read again after their records' files went. */
     private final Map<Integer, Recheck> recheckOf = new HashMap<>();
@@ -308,16 +323,27 @@ public final class RecordExecutor implements AutoCloseable {
       List<Integer> begun = sendFiles(going, first);
       deleteStateFiles(begun);
       for (int slot : begun) {
-        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, errors, started);
+        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, answeredAt, errors, started);
       }
     }
 
     /**
-     * The one point where verified records start their deletes (README "Deleting"): the hook hears the files
-     * about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified again
-     * instead. Returns the records whose deletes start now.
+     * The one point where verified records start their deletes (README "Deleting"): what they are about to delete
+     * is made durable first (the intent; if it cannot be written, none of them deletes anything), the hook hears
+     * the files about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified
+     * again instead (its intent stays: the ledger finds its keys in place). Returns the records whose deletes start
+     * now.
      */
     private List<Integer> startDeletes(List<Integer> group) {
+      String notIntended = intend(group);
+      if (notIntended != null) {
+        for (int slot : group) {
+          Verified record = current[slot];
+          outcomes[slot] = finish(record.plan, Outcome.FAILED, notIntended, List.of(), false, record.alreadyGone,
+              List.of(new KeyFailure(record.plan.stateFileKey(), "LedgerUnavailable", notIntended)), started, null);
+        }
+        return List.of();
+      }
       List<String> keys = new ArrayList<>();
       group.forEach(slot -> current[slot].targets().forEach(target -> keys.add(target.key())));
       hook.beforeDelete(keys);
@@ -466,12 +492,48 @@ public final class RecordExecutor implements AutoCloseable {
       }
     }
 
+    /**
+     * Writes the group's intent (every record with a key that may go: its files, then its state file); returns
+     * null when it is written or there is nothing to delete, else why nothing of the group is deleted.
+     */
+    private String intend(List<Integer> group) {
+      List<DeleteJournal.IntendedRecord> intents = new ArrayList<>();
+      for (int slot : group) {
+        Verified record = current[slot];
+        List<DeleteJournal.IntendedKey> keys = new ArrayList<>();
+        for (DeleteTarget target : record.targets) {
+          keys.add(new DeleteJournal.IntendedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key())));
+        }
+        PlannedRecord plan = record.plan;
+        if (plan.action() == Action.DELETE_RECORD) {
+          keys.add(new DeleteJournal.IntendedKey(plan.stateFileKey(), DeleteRole.STATE_FILE, plan.stateFile().etag()));
+        }
+        if (!keys.isEmpty()) {
+          intents.add(new DeleteJournal.IntendedRecord(plan.stateFileKey(), plan.action(), plan.stateFile().etag(),
+              keys, record.alreadyGone, started));
+        }
+      }
+      if (intents.isEmpty()) {
+        return null;
+      }
+      try {
+        journal.intend(intents);
+        return null;
+      } catch (RuntimeException e) {
+        return "cannot record what this window is about to delete, so nothing of it was deleted: " + e.getMessage();
+      }
+    }
+
     /** One DeleteObjects request; its answer, per key, into the window's maps. */
     private void send(List<DeleteTarget> batch) {
       try {
         DeleteResult result = store.delete(batch);
         long answered = nanoTime.getAsLong();
-        result.deleted().forEach(key -> deletedAt.put(key, answered));
+        Instant answeredWhen = clock.instant();
+        result.deleted().forEach(key -> {
+          deletedAt.put(key, answered);
+          answeredAt.put(key, answeredWhen);
+        });
         errors.putAll(result.errors());
       } catch (StoreException e) {
         for (DeleteTarget target : batch) {
@@ -853,17 +915,18 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,
-      Map<String, DeleteResult.KeyError> errors, Instant started) {
+      Map<String, Instant> answeredAt, Map<String, DeleteResult.KeyError> errors, Instant started) {
     List<KeyFailure> failures = new ArrayList<>();
     // A changed key is expected; any other failure needs a person, so it decides the outcome.
     KeyFailure firstError = null;
-    List<String> deletedKeys = new ArrayList<>();
+    List<DeletedKey> deletedKeys = new ArrayList<>();
     long lastDelete = 0;
     boolean changed = false;
     for (DeleteTarget target : record.targets) {
       Long at = deletedAt.get(target.key());
       if (at != null) {
-        deletedKeys.add(target.key());
+        deletedKeys.add(new DeletedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key()),
+            answeredAt.get(target.key())));
         lastDelete = Math.max(lastDelete, at);
       } else {
         DeleteResult.KeyError error = errors.get(target.key());
@@ -881,7 +944,8 @@ public final class RecordExecutor implements AutoCloseable {
     String stateKey = record.plan.stateFileKey();
     Long stateDeletedAt = record.plan.action() == Action.DELETE_RECORD ? deletedAt.get(stateKey) : null;
     if (stateDeletedAt != null) {
-      deletedKeys.add(stateKey);
+      deletedKeys.add(new DeletedKey(stateKey, DeleteRole.STATE_FILE, record.plan.stateFile().etag(),
+          answeredAt.get(stateKey)));
       lastDelete = Math.max(lastDelete, stateDeletedAt);
     }
     DeleteResult.KeyError stateError = errors.get(stateKey);
@@ -904,7 +968,8 @@ public final class RecordExecutor implements AutoCloseable {
     if (cameBack && filesDeleted > 0) {
       outcome = Outcome.CAME_BACK_DURING_DELETE;
       message = "the state file changed while the record's files were deleted: the record came back during its"
-          + " deletion, and " + filesDeleted + " of its files were deleted (" + String.join(", ", deletedKeys)
+          + " deletion, and " + filesDeleted + " of its files were deleted ("
+          + String.join(", ", deletedKeys.stream().map(DeletedKey::key).toList())
           + "); run Verify bucket in the exporter"
           + (firstError != null ? "; could not delete " + firstError.key() + ": " + firstError.message() : "");
     } else if (firstError != null) {
@@ -927,7 +992,7 @@ public final class RecordExecutor implements AutoCloseable {
         record.alreadyGone, failures, started, window);
   }
 
-  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, List<String> deletedKeys,
+  private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, List<DeletedKey> deletedKeys,
       boolean stateDeleted, int alreadyGone, List<KeyFailure> failures, Instant started, Duration verifiedToDeleted) {
     long childKeys = deletedKeys.size() - (stateDeleted ? 1 : 0);
     return new ExecutionOutcome(record.stateFileKey(), record.action(), outcome, message, childKeys, stateDeleted,
@@ -951,9 +1016,31 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   private record Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept,
-      long verifiedAt) {
+      long verifiedAt, Map<String, PlannedDelete> plannedByKey) {
+    Verified(PlannedRecord plan, List<DeleteTarget> targets, int alreadyGone, int newerKept, long verifiedAt) {
+      this(plan, targets, alreadyGone, newerKept, verifiedAt, byKey(plan));
+    }
+
+    private static Map<String, PlannedDelete> byKey(PlannedRecord plan) {
+      Map<String, PlannedDelete> byKey = new HashMap<>();
+      plan.deletes().forEach(delete -> byKey.putIfAbsent(delete.key(), delete));
+      return byKey;
+    }
+
     boolean allFilesGone(Map<String, Long> deletedAt) {
       return targets.stream().allMatch(target -> deletedAt.containsKey(target.key()));
+    }
+
+    /** The planned role of one of its keys. */
+    DeleteRole roleOf(String key) {
+      PlannedDelete delete = plannedByKey.get(key);
+      return delete == null ? DeleteRole.FILE : delete.role();
+    }
+
+    /** The ETag one of its keys was verified with: its planned one, which a target must still have. */
+    String etagOf(String key) {
+      PlannedDelete delete = plannedByKey.get(key);
+      return delete == null ? "" : delete.object().etag();
     }
   }
 

@@ -212,7 +212,9 @@ public final class ObjectStore {
 
   /**
    * Reads the object only if it still has {@code etag} (GET with If-Match), so that nothing is done on
-   * an old plan: a 412 answer is {@link StateCheck#CHANGED}, a 404 {@link StateCheck#GONE}.
+   * an old plan: a 412 answer is {@link StateCheck#CHANGED}, and so is an answer whose own ETag is another
+   * (a store that ignores If-Match answers with the version it has: README, "Deleting"); a 404 NoSuchKey is
+   * {@link StateCheck#GONE}. Any other 404 (NoSuchBucket) says nothing of the key: it fails, naming the code.
    */
   public StateCheck checkUnchanged(String key, String etag) {
     requireNonNull(etag, "etag is null");
@@ -232,6 +234,11 @@ public final class ObjectStore {
   private ConditionalRead readIfMatchOnce(String key, String etag, int maxBytes) throws IOException {
     try (ResponseInputStream<GetObjectResponse> in =
         client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).ifMatch(quote(etag)))) {
+      // The bytes and this ETag come from one answer: comparing them is the check If-Match asked for.
+      if (!unquote(in.response().eTag()).equals(unquote(etag))) {
+        in.abort();
+        return ConditionalRead.of(StateCheck.CHANGED);
+      }
       if (maxBytes < 0) {
         in.transferTo(OutputStream.nullOutputStream());
         return ConditionalRead.of(StateCheck.UNCHANGED);
@@ -242,13 +249,11 @@ public final class ObjectStore {
         in.abort();
       }
       return new ConditionalRead(StateCheck.UNCHANGED, bytes, truncated);
-    } catch (NoSuchKeyException e) {
-      return ConditionalRead.of(StateCheck.GONE);
     } catch (S3Exception e) {
       if (e.statusCode() == 412) {
         return ConditionalRead.of(StateCheck.CHANGED);
       }
-      if (e.statusCode() == 404) {
+      if (isNoSuchKey(e)) {
         return ConditionalRead.of(StateCheck.GONE);
       }
       throw translate("read", key, e);
@@ -257,7 +262,42 @@ public final class ObjectStore {
     }
   }
 
-  /** The object's current version (HEAD), or null when it does not exist. */
+  /**
+   * Whether the store refuses a GET of {@code key} whose If-Match names {@code otherEtag}, an ETag the object
+   * does not have (412), as S3 does; false when it answers with the object. The conditional-read probe
+   * ({@link ConditionProbe}).
+   */
+  boolean refusesGetIfMatch(String key, String otherEtag) {
+    try (ResponseInputStream<GetObjectResponse> in =
+        client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).ifMatch(quote(otherEtag)))) {
+      in.abort(); // the answer is what the probe needs, not the bytes
+      return false;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 412) {
+        return true;
+      }
+      throw translate("read", key, e);
+    } catch (SdkException e) {
+      throw translate("read", key, e);
+    } catch (IOException e) {
+      throw new StoreException("Cannot read s3://" + bucket + "/" + key + ": " + e.getMessage(),
+          e.getClass().getSimpleName(), e);
+    }
+  }
+
+  /**
+   * A 404 that says the key does not exist: NoSuchKey, and nothing else. NoSuchBucket (a missing bucket, a
+   * request sent to the wrong place) or any other code says nothing of the key, so it never counts as gone.
+   */
+  private static boolean isNoSuchKey(S3Exception e) {
+    return e instanceof NoSuchKeyException
+        || e.statusCode() == 404 && e.awsErrorDetails() != null && "NoSuchKey".equals(e.awsErrorDetails().errorCode());
+  }
+
+  /**
+   * The object's current version (HEAD), or null when it does not exist. A HEAD's 404 has no body, so a
+   * missing bucket reads as a missing key here too: execution never decides on a HEAD (it uses listings).
+   */
   public StoredObject head(String key) {
     try {
       HeadObjectResponse response = client.headObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key));
@@ -389,7 +429,10 @@ public final class ObjectStore {
     }
   }
 
-  /** DeleteObject for one key, with If-Match when an ETag is given; a key already gone counts as deleted. */
+  /**
+   * DeleteObject for one key, with If-Match when an ETag is given; a key already gone (204, or 404
+   * NoSuchKey) counts as deleted. Any other 404, such as NoSuchBucket, is an error: nothing was deleted.
+   */
   private void deleteAlone(DeleteTarget target, java.util.Set<String> deleted,
       java.util.Map<String, DeleteResult.KeyError> errors) {
     try {
@@ -400,10 +443,8 @@ public final class ObjectStore {
         }
       });
       deleted.add(target.key());
-    } catch (NoSuchKeyException e) {
-      deleted.add(target.key());
     } catch (S3Exception e) {
-      if (e.statusCode() == 404) {
+      if (isNoSuchKey(e)) {
         deleted.add(target.key());
       } else if (e.statusCode() == 412) {
         errors.put(target.key(), new DeleteResult.KeyError("PreconditionFailed",
@@ -455,13 +496,10 @@ public final class ObjectStore {
         }
       }, RequestBody.fromBytes(content));
       return unquote(response.eTag());
-    } catch (NoSuchKeyException e) {
-      return null;
     } catch (S3Exception e) {
-      // 412: the condition failed; 409: a concurrent conditional write to the same key won; 404: gone
-      // (unless the bucket itself is missing: that is no answer about the key).
-      boolean noBucket = e.awsErrorDetails() != null && "NoSuchBucket".equals(e.awsErrorDetails().errorCode());
-      if (e.statusCode() == 412 || e.statusCode() == 409 || (e.statusCode() == 404 && !noBucket)) {
+      // 412: the condition failed; 409: a concurrent conditional write to the same key won; 404 NoSuchKey:
+      // gone. Any other 404 (a missing bucket) is no answer about the key.
+      if (e.statusCode() == 412 || e.statusCode() == 409 || isNoSuchKey(e)) {
         return null;
       }
       throw translate("write", key, e);

@@ -39,6 +39,18 @@ public final class RequestCounts {
     return snapshot;
   }
 
+  /** The calls by operation, such as {@code GetObject}, sorted (operations never called left out). */
+  public Map<String, Long> calls() {
+    Map<String, Long> calls = new TreeMap<>();
+    String suffix = "." + CALLS;
+    snapshot().forEach((key, count) -> {
+      if (key.endsWith(suffix) && count > 0) {
+        calls.put(key.substring(0, key.length() - suffix.length()), count);
+      }
+    });
+    return calls;
+  }
+
   /** Counts into the request's {@link RequestCounts}, when it carries one. */
   static final class Interceptor implements ExecutionInterceptor, Serializable {
     private static final long serialVersionUID = 1L;

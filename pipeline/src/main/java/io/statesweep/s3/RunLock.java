@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * until the expiry of the last one that succeeded has passed (from then on another run may take it over).
  * Either way the listeners given to {@link #onLost} are called at once, so that the run can stop
  * deleting before the other run starts.
+ *
+ * <p>All of this rests on the store refusing a second create ({@code If-None-Match: *}): {@link #probe} finds
+ * out, before the lock is taken, whether it does.
  */
 public final class RunLock implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunLock.class);
@@ -39,6 +42,8 @@ public final class RunLock implements AutoCloseable {
   private static final int ATTEMPTS = 5;
   /** How often the renewer looks whether the lock has expired while its renewals fail or hang. */
   private static final long EXPIRY_CHECK_MILLIS = 100;
+  private static final java.time.format.DateTimeFormatter PROBE_TIME =
+      java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(java.time.ZoneOffset.UTC);
 
   /** Who holds a lock, as its object says. */
   public record Holder(String owner, String host, Instant startedAt, Instant expiresAt) {
@@ -97,6 +102,27 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
+  /**
+   * The store cannot hold the lock: it ignores PutObject {@code If-None-Match: *} (the lock's probe found it,
+   * {@link #probe}), so two runs could both take it. A run that deletes refuses before it reads or deletes
+   * anything, unless it was told to accept the risk; a dry run goes on without the lock.
+   */
+  public static final class UntrustedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final ConditionProbe writes;
+
+    /** @param writes what the probe found */
+    public UntrustedException(String message, ConditionProbe writes) {
+      super(message);
+      this.writes = requireNonNull(writes, "writes is null");
+    }
+
+    public ConditionProbe writes() {
+      return writes;
+    }
+  }
+
   private final ObjectStore store;
   private final String key;
   private final Duration ttl;
@@ -127,6 +153,46 @@ public final class RunLock implements AutoCloseable {
   }
 
   /**
+   * Finds out whether the store honours PutObject {@code If-None-Match: *}, on which the lock rests, with a
+   * probe object of its own beside the lock ({@code cogram.statesweep/probe-lock-<time>-<random>}: two
+   * PutObject and one DeleteObjects, {@link ConditionProbe#conditionalWrites}). Run it before {@link #acquire}:
+   * on a store that ignores the condition, taking the lock would write over another run's.
+   */
+  public static ConditionProbe probe(ObjectStore store, String key) {
+    requireNonNull(store, "store is null");
+    String folder = key.substring(0, key.lastIndexOf('/') + 1);
+    String id = PROBE_TIME.format(Instant.now()) + "-" + String.format("%08x",
+        java.util.concurrent.ThreadLocalRandom.current().nextInt());
+    return ConditionProbe.conditionalWrites(store, folder + "probe-lock-" + id);
+  }
+
+  /**
+   * Takes the lock on a store that ignores {@code If-None-Match: *} (the risk accepted: README, "One run at a
+   * time"): reads it first, and throws {@link HeldException} while another run's unexpired lock is there, then
+   * takes it as {@link #acquire} does (one GetObject more). This keeps out a run that started before; two runs
+   * that start at the same moment can both hold it.
+   */
+  public static RunLock acquireWithoutConditionalWrites(ObjectStore store, String key, String owner, String host,
+      Duration ttl, Clock clock) {
+    requireNonNull(store, "store is null");
+    requireNonNull(key, "key is null");
+    checkTtl(ttl);
+    try {
+      ObjectContent current = unlessDenied(() -> store.read(key, MAX_LOCK_BYTES), store, key, "s3:GetObject");
+      if (current != null) {
+        Holder other = parse(current.bytes(), store.bucket(), key);
+        if (clock.instant().isBefore(other.expiresAt())) {
+          throw held(store, key, other);
+        }
+      }
+      return take(store, key, owner, host, ttl, clock);
+    } catch (StoreException e) {
+      throw new UnavailableException("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /**
    * Takes the lock, or throws {@link HeldException} naming the run that holds it, {@link DeniedException}
    * naming the permission the store refused, or {@link UnavailableException} with the store's answer.
    *
@@ -135,15 +201,25 @@ public final class RunLock implements AutoCloseable {
   public static RunLock acquire(ObjectStore store, String key, String owner, String host, Duration ttl, Clock clock) {
     requireNonNull(store, "store is null");
     requireNonNull(key, "key is null");
-    if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
-      throw new IllegalArgumentException("lock ttl must be at least 3 seconds: " + ttl);
-    }
+    checkTtl(ttl);
     try {
       return take(store, key, owner, host, ttl, clock);
     } catch (StoreException e) {
       throw new UnavailableException("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
           + e.getMessage(), e);
     }
+  }
+
+  private static void checkTtl(Duration ttl) {
+    if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
+      throw new IllegalArgumentException("lock ttl must be at least 3 seconds: " + ttl);
+    }
+  }
+
+  private static HeldException held(ObjectStore store, String key, Holder other) {
+    return new HeldException("Another statesweep run holds the lock s3://" + store.bucket() + "/" + key + ": "
+        + other.describe() + ". Wait for it to finish; if it died, its lock expires at " + other.expiresAt()
+        + " and the next run takes it over");
   }
 
   private static RunLock take(ObjectStore store, String key, String owner, String host, Duration ttl, Clock clock) {
@@ -168,9 +244,7 @@ public final class RunLock implements AutoCloseable {
       }
       Holder other = parse(current.bytes(), store.bucket(), key);
       if (clock.instant().isBefore(other.expiresAt())) {
-        throw new HeldException("Another statesweep run holds the lock s3://" + store.bucket() + "/" + key + ": "
-            + other.describe() + ". Wait for it to finish; if it died, its lock expires at " + other.expiresAt()
-            + " and the next run takes it over");
+        throw held(store, key, other);
       }
       Instant renewedNow = clock.instant();
       Holder takeover = new Holder(owner, host, renewedNow, renewedNow.plus(ttl));

@@ -5,12 +5,15 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.ExecutionOutcome;
-import io.statesweep.execute.KeyFailure;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
 import io.statesweep.execute.RecordStore;
 import io.statesweep.execute.SharedDeleteThrottle;
+import io.statesweep.ledger.LedgerEntry;
+import io.statesweep.ledger.LedgerKeys;
+import io.statesweep.ledger.ObjectStoreLedger;
+import io.statesweep.ledger.TaskLedger;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
@@ -24,24 +27,26 @@ import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.s3.StateCheck;
 import io.statesweep.spark.rows.DeleteRow;
-import io.statesweep.spark.rows.ExecutionRow;
-import io.statesweep.spark.rows.KeyFailureRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.state.StateParser;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.TaskContext;
 import org.apache.spark.TaskKilledException;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.function.ForeachPartitionFunction;
 
 /** The Spark function of execution: runs the {@link RecordExecutor} over a partition's plan rows, a window at a time. */
 final class ExecuteFunctions {
   private ExecuteFunctions() {}
 
-  static final class ExecuteRecords implements MapPartitionsFunction<PlanRow, ExecutionRow> {
+  /**
+   * Executes a partition's plan rows a window at a time, each window's intent and outcomes written to the
+   * attempt's ledger (README, "Every delete on the record"): {@code executions} is built from the ledger, never from
+   * this task's output, so whatever becomes of the task its deletes are on the record.
+   */
+  static final class ExecuteRecords implements ForeachPartitionFunction<PlanRow> {
     private static final long serialVersionUID = 1L;
 
     private final Planner planner;
@@ -52,13 +57,19 @@ final class ExecuteFunctions {
     private final ConditionalDeletes conditional;
     private final double keysPerSecondPerTask;
     private final ExecutionHook hook;
-    private final String attemptId;
+    private final LedgerEntry.Header ledgerHeader;
+    private final String ledgerFolder;
     private final int workers;
     private final RunMetrics metrics;
 
+    /**
+     * @param ledgerHeader the run, its date, the attempt and the warehouse that every ledger object of the attempt
+     *     names (the partition, task attempt and window are each task's own)
+     * @param ledgerFolder the attempt's folder of the ledger ({@link LedgerKeys#attempt})
+     */
     ExecuteRecords(Planner planner, int maxStateBytes, S3Settings s3, String bucket, int batchSize,
-        ConditionalDeletes conditional, double keysPerSecondPerTask, ExecutionHook hook, String attemptId, int workers,
-        RunMetrics metrics) {
+        ConditionalDeletes conditional, double keysPerSecondPerTask, ExecutionHook hook, LedgerEntry.Header ledgerHeader,
+        String ledgerFolder, int workers, RunMetrics metrics) {
       this.metrics = requireNonNull(metrics, "metrics is null");
       this.workers = workers;
       this.planner = requireNonNull(planner, "planner is null");
@@ -69,103 +80,57 @@ final class ExecuteFunctions {
       this.conditional = requireNonNull(conditional, "conditional is null");
       this.keysPerSecondPerTask = keysPerSecondPerTask;
       this.hook = requireNonNull(hook, "hook is null");
-      this.attemptId = requireNonNull(attemptId, "attemptId is null");
+      this.ledgerHeader = requireNonNull(ledgerHeader, "ledgerHeader is null");
+      this.ledgerFolder = requireNonNull(ledgerFolder, "ledgerFolder is null");
     }
 
     @Override
-    public Iterator<ExecutionRow> call(Iterator<PlanRow> rows) {
+    public void call(Iterator<PlanRow> rows) {
       ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      TaskContext task = TaskContext.get();
+      // The ledger's writes go straight to the store, not through UnlessKilled: a window that deleted something
+      // records its outcomes even when its task was killed meanwhile.
+      LedgerEntry.Header header = ledgerHeader;
+      if (task != null) {
+        header = new LedgerEntry.Header(header.runId(), header.runDate(), header.attemptId(), header.warehouse(),
+            task.partitionId(), task.taskAttemptId(), 0, header.writtenAt());
+      }
+      TaskLedger ledger = new TaskLedger(new ObjectStoreLedger(store), ledgerFolder, header, Clock.systemUTC());
       // The tasks of this attempt in this JVM share one throttle (see SharedDeleteThrottle).
-      SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(attemptId, keysPerSecondPerTask);
+      SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(ledgerHeader.attemptId(), keysPerSecondPerTask);
       // A window: records verified together, then deleted at once. Small, so that a record's files go
       // well within a second of its verification: at most two records per verifying thread, a batch of
       // keys, and no more keys than one request under the throttle may carry.
       int windowRecords = Math.max(1, 2 * workers);
       int windowKeys = Math.max(1, Math.min(batchSize, share.throttle().maxBatch()));
-      TaskContext task = TaskContext.get();
       StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
-      RecordExecutor executor = new RecordExecutor(new UnlessKilled(new ObjectStoreRecords(store, maxStateBytes), task),
-          planner, parser, batchSize, conditional, share.throttle(), hook, Clock.systemUTC(), workers);
-      if (task != null) {
-        task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> {
-          share.close();
-          executor.close();
-        });
-      }
-      return new Iterator<>() {
-        private Iterator<ExecutionRow> current = Collections.emptyIterator();
-        private boolean counted;
-
-        @Override
-        public boolean hasNext() {
-          while (!current.hasNext() && rows.hasNext()) {
-            List<PlanRow> window = new ArrayList<>();
-            List<PlannedRecord> records = new ArrayList<>();
-            int keys = 0;
-            while (rows.hasNext() && keys < windowKeys && window.size() < windowRecords) {
-              PlanRow row = rows.next();
-              window.add(row);
-              records.add(plannedRecord(row));
-              keys += row.getDeletes().size();
-            }
-            UnlessKilled.check(task);
-            List<ExecutionOutcome> outcomes = executor.execute(records);
-            metrics.recordsVerified.add(outcomes.size());
-            for (ExecutionOutcome outcome : outcomes) {
-              metrics.keysDeleted.add(outcome.keysDeleted());
-              if (outcome.verifiedToDeleted() != null) {
-                metrics.verifiedToDeleted.add(outcome.verifiedToDeleted());
-              }
-            }
-            List<ExecutionRow> out = new ArrayList<>(outcomes.size());
-            for (int i = 0; i < outcomes.size(); i++) {
-              out.add(executionRow(window.get(i), outcomes.get(i)));
-            }
-            current = out.iterator();
+      try (RecordExecutor executor = new RecordExecutor(new UnlessKilled(new ObjectStoreRecords(store, maxStateBytes),
+          task), planner, parser, batchSize, conditional, share.throttle(), hook, Clock.systemUTC(), workers, ledger)) {
+        while (rows.hasNext()) {
+          List<PlannedRecord> records = new ArrayList<>();
+          int keys = 0;
+          while (rows.hasNext() && keys < windowKeys && records.size() < windowRecords) {
+            PlanRow row = rows.next();
+            records.add(plannedRecord(row));
+            keys += row.getDeletes().size();
           }
-          boolean more = current.hasNext();
-          if (!more && !counted) {
-            counted = true;
-            metrics.addRequests(store.requestCounts());
+          UnlessKilled.check(task);
+          ledger.nextWindow();
+          List<ExecutionOutcome> outcomes = executor.execute(records);
+          ledger.recordOutcomes(outcomes);
+          hook.afterWindow(records.stream().map(PlannedRecord::stateFileKey).toList());
+          metrics.recordsVerified.add(outcomes.size());
+          for (ExecutionOutcome outcome : outcomes) {
+            metrics.keysDeleted.add(outcome.keysDeleted());
+            if (outcome.verifiedToDeleted() != null) {
+              metrics.verifiedToDeleted.add(outcome.verifiedToDeleted());
+            }
           }
-          return more;
         }
-
-        @Override
-        public ExecutionRow next() {
-          if (!hasNext()) {
-            throw new java.util.NoSuchElementException();
-          }
-          return current.next();
-        }
-      };
-    }
-
-    private ExecutionRow executionRow(PlanRow plan, ExecutionOutcome outcome) {
-      ExecutionRow row = new ExecutionRow();
-      row.setRunId(plan.getRunId());
-      row.setRunDate(plan.getRunDate());
-      row.setAttemptId(attemptId);
-      row.setStateFileKey(outcome.stateFileKey());
-      row.setAction(outcome.action().label());
-      row.setOutcome(outcome.outcome().label());
-      row.setMessage(outcome.message());
-      row.setChildKeysDeleted(outcome.childKeysDeleted());
-      row.setStateFileDeleted(outcome.stateFileDeleted());
-      row.setKeysAlreadyGone(outcome.keysAlreadyGone());
-      List<KeyFailureRow> failures = new ArrayList<>();
-      for (KeyFailure failure : outcome.failures()) {
-        KeyFailureRow failureRow = new KeyFailureRow();
-        failureRow.setKey(failure.key());
-        failureRow.setCode(failure.code());
-        failureRow.setMessage(failure.message());
-        failures.add(failureRow);
+      } finally {
+        share.close();
+        metrics.addRequests(store.requestCounts());
       }
-      row.setFailures(failures);
-      row.setDeletedKeys(outcome.deletedKeys());
-      row.setStartedAt(Rows.timestamp(outcome.startedAt()));
-      row.setEndedAt(Rows.timestamp(outcome.endedAt()));
-      return row;
     }
   }
 

@@ -139,8 +139,7 @@ final class PlanCosts {
         .foreachPartition(new Estimate(options.batchSize(), options.workers(),
             SparkExecuteAction.keysPerSecondPerTask(parallelism, ceiling), estimated));
     Map<String, Long> requests = new TreeMap<>(estimated.value());
-    boolean probes = options.conditionalDeletes() == RunOptions.ConditionalMode.AUTO && !options.prefix().isBucketRoot();
-    return plus(requests, ExecuteRequestEstimate.perAttempt(probes));
+    return plus(requests, ExecuteRequestEstimate.perAttempt(options.conditionalDeletes(), options.prefix()));
   }
 
   /** One task's share of the estimate. */

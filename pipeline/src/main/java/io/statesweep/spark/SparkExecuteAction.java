@@ -12,10 +12,12 @@ import io.statesweep.execute.ConditionalDeleteProbe;
 import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.Outcome;
+import io.statesweep.ledger.LedgerEntry;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
+import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.spark.rows.ExecutionRow;
@@ -46,8 +48,10 @@ import org.slf4j.LoggerFactory;
  * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
  * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it,
  * {@link io.statesweep.s3.RunLock.DeniedException} when the store denies the lock's permissions (an action that
- * deletes never goes on without the lock) and {@link io.statesweep.s3.RunLock.UnavailableException} when it
- * cannot be taken for another reason; in each case nothing is read or deleted. The moment the lock is lost its
+ * deletes never goes on without the lock), {@link io.statesweep.s3.RunLock.UntrustedException} when the store
+ * ignores the lock's {@code If-None-Match: *} (unless {@code --unsafe-lock-without-conditional-writes}) and
+ * {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for another reason; in each
+ * case nothing is read or deleted. The moment the lock is lost its
  * deletes are {@linkplain #cancel cancelled}, and the result says so ({@link ExecuteResult#runLock()}).
  *
  * <p>A plan made by another job must be approved first ({@link SparkApproveAction}; see {@link #execute()}).
@@ -68,6 +72,8 @@ public final class SparkExecuteAction {
   private Long planVersion;
   /** The lock of the action this execute runs in ({@link SparkRunAction}), or null: it takes its own. */
   private ActionLock heldLock;
+  /** Whether the store honours GET If-Match, as this attempt's probe found (summary pair conditional_reads). */
+  private volatile ConditionProbe conditionalReads = ConditionProbe.unverified("the probe did not run");
 
   public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -147,14 +153,17 @@ public final class SparkExecuteAction {
     Instant startedAt = Instant.now();
     // A table name taken elsewhere stops the execute here, before anything is deleted.
     CatalogTables.registerAll(spark, tables);
+    String attemptId = RunContext.start(startedAt, options.graceDays()).runId();
+    RunMetrics metrics = RunMetrics.register(spark.sparkContext());
+    LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
+    // The ledger of an attempt whose driver died is recorded before anything is deleted.
+    List<String> recordedBefore = recordLeftovers(ledger, tables, attemptId);
     Row plan = planRun(tables);
     checkReviewable(tables, plan);
     String runDate = plan.getAs("run_date");
-    String attemptId = RunContext.start(startedAt, options.graceDays()).runId();
     ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
     ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
         "unverified: the probe did not run");
-    RunMetrics metrics = RunMetrics.register(spark.sparkContext());
     // What this attempt costs: its requests at the region's list prices, the lock's included: all of them for a
     // lock it took, those since it began for the lock of the run it is part of (the plan counted the rest).
     Map<String, Long> lockBefore = heldLock != null ? PlanCosts.sentBy(lock.requestCounts()) : Map.of();
@@ -171,13 +180,17 @@ public final class SparkExecuteAction {
     String tag = "statesweep-delete-" + attemptId;
     SparkListener lateJobs = new CancelWhenStarted(tag);
     spark.sparkContext().addSparkListener(lateJobs);
+    DeleteTasks deleteTasks = DeleteTasks.watch(spark.sparkContext(), tag);
     boolean deletesDone = false;
+    Exception stopped = null;
     try {
       stopIfCancelled();
-      conditional = conditional(store, attemptId);
+      ConditionalDeleteProbe.Findings probed = probes(store, attemptId);
+      conditional = probed.deletes();
+      conditionalReads = probed.reads();
       metrics.addRequests(store.requestCounts());
-      LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {})", runId, attemptId,
-          conditional.describe());
+      LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {}; conditional reads {})", runId,
+          attemptId, conditional.describe(), conditionalReads.describe());
       phase("delete", "Verifying and deleting the planned keys of run " + runId);
       spark.sparkContext().addJobTag(tag);
       deleteTag = tag;
@@ -193,49 +206,62 @@ public final class SparkExecuteAction {
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
       Planner planner = new Planner(classifier, options.gracePolicy());
-      Dataset<ExecutionRow> executionsDS = Spread.byKey(planDS, partitions, "stateFileKey")
-          .mapPartitions(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
-              options.bucket(),
-              options.batchSize(), conditional.mode(), perTask, hook, attemptId, options.workers(), metrics),
-              ExecutionRow.ENCODER);
-      Dataset<Row> rows = SparkPlanAction.toTable(executionsDS.toDF().withColumn("failures",
-          expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code, 'message', f.message))")),
-          Tables.EXECUTIONS_COLUMNS);
-      SparkPlanAction.append(rows, tables, Tables.EXECUTIONS);
-      spark.sparkContext().removeJobTag(tag);
+      LedgerEntry.Header ledgerHeader = new LedgerEntry.Header(runId, runDate, attemptId, tables.warehouse(), 0, 0, 0,
+          startedAt);
+      // Every window writes what it is about to delete, then what it did, to the attempt's ledger: executions is
+      // built from that below, whatever becomes of the tasks, never from their output.
+      Spread.byKey(planDS, partitions, "stateFileKey")
+          .foreachPartition(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
+              options.bucket(), options.batchSize(), conditional.mode(), perTask, hook, ledgerHeader,
+              ledger.folder(runId, attemptId), options.workers(), metrics));
       deletesDone = true;
-
+    } catch (Exception e) {
+      // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
+      stopped = e;
+    } finally {
+      deleteTag = null;
+      spark.sparkContext().removeJobTag(tag);
+    }
+    try {
+      // A failed or cancelled job ends while its other tasks may still be finishing a window: they end first.
+      boolean tasksEnded = deleteTasks.awaitEnded(spark.sparkContext(), TASKS_END_WITHIN);
+      if (!tasksEnded) {
+        LOG.error("Run {} attempt {}: {} of its delete tasks still run after {}; its ledger is recorded now, and what"
+            + " they record later is recorded by the next execute, which keeps the ledger until then", runId, attemptId,
+            deleteTasks.running(),
+            TASKS_END_WITHIN);
+      }
       seconds.put("delete", (System.nanoTime() - phaseStart) / 1e9);
+      phaseStart = System.nanoTime();
+      phase("record", "Recording what the attempt deleted, from its ledger");
+      progress.phase("record", null, -1);
+      // Its own rows, which no other run records while this one holds the lock; after a loss, the next run may.
+      boolean lockHeld = lock.outcome().status() == LockOutcome.Status.HELD;
+      LedgerRecorder.Recorded recorded = ledger.record(runId, attemptId, runDate, tables,
+          lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW, tasksEnded,
+          metrics.recordsVerified.value());
+      seconds.put("record", (System.nanoTime() - phaseStart) / 1e9);
       phaseStart = System.nanoTime();
       phase("summary", "Counting the attempt");
       progress.phase("summary", null, -1);
-      Row counts = spark.read().format("delta").load(tables.executions())
-          .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)))
-          .agg(expr("count_if(outcome = 'deleted')"), expr("coalesce(sum(child_keys_deleted), 0)"),
-              expr("count_if(outcome = 'kept_newer_files')"), expr("count_if(outcome = 'failed')"),
-              expr("count_if(outcome = 'state_changed')"), expr("count_if(outcome = 'already_deleted')"),
-              expr("count_if(outcome = 'changed_during_delete')"), expr("count_if(outcome = 'kept_refused')"),
-              expr("count_if(outcome = 'came_back_during_delete')"))
-          .first();
-      RunSummary summary = summary(plan, attemptId, conditional, true, counts.getLong(0), counts.getLong(1),
-          counts.getLong(2), counts.getLong(3), counts.getLong(4), counts.getLong(5), counts.getLong(6),
-          counts.getLong(7), counts.getLong(8));
-      List<LogLine> lines = logLines(tables, runDate, attemptId);
-      PlanCost cost = attemptCost(prices, metrics, lock, lockBefore);
-      summary = withCost(summary, cost);
-      writeRun(tables, plan, attemptId, startedAt, conditional, summary, counts.getLong(4), counts.getLong(5),
-          counts.getLong(6), counts.getLong(8), null, cost);
-      seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
-      LockOutcome runLock = lock.outcome();
-      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(), lines,
-          null, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
-    } catch (Exception e) {
-      // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
-      spark.sparkContext().removeJobTag(tag); // the attempt's row below is no delete to cancel
       String why = cancelledBecause;
-      String failure = why != null && !deletesDone ? "its deletes were cancelled: " + why : SparkPlanAction.rootMessage(e);
-      LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
-      RunSummary summary = summary(plan, attemptId, conditional, false, 0, 0, 0, 1, 0, 0, 0, 0, 0);
+      String failure = stopped == null ? null
+          : why != null && !deletesDone ? "its deletes were cancelled: " + why : SparkPlanAction.rootMessage(stopped);
+      if (stopped != null) {
+        LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, stopped);
+      }
+      if (recorded.unreadable() > 0) {
+        String unreadable = recorded.unreadable() + " objects of its ledger cannot be read (see the log): they stay"
+            + " under s3://" + options.bucket() + "/" + ledger.folder(runId, attemptId);
+        failure = failure == null ? unreadable : failure + "; " + unreadable;
+      }
+      AttemptCounts counts = AttemptCounts.of(spark, tables, runDate, attemptId);
+      RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, failure == null, counts,
+          (stopped != null ? 1 : 0) + recorded.unreadable());
+      if (!recordedBefore.isEmpty()) {
+        summary = summary.with("ledgers_recorded", String.join(",", recordedBefore));
+      }
+      List<LogLine> lines = logLines(tables, runDate, attemptId);
       PlanCost cost = null;
       try {
         cost = attemptCost(prices, metrics, lock, lockBefore);
@@ -243,8 +269,22 @@ public final class SparkExecuteAction {
       } catch (RuntimeException costFailure) {
         LOG.warn("Run {}: cannot price attempt {}: {}", runId, attemptId, SparkPlanAction.rootMessage(costFailure));
       }
+      writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, counts, failure, cost,
+          lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW);
+      seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
+      LockOutcome runLock = lock.outcome();
+      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(), lines,
+          failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
+    } catch (Exception e) {
+      // The ledger could not be recorded: it stays in the bucket, and the next execute records it first.
+      String failure = (stopped != null ? SparkPlanAction.rootMessage(stopped) + "; " : "")
+          + "cannot record what it deleted from its ledger, which stays under s3://" + options.bucket() + "/"
+          + ledger.folder(runId, attemptId) + " for the next execute to record: " + SparkPlanAction.rootMessage(e);
+      LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
+      RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, false, AttemptCounts.NONE, 1);
       try {
-        writeRun(tables, plan, attemptId, startedAt, conditional, summary, 0, 0, 0, 0, failure, cost);
+        writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, AttemptCounts.NONE, failure, null,
+            LedgerRecorder.Write.INSERT_NEW);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
       }
@@ -253,12 +293,57 @@ public final class SparkExecuteAction {
       return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(),
           List.of(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
     } finally {
-      deleteTag = null;
-      spark.sparkContext().removeJobTag(tag);
+      deleteTasks.close(spark.sparkContext());
       spark.sparkContext().removeSparkListener(lateJobs);
       progress.close();
       spark.sparkContext().clearJobGroup();
     }
+  }
+
+  /** How long the driver waits for the delete phase's last tasks to end before it records the ledger anyway. */
+  private static final Duration TASKS_END_WITHIN = Duration.ofMinutes(10);
+
+  /**
+   * Records the ledger of every attempt whose driver stopped before recording it (README, "Every delete on the
+   * record"): its rows of executions under its own run and attempt, and its row of runs ({@code complete=false},
+   * with what it really deleted). Returns the attempts recorded.
+   */
+  private List<String> recordLeftovers(LedgerRecorder ledger, Tables tables, String attemptId) {
+    List<String> recorded = new ArrayList<>();
+    for (LedgerRecorder.Leftover leftover : ledger.leftovers(attemptId)) {
+      // Its rows go where its run's plan is: the warehouse the ledger names.
+      Tables into = leftover.warehouse().equals(tables.warehouse()) ? tables : new Tables(leftover.warehouse());
+      String folder = ledger.folder(leftover.runId(), leftover.attemptId());
+      LedgerRecorder.Recorded done;
+      try {
+        done = ledger.record(leftover.runId(), leftover.attemptId(), leftover.runDate(), into,
+            LedgerRecorder.Write.INSERT_NEW, true, -1);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("Cannot record the ledger s3://" + options.bucket() + "/" + folder
+            + " of run " + leftover.runId() + " attempt " + leftover.attemptId() + ", which stopped before recording"
+            + " what it deleted; nothing is deleted until it is recorded: " + SparkPlanAction.rootMessage(e), e);
+      }
+      AttemptCounts counts = AttemptCounts.of(spark, into, leftover.runDate(), leftover.attemptId());
+      String failure = "its driver stopped before it recorded what it deleted; recorded from its ledger by attempt "
+          + attemptId + (done.unreadable() > 0 ? "; " + done.unreadable() + " objects of its ledger cannot be read" : "");
+      try {
+        Row plan = RunsTable.planRow(spark, into, leftover.runId());
+        RunSummary summary = summary(leftover.runId(), plan, leftover.attemptId(),
+            new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unknown"),
+            ConditionProbe.unverified("unknown: recorded from its ledger"), false, counts, 1 + done.unreadable());
+        // Its row, unless it has one (it stopped after writing it, before removing its ledger).
+        writeRun(into, plan, leftover.attemptId(), counts.startedAt(), "unknown: recorded from its ledger", summary,
+            counts, failure, null, LedgerRecorder.Write.INSERT_NEW);
+      } catch (IllegalArgumentException e) {
+        LOG.warn("Run {} attempt {}: its executions are recorded, but not its row of {}: {}", leftover.runId(),
+            leftover.attemptId(), into.runs(), e.getMessage());
+      }
+      LOG.warn("Run {} attempt {} stopped before it recorded what it deleted: recorded from its ledger in {}: {}"
+          + " records deleted, {} other keys deleted", leftover.runId(), leftover.attemptId(), into.executions(),
+          counts.deleted(), counts.childKeys());
+      recorded.add(leftover.attemptId());
+    }
+    return recorded;
   }
 
   /** The delete phase's tasks: twice the cores, or as many as the keys per second of a lower ceiling. */
@@ -382,15 +467,20 @@ public final class SparkExecuteAction {
     return minutes % 60 == 0 ? minutes / 60 + "h" : minutes / 60 + "h" + minutes % 60 + "m";
   }
 
-  private ConditionalDeleteProbe.Answer conditional(ObjectStore store, String attemptId) {
-    return switch (options.conditionalDeletes()) {
-      case ON -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "set");
-      case OFF -> new ConditionalDeleteProbe.Answer(ConditionalDeletes.OFF, "set");
-      // At the bucket root, "beside the prefix" would be inside the export: no probe there.
-      case AUTO -> options.prefix().isBucketRoot()
-          ? new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON, "unverified: no probe at the bucket root")
-          : ConditionalDeleteProbe.detect(store, probeKey(attemptId));
-    };
+  /**
+   * The attempt's probes of the conditions it sends: GET If-Match and (with {@code auto}) DeleteObjects ETags.
+   * A store that ignores If-Match costs no safety, as every conditional read compares the ETag of its answer
+   * too (README, "Deleting"): the probe names it, in the log and the summary.
+   */
+  private ConditionalDeleteProbe.Findings probes(ObjectStore store, String attemptId) {
+    ConditionalDeleteProbe.Findings findings = options.prefix().isBucketRoot()
+        ? ConditionalDeleteProbe.Findings.atBucketRoot(options.conditionalDeletes())
+        : ConditionalDeleteProbe.detect(store, probeKey(attemptId), options.conditionalDeletes());
+    if (findings.reads().ignored()) {
+      LOG.warn("Run {}: conditional reads {}: every state file read is checked against the ETag of its answer",
+          runId, findings.reads().describe());
+    }
+    return findings;
   }
 
   /** statesweep's own key beside the export prefix, such as {@code cogram.statesweep/probe-<attempt>}. */
@@ -400,6 +490,15 @@ public final class SparkExecuteAction {
   }
 
   private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
+    return plannedRows(spark, tables, planVersion, runDate, runId);
+  }
+
+  /**
+   * The run's rows to execute, one per state file, from {@code deletion_plan} at {@code planVersion} (the version
+   * whose digest matched an approval; null: the latest).
+   */
+  static Dataset<PlanRow> plannedRows(SparkSession spark, Tables tables, Long planVersion, String runDate,
+      String runId) {
     Column ofThisRun = col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId));
     // After an approval check, the version whose digest matched: a row changed since is not executed.
     Dataset<Row> plan = (planVersion == null ? spark.read().format("delta").load(tables.deletionPlan())
@@ -421,24 +520,51 @@ public final class SparkExecuteAction {
   }
 
 
-  private RunSummary summary(Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional, boolean complete,
-      long deleted, long childKeys, long keptNewer, long failed, long stateChanged, long alreadyDeleted,
-      long changedDuringDelete, long refused, long cameBack) {
+  private static RunSummary summary(String runId, Row plan, String attemptId, ConditionalDeleteProbe.Answer conditional,
+      ConditionProbe conditionalReads, boolean complete, AttemptCounts counts, long moreErrors) {
     long scanned = plan.<Long>getAs("state_files_scanned");
     Map<String, String> extra = new LinkedHashMap<>();
-    extra.put("state_changed", Long.toString(stateChanged));
-    extra.put("already_deleted", Long.toString(alreadyDeleted));
-    extra.put("changed_during_delete", Long.toString(changedDuringDelete));
-    extra.put("came_back_during_delete", Long.toString(cameBack));
+    extra.put("state_changed", Long.toString(counts.stateChanged()));
+    extra.put("already_deleted", Long.toString(counts.alreadyDeleted()));
+    extra.put("changed_during_delete", Long.toString(counts.changedDuringDelete()));
+    extra.put("came_back_during_delete", Long.toString(counts.cameBack()));
+    if (counts.interrupted() > 0) {
+      extra.put("interrupted", Long.toString(counts.interrupted()));
+    }
     extra.put("bad_state", Long.toString(plan.<Long>getAs("bad_state")));
     RunsTable.missingFiles(plan).ifPresent(missing -> extra.put("missing_files", Long.toString(missing)));
     extra.put("conditional_deletes", conditional.mode().name().toLowerCase(java.util.Locale.ROOT));
+    extra.put("conditional_reads", conditionalReads.verdict().label());
     extra.put("run_id", runId);
     extra.put("attempt_id", attemptId);
-    return new RunSummary(false, complete, scanned, deleted, childKeys, scanned - deleted,
-        plan.<Long>getAs("kept_newer_files") + keptNewer, plan.<Long>getAs("kept_refused") + refused,
+    return new RunSummary(false, complete, scanned, counts.deleted(), counts.childKeys(), scanned - counts.deleted(),
+        plan.<Long>getAs("kept_newer_files") + counts.keptNewer(), plan.<Long>getAs("kept_refused") + counts.refused(),
         plan.<Long>getAs("skipped"),
-        plan.<Long>getAs("errors") + failed, extra);
+        plan.<Long>getAs("errors") + counts.failed() + moreErrors, extra);
+  }
+
+  /** An attempt's rows of executions, counted by outcome. */
+  record AttemptCounts(long deleted, long childKeys, long keptNewer, long failed, long stateChanged,
+      long alreadyDeleted, long changedDuringDelete, long refused, long cameBack, long interrupted, Instant startedAt) {
+    static final AttemptCounts NONE = new AttemptCounts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Instant.EPOCH);
+
+    static AttemptCounts of(SparkSession spark, Tables tables, String runDate, String attemptId) {
+      if (!io.delta.tables.DeltaTable.isDeltaTable(spark, tables.executions())) {
+        return NONE;
+      }
+      Row counts = spark.read().format("delta").load(tables.executions())
+          .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)))
+          .agg(expr("count_if(outcome = 'deleted')"), expr("coalesce(sum(child_keys_deleted), 0)"),
+              expr("count_if(outcome = 'kept_newer_files')"), expr("count_if(outcome = 'failed')"),
+              expr("count_if(outcome = 'state_changed')"), expr("count_if(outcome = 'already_deleted')"),
+              expr("count_if(outcome = 'changed_during_delete')"), expr("count_if(outcome = 'kept_refused')"),
+              expr("count_if(outcome = 'came_back_during_delete')"), expr("count_if(outcome = 'interrupted')"),
+              expr("min(started_at)"))
+          .first();
+      return new AttemptCounts(counts.getLong(0), counts.getLong(1), counts.getLong(2), counts.getLong(3),
+          counts.getLong(4), counts.getLong(5), counts.getLong(6), counts.getLong(7), counts.getLong(8),
+          counts.getLong(9), counts.isNullAt(10) ? Instant.now() : counts.getTimestamp(10).toInstant());
+    }
   }
 
   /**
@@ -451,7 +577,7 @@ public final class SparkExecuteAction {
         .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
             .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.KEPT_REFUSED.label(),
                 Outcome.STATE_CHANGED.label(),
-                Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label())))
+                Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label(), Outcome.INTERRUPTED.label())))
         .orderBy("state_file_key").select("state_file_key", "message");
     kept.toLocalIterator().forEachRemaining(row -> lines.add(LogLine.kept(row.getString(0), row.getString(1))));
     // A file lost to a record that came back while it went is never silent: one line per key (spec section 4).
@@ -491,17 +617,26 @@ public final class SparkExecuteAction {
     return summary;
   }
 
-  private void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt,
-      ConditionalDeleteProbe.Answer conditional, RunSummary summary, long stateChanged, long alreadyDeleted,
-      long changedDuringDelete, long cameBack, String failure, PlanCost cost) {
-    RunsTable.RunRow row = new RunsTable.RunRow(runId, plan.getAs("run_date"), attemptId, "execute", startedAt,
-        Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
+  private void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt, String conditional,
+      RunSummary summary, AttemptCounts counts, String failure, PlanCost cost, LedgerRecorder.Write write) {
+    RunsTable.RunRow row = new RunsTable.RunRow(plan.getAs("run_id"), plan.getAs("run_date"), attemptId, "execute",
+        startedAt, Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
         options.prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
         plan.<Integer>getAs("grace_days"), options.settings(),
-        conditional.describe(), 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), stateChanged,
-        alreadyDeleted, changedDuringDelete, cameBack, summary, failure, RunsTable.Source.NONE, cost);
-    SparkPlanAction.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
+        conditional, 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), counts.stateChanged(),
+        counts.alreadyDeleted(), counts.changedDuringDelete(), counts.cameBack(), summary, failure,
+        RunsTable.Source.NONE, cost);
+    if (write == LedgerRecorder.Write.APPEND) {
+      SparkPlanAction.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
+    } else {
+      // Unless the attempt has its row already: it stopped after writing it, or the next run recorded it first.
+      SparkPlanAction.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
+          Map.of("run_date", row.runDate(), "attempt_id", attemptId));
+    }
   }
+
+  /** The key of an attempt's row of runs. */
+  private static final List<String> RUNS_KEY = List.of("run_date", "attempt_id", "command");
 
   private void phase(String name, String description) {
     spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep execute: " + description, false);

@@ -537,6 +537,43 @@ public final class SparkPlanAction {
     rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
   }
 
+  /**
+   * Inserts the rows whose {@code keyColumns} the table does not hold yet (a Delta MERGE that only inserts, new
+   * columns added to the table): recording the same rows twice adds nothing, and of two runs recording them at
+   * once, the second's commit conflicts with the first's and, tried again, finds them.
+   *
+   * @param shared values every row has ({@code run_date}, {@code attempt_id}): the table is read only where it
+   *     holds them (its {@code run_date} partition), never whole
+   */
+  static void insertNew(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
+      Map<String, String> shared) {
+    String path = tables.path(table);
+    SparkSession spark = rows.sparkSession();
+    TableDocs.createIfMissing(spark, rows, path);
+    CatalogTables.register(spark, tables, table);
+    Column matches = null;
+    for (Map.Entry<String, String> value : shared.entrySet()) {
+      Column same = col("t." + value.getKey()).equalTo(org.apache.spark.sql.functions.lit(value.getValue()));
+      matches = matches == null ? same : matches.and(same);
+    }
+    for (String key : keyColumns) {
+      Column same = col("t." + key).equalTo(col("s." + key));
+      matches = matches == null ? same : matches.and(same);
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        io.delta.tables.DeltaTable.forPath(spark, path).as("t").merge(rows.as("s"), matches)
+            .whenNotMatched().insertAll().withSchemaEvolution().execute();
+        return;
+      } catch (io.delta.exceptions.DeltaConcurrentModificationException e) {
+        if (attempt >= 5) {
+          throw e;
+        }
+        LOG.info("Inserting into {} met a concurrent commit ({}); trying again", path, e.getMessage());
+      }
+    }
+  }
+
   /** Appends rows by path alone (no catalog registration: see {@link #append(Dataset, Tables, String)}). */
   static void append(Dataset<Row> rows, String path) {
     TableDocs.createIfMissing(rows.sparkSession(), rows, path);

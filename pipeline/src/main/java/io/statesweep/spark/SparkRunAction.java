@@ -15,7 +15,9 @@ import org.apache.spark.sql.SparkSession;
  * another run holds it, and {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for
  * another reason. When the store denies the lock's permissions, a run that deletes is refused
  * ({@link io.statesweep.s3.RunLock.DeniedException}, nothing read or deleted) and a dry run warns and goes on
- * without it. A lock lost during the plan or the execute cancels the deletes that are left.
+ * without it; so it does on a store that ignores the lock's {@code If-None-Match: *}, where a run that deletes
+ * is refused ({@link io.statesweep.s3.RunLock.UntrustedException}) unless told to accept the risk. A lock lost
+ * during the plan or the execute cancels the deletes that are left.
  */
 public final class SparkRunAction {
   private final SparkSession spark;

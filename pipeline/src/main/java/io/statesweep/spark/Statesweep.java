@@ -33,7 +33,8 @@ import org.apache.spark.sql.SparkSession;
  * result ({@code exitCode() == 1}), not an exception. Failures are exceptions: bad settings and refused plans
  * are {@link IllegalArgumentException}s whose message says what to do; another run holding the export's run
  * lock is {@link io.statesweep.s3.RunLock.HeldException}, a run that deletes without the lock's permissions
- * {@link io.statesweep.s3.RunLock.DeniedException}, any other failure to take it
+ * {@link io.statesweep.s3.RunLock.DeniedException}, a run that deletes on a store that cannot hold the lock
+ * {@link io.statesweep.s3.RunLock.UntrustedException}, any other failure to take it
  * {@link io.statesweep.s3.RunLock.UnavailableException}.
  *
  * <p>From a Databricks or PySpark notebook:
@@ -63,7 +64,7 @@ public final class Statesweep {
         Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
         Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
         Settings.BATCH_SIZE, Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.PAGES_PER_TASK,
-        Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL,
+        Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL, Settings.UNSAFE_LOCK,
         Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
     /**
      * A reviewed plan, exactly as planned: {@link SparkExecuteAction}. It lists nothing and prints no
@@ -74,7 +75,8 @@ public final class Statesweep {
         Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
         Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.MAX_STATE_BYTES, Settings.BATCH_SIZE,
         Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.SKIP_APPROVAL, Settings.MAX_PLAN_AGE,
-        Settings.LOCK_TTL, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
+        Settings.LOCK_TTL, Settings.UNSAFE_LOCK, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA,
+        Settings.PRICES)),
     /** Records an approval: {@link SparkApproveAction}. It reads the tables only (and S3A, for them). */
     APPROVE("approve", List.of(Settings.REGION, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
         Settings.CATALOG_SCHEMA));

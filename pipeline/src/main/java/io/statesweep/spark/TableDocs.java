@@ -74,13 +74,22 @@ final class TableDocs {
           + " role is file, removed_file or state_file (always last)"),
       entry("planned_at", "the run's now (UTC): due-ness and plan age are measured from it"),
       entry("outcome", "deleted, removed_files_deleted, kept_newer_files, kept_refused, state_changed,"
-          + " already_deleted, changed_during_delete, came_back_during_delete or failed"),
+          + " already_deleted, changed_during_delete, came_back_during_delete, failed or interrupted (the task"
+          + " executing the record stopped before it recorded the store's answers; the state file stays)"),
       entry("child_keys_deleted", "keys other than the state file that this row deleted"),
       entry("state_file_deleted", "whether the state file was deleted"),
       entry("keys_already_gone", "planned keys that were already gone at execution"),
       entry("failures", "every per-key error: key, S3 error code, message"),
       entry("deleted_keys", "every key this attempt deleted, in the order sent (the state file last when it went);"
           + " for outcome came_back_during_delete, the files the exporter's Verify bucket must restore"),
+      entry("deleted", "every key in deleted_keys with its role (file, removed_file, state_file), the ETag it was"
+          + " verified with, and deleted_at, when the store's answer said so (UTC; null when the task that deleted it"
+          + " stopped first and the key was found gone afterwards)"),
+      entry("recorded_from", "where the row came from: the outcomes the tasks recorded in the execute's ledger"
+          + " (outcomes), or also the intent of a task that stopped first, its deletions found by looking at its keys"
+          + " (intent)"),
+      entry("task_attempts", "how many Spark task attempts executed the record (a retry after a lost executor, a"
+          + " speculative copy): each key they deleted is in the row once"),
       entry("started_at", "when it started (UTC)"),
       entry("ended_at", "when it ended (UTC)"),
       entry("command", "plan or execute"),

@@ -95,7 +95,7 @@ public record Tables(String warehouse, String catalogSchema) implements Serializ
 
   static final List<String> EXECUTIONS_COLUMNS = List.of("run_id", "run_date", "attempt_id", "state_file_key",
       "action", "outcome", "message", "child_keys_deleted", "state_file_deleted", "keys_already_gone", "failures",
-      "deleted_keys", "started_at", "ended_at");
+      "deleted_keys", "started_at", "ended_at", "deleted", "recorded_from", "task_attempts");
 
   /** snake_case column to the bean property. */
   static String property(String column) {

@@ -2,6 +2,8 @@ package io.statesweep.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.config.RunOptions;
+import io.statesweep.layout.ExportPrefix;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -14,8 +16,10 @@ class ExecuteRequestEstimateTest {
     for (int i = 0; i < 10; i++) {
       estimate.add(2, true, false, 3); // a folder record: 2 files and its state file, 3 keys in its folder
     }
-    // 10 records in windows of 4, 4, 2: each window one request of files and one of state files.
-    assertThat(estimate.requests()).isEqualTo(Map.of("GetObject", 20L, "ListObjectsV2", 10L, "DeleteObjects", 6L));
+    // 10 records in windows of 4, 4, 2: each window one request of files and one of state files; its ledger an
+    // intent and outcomes (6 objects: 6 PUTs, 3 GETs of outcomes, a listing to read and one to remove, 1 DeleteObjects).
+    assertThat(estimate.requests()).isEqualTo(Map.of("GetObject", 23L, "ListObjectsV2", 12L, "DeleteObjects", 7L,
+        "PutObject", 6L));
   }
 
   @Test
@@ -23,7 +27,8 @@ class ExecuteRequestEstimateTest {
     ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(10, 16, 0);
     estimate.add(25, true, false, 2_500); // 26 keys: a window of its own, 3 requests of files, 1 of the state file
     estimate.add(1, false, true, 0); // a single-file record's removed file: one listing, one more window
-    assertThat(estimate.requests()).isEqualTo(Map.of("GetObject", 4L, "ListObjectsV2", 4L, "DeleteObjects", 5L));
+    assertThat(estimate.requests()).isEqualTo(Map.of("GetObject", 6L, "ListObjectsV2", 6L, "DeleteObjects", 6L,
+        "PutObject", 4L));
   }
 
   @Test
@@ -31,12 +36,21 @@ class ExecuteRequestEstimateTest {
     int maxBatch = DeleteThrottle.maxBatch(4);
     ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(1000, 16, 4);
     estimate.add(maxBatch * 3L, false, false, 10);
-    assertThat(estimate.requests()).containsEntry("DeleteObjects", 3L);
+    assertThat(estimate.requests()).containsEntry("DeleteObjects", 3L + 1);
   }
 
   @Test
-  void anAttemptTakesTheLockAndProbesOnce() {
-    assertThat(ExecuteRequestEstimate.perAttempt(true)).isEqualTo(Map.of("PutObject", 2L, "DeleteObjects", 3L));
-    assertThat(ExecuteRequestEstimate.perAttempt(false)).isEqualTo(Map.of("PutObject", 1L, "DeleteObjects", 1L));
+  void anAttemptProbesTheLocksWriteTakesTheLockAndProbesReadsAndDeletesOnce() {
+    ExportPrefix prefix = ExportPrefix.of("cogram/");
+    // The lock's probe (2 PUT, 1 delete), the lock (1 PUT, its release); the probe of reads (PUT, GET, delete) and
+    // with auto of deletes (1 delete); two listings of the
+    // ledger's folders.
+    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.AUTO, prefix))
+        .isEqualTo(Map.of("PutObject", 4L, "GetObject", 1L, "DeleteObjects", 4L, "ListObjectsV2", 2L));
+    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.ON, prefix))
+        .isEqualTo(Map.of("PutObject", 4L, "GetObject", 1L, "DeleteObjects", 3L, "ListObjectsV2", 2L));
+    // At the bucket root only the lock's probe, beside the lock.
+    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.AUTO, ExportPrefix.of("")))
+        .isEqualTo(Map.of("PutObject", 3L, "DeleteObjects", 2L, "ListObjectsV2", 2L));
   }
 }

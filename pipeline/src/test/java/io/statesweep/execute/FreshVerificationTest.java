@@ -295,7 +295,7 @@ class FreshVerificationTest {
   /** One record verified at a time: the order of the fake clock is the order of the calls. */
   private List<ExecutionOutcome> execute(List<PlannedRecord> window, ExecutionHook hook, DeleteThrottle throttle) {
     try (RecordExecutor executor = new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON, throttle,
-        hook, Clock.fixed(NOW, ZoneOffset.UTC), 1, time::nanoTime)) {
+        hook, Clock.fixed(NOW, ZoneOffset.UTC), 1, DeleteJournal.NONE, time::nanoTime)) {
       return executor.execute(window);
     }
   }

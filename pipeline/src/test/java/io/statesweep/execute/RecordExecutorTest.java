@@ -1126,10 +1126,59 @@ class RecordExecutorTest {
     assertThat(dueRecord(state, minutes).files()).extracting(PlannedDelete::key).containsExactly(MINUTES);
   }
 
+  // The ledger: what a window is about to delete is durable before its first delete (README, "Every delete on the record").
+
+  @Test
+  void writesTheWindowsIntentBeforeItsFirstDeleteNamingEveryKeyThatMayGo() {
+    PlannedRecord meeting = plannedMeeting();
+    String minutesEtag = store.object(MINUTES).etag();
+    String audioEtag = store.object(AUDIO).etag();
+    String stateEtag = store.object(MEETING_STATE).etag();
+    List<DeleteJournal.IntendedRecord> intended = new ArrayList<>();
+    AtomicInteger deletesBeforeIntent = new AtomicInteger(-1);
+    DeleteJournal journal = records -> {
+      deletesBeforeIntent.set(store.deleteRequests().size());
+      intended.addAll(records);
+    };
+
+    ExecutionOutcome outcome = executeOne(new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(NOW, ZoneOffset.UTC), 1, journal), meeting);
+
+    assertThat(deletesBeforeIntent).as("DeleteObjects requests sent before the intent").hasValue(0);
+    assertThat(intended).singleElement().satisfies(record -> {
+      assertThat(record.stateFileKey()).isEqualTo(MEETING_STATE);
+      assertThat(record.stateEtag()).isEqualTo(stateEtag);
+      assertThat(record.keys()).containsExactly(new DeleteJournal.IntendedKey(MINUTES, DeleteRole.FILE, minutesEtag),
+          new DeleteJournal.IntendedKey(AUDIO, DeleteRole.FILE, audioEtag),
+          new DeleteJournal.IntendedKey(MEETING_STATE, DeleteRole.STATE_FILE, stateEtag));
+    });
+    assertThat(outcome.deleted()).containsExactly(new DeletedKey(MINUTES, DeleteRole.FILE, minutesEtag, NOW),
+        new DeletedKey(AUDIO, DeleteRole.FILE, audioEtag, NOW),
+        new DeletedKey(MEETING_STATE, DeleteRole.STATE_FILE, stateEtag, NOW));
+  }
+
+  @Test
+  void aWindowWhoseIntentCannotBeWrittenDeletesNothing() {
+    PlannedRecord meeting = plannedMeeting();
+    DeleteJournal unwritable = records -> {
+      throw new StoreException("Cannot write s3://archive/cogram.statesweep/journal/x: AccessDenied (403): Access Denied",
+          "AccessDenied", null);
+    };
+
+    ExecutionOutcome outcome = executeOne(new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(NOW, ZoneOffset.UTC), 1, unwritable), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(outcome.message()).isEqualTo("cannot record what this window is about to delete, so nothing of it was"
+        + " deleted: Cannot write s3://archive/cogram.statesweep/journal/x: AccessDenied (403): Access Denied");
+    assertThat(store.deleteRequests()).isEmpty();
+    assertThat(store.keys()).contains(MEETING_STATE, MINUTES, AUDIO);
+  }
+
   @Test
   void outcomeDeletesAStateFileOnlyWithItsRecord() {
     assertThatThrownBy(() -> new ExecutionOutcome(MEETING_STATE, Action.DELETE_RECORD, Outcome.FAILED, "x", 0, true,
-        0, List.of(), NOW, NOW, List.of(MEETING_STATE), null))
+        0, List.of(), NOW, NOW, List.of(new DeletedKey(MEETING_STATE, DeleteRole.STATE_FILE, "e", NOW)), null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a state file is deleted only with its record: " + MEETING_STATE);
   }

@@ -174,6 +174,10 @@ class RunCostTest {
     System.out.println("execute: " + execute.summary().line() + "; the server saw " + byOperation(seen)
         + ", the plan estimated " + estimated);
     assertThat(execute.summary().recordsDeleted()).isEqualTo(8);
+    // S3Proxy honours GET If-Match and PutObject If-None-Match: *: the probes (in the counts below) say so.
+    assertThat(execute.summary().extra()).containsEntry("conditional_reads", "honoured")
+        .doesNotContainKey("conditional_writes");
+    assertThat(plan.summary().extra()).doesNotContainKey("conditional_writes");
     Map<String, Long> executeSeen = byOperation(seen);
     assertThat(executeSeen).isEqualTo(estimated);
     // The attempt reports what it sent (all but the lock's release) and what that cost.

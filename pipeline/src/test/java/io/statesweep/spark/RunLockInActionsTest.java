@@ -8,6 +8,8 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
+import io.statesweep.plan.Action;
+import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.ObjectContent;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
@@ -227,6 +229,88 @@ class RunLockInActionsTest {
     assertThat(result.exitCode()).isEqualTo(1);
   }
 
+  /**
+   * A store that ignores PutObject If-None-Match: * cannot hold the lock (README, "One run at a time"): a plan
+   * goes on without it, writing nothing over another run's lock; an execute is refused before it reads
+   * anything; with --unsafe-lock-without-conditional-writes it runs, still kept out by a lock in place, and says
+   * so. The same store ignores GET If-Match: a state file rewritten since the plan is still seen as changed.
+   */
+  @Test
+  void onAStoreThatIgnoresConditionalWritesAPlanGoesOnWithoutTheLockAndAnExecuteIsRefusedUnlessAccepted()
+      throws Exception {
+    SampleArchive.Manifest manifest = SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 8L,
+        Instant.now());
+    Set<String> before = keys();
+    SampleArchive.SampleRecord rewritten = manifest.records().values().stream()
+        .filter(record -> record.expectedAction(manifest.now(), Duration.ZERO) == Action.DELETE_RECORD
+            && record.expectedDeletes(manifest.now(), Duration.ZERO).size() > 1)
+        .findFirst().orElseThrow();
+    String probe = "the store wrote " + P.substring(0, P.length() - 1) + "\\.statesweep/probe-lock-\\S+ a second"
+        + " time although PutObject said If-None-Match: \\*: it cannot hold the run lock";
+    String unsafe = "--unsafe-lock-without-conditional-writes";
+    try (FaultProxy proxy = new FaultProxy(server.endpoint()).signingWith(server.accessKey(), server.secretKey());
+        RunLock other = RunLock.acquire(store, LOCK, "statesweep run (pid 1)", "host-b", Duration.ofMinutes(10),
+            Clock.systemUTC())) {
+      List<FaultProxy.Request> requests = new CopyOnWriteArrayList<>();
+      proxy.plan(request -> {
+        requests.add(request);
+        return FaultProxy.ignoresConditionalWrites().orElse(FaultProxy.ignoresConditionalReads()).faultOf(request);
+      });
+
+      PlanResult planned = plan(proxy.endpoint());
+
+      assertThat(lockOwner()).as("the other run's lock is left alone").isEqualTo("statesweep run (pid 1)");
+      assertThat(planned.runLock().status()).isEqualTo(LockOutcome.Status.NONE);
+      assertThat(planned.runLock().conditionalWrites()).isEqualTo(ConditionProbe.Verdict.IGNORED);
+      assertThat(planned.runLock().line()).matches("warning: " + probe + "\\. This dry run goes on without the lock");
+      assertThat(planned.summary().line()).endsWith(" conditional_writes=ignored run_lock=none");
+
+      requests.clear();
+      SparkExecuteAction refused = new SparkExecuteAction(spark, options(proxy.endpoint(),
+          Map.of("--dry-run", "false", "--skip-approval", "true")), planned.runId());
+
+      assertThatThrownBy(refused::execute)
+          .isInstanceOf(RunLock.UntrustedException.class)
+          .hasMessageMatching("Cannot take the run lock s3://" + bucket + "/" + LOCK.replace(".", "\\.") + ": "
+              + probe + ", so another run could delete at the same time\\. Nothing was read or deleted\\. Run on a"
+              + " store that honours conditional writes \\(S3 does\\), or accept the risk with " + unsafe);
+      assertThat(requests).as("only the probe: two writes and a delete").extracting(FaultProxy.Request::method)
+          .containsExactly("PUT", "PUT", "POST");
+      assertThat(lockOwner()).as("the other run's lock is left alone").isEqualTo("statesweep run (pid 1)");
+      assertThat(DeltaTable.isDeltaTable(spark, new Tables(warehouse.toString()).executions()))
+          .as("no attempt recorded").isFalse();
+
+      Map<String, String> accepted = Map.of("--dry-run", "false", "--skip-approval", "true", unsafe, "true");
+      assertThatThrownBy(new SparkExecuteAction(spark, options(proxy.endpoint(), accepted), planned.runId())::execute)
+          .as("a lock in place still keeps it out").isInstanceOf(RunLock.HeldException.class);
+      assertThat(lockOwner()).isEqualTo("statesweep run (pid 1)");
+      assertThat(keys()).as("nothing deleted").isEqualTo(before);
+      other.close();
+
+      // A due record's state file is written again (still due) after the plan: GET If-Match cannot see it here.
+      String document = new String(store.read(rewritten.stateFileKey(), 1 << 20).bytes(), StandardCharsets.UTF_8);
+      store.write(rewritten.stateFileKey(), document.replaceFirst("\\}\\s*$", ", \"rewritten\": true}")
+          .getBytes(StandardCharsets.UTF_8));
+
+      ExecuteResult result = new SparkExecuteAction(spark, options(proxy.endpoint(), accepted), planned.runId())
+          .execute();
+
+      assertThat(result.failure()).isNull();
+      assertThat(result.summary().line()).contains(" state_changed=1 ")
+          .contains(" conditional_deletes=on conditional_reads=ignored ")
+          .endsWith(" conditional_writes=ignored run_lock=unsafe");
+      assertThat(result.runLock().status()).isEqualTo(LockOutcome.Status.UNSAFE);
+      assertThat(result.runLock().line()).matches("warning: " + probe + "\\. This run holds it anyway \\(" + unsafe
+          + "\\): another run that starts at the same moment can hold it too");
+      assertThat(result.exitCode()).isZero();
+    }
+    Set<String> expectedLeft = new TreeSet<>(before);
+    expectedLeft.removeAll(manifest.expectedDeletes());
+    expectedLeft.addAll(rewritten.expectedDeletes(manifest.now(), Duration.ZERO));
+    assertThat(keys()).as("every planned key gone but the rewritten record's").isEqualTo(expectedLeft);
+    assertThat(store.read(LOCK, 4096)).as("the lock released").isNull();
+  }
+
   /** Records, as each Spark job starts, the lock's owner and start and the job's group ("no lock" without one). */
   private final class LockWatch extends SparkListener {
     private final List<String> seen;
@@ -252,8 +336,10 @@ class RunLockInActionsTest {
     return document.replaceAll("(?s).*\"" + name + "\":\"([^\"]*)\".*", "$1");
   }
 
+  /** The owner the lock object names, or {@code (no lock)}. */
   private String lockOwner() {
-    return field(new String(store.read(LOCK, 4096).bytes(), StandardCharsets.UTF_8), "owner");
+    ObjectContent lock = store.read(LOCK, 4096);
+    return lock == null ? "(no lock)" : field(new String(lock.bytes(), StandardCharsets.UTF_8), "owner");
   }
 
   private PlanResult plan(String endpoint) {

@@ -157,6 +157,16 @@ class SparkExecuteActionTest {
     assertThat(crashed.summary().exitCode()).isEqualTo(1);
     Map<String, StoredObject> between = archive.snapshot();
     assertThat(before.size() - between.size()).isBetween(1, DELETED.size() - 1);
+    // Every key the aborted attempt deleted is on its record, and its summary counts them.
+    Set<String> goneInTheCrash = new TreeSet<>(before.keySet());
+    goneInTheCrash.removeAll(between.keySet());
+    assertThat(deletedKeys(crashed)).isEqualTo(goneInTheCrash);
+    long stateFilesGone = goneInTheCrash.stream().filter(key -> key.endsWith("state.json")).count();
+    assertThat(crashed.summary().recordsDeleted()).isEqualTo(stateFilesGone);
+    assertThat(crashed.summary().childKeysDeleted()).isEqualTo(goneInTheCrash.size() - stateFilesGone);
+    assertThat(ledgerObjects()).as("the ledger, once executions holds it").isEmpty();
+    System.out.printf("ledger, a job aborted after some deletes: %d keys deleted, %d recorded%n", goneInTheCrash.size(),
+        deletedKeys(crashed).size());
     for (String stateFile : List.of("projects/p1/meetings/m1/state.json", "projects/p1/documents/d1/state.json",
         "organization/agents/a1.state.json")) {
       if (!between.containsKey(P + stateFile)) {
@@ -175,6 +185,143 @@ class SparkExecuteActionTest {
         .filter("run_id = '" + plan.runId() + "' and state_file_deleted").groupBy("state_file_key").count()
         .collectAsList();
     assertThat(stateDeletes).allMatch(row -> row.getLong(1) == 1);
+    // The two attempts' records together: every planned key once.
+    Set<String> goneInTheRerun = deletedKeys(rerun);
+    assertThat(goneInTheRerun).doesNotContainAnyElementsOf(goneInTheCrash);
+    Set<String> both = new TreeSet<>(goneInTheCrash);
+    both.addAll(goneInTheRerun);
+    assertThat(both).isEqualTo(new TreeSet<>(DELETED.stream().map(key -> P + key).toList()));
+  }
+
+  @Test
+  void aRecordThatCameBackInATaskWhoseJobThenFailedIsNamedKeyByKey() {
+    PlanResult plan = plan();
+    String meeting = P + "projects/p1/meetings/m1/";
+
+    ExecuteResult result = execute(plan.runId(), new ComeBackThenDie(server.s3Settings(), bucket, meeting));
+
+    assertThat(result.summary().complete()).isFalse();
+    assertThat(outcome(result, "projects/p1/meetings/m1/state.json")).isEqualTo("came_back_during_delete");
+    assertThat(result.logLines()).contains(
+        meeting + "state.json came back during its deletion: " + meeting + "meeting.json was deleted; run Verify bucket"
+            + " in the exporter",
+        meeting + "state.json came back during its deletion: " + meeting + "transcript.txt was deleted; run Verify"
+            + " bucket in the exporter");
+    assertThat(result.summary().extra()).containsEntry("came_back_during_delete", "1");
+  }
+
+  /**
+   * Two attempts of one partition deleting at once, as a speculative copy runs beside a slow task: both verify the
+   * same records, both send their deletes, and each key is in one row once, the counts the plan's.
+   */
+  @Test
+  void twoCopiesOfAPartitionDeletingAtOnceRecordEachKeyOnce() {
+    Map<String, StoredObject> before = archive.snapshot();
+    PlanResult plan = plan();
+    RunOptions options = options(Map.of("--dry-run", "false", "--skip-approval", "true"));
+    org.apache.spark.sql.SparkSession spark = SharedSpark.session();
+    Tables tables = new Tables(warehouse.toString());
+    String runDate = RunsTable.planRow(spark, tables, plan.runId()).getAs("run_date");
+    String attemptId = "20261202T000000Z-copies";
+    org.apache.spark.sql.Dataset<io.statesweep.spark.rows.PlanRow> partition =
+        SparkExecuteAction.plannedRows(spark, tables, null, runDate, plan.runId()).repartition(1);
+    RunMetrics metrics = RunMetrics.register(spark.sparkContext());
+    LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
+    OVERLAPPING.set(0);
+    IN_DELETE.set(0);
+
+    partition.union(partition).foreachPartition(new ExecuteFunctions.ExecuteRecords(
+        new io.statesweep.plan.Planner(options.layout().classifier(options.prefix()), options.gracePolicy()),
+        options.maxStateBytes(), options.s3(), bucket, 1000, io.statesweep.execute.ConditionalDeletes.ON, 0,
+        new SlowDeletes(), new io.statesweep.ledger.LedgerEntry.Header(plan.runId(), runDate, attemptId,
+            tables.warehouse(), 0, 0, 0, java.time.Instant.now()), ledger.folder(plan.runId(), attemptId), 1, metrics));
+    // Read in Spark tasks (no hint of its size), as a large ledger is.
+    ledger.record(plan.runId(), attemptId, runDate, tables, LedgerRecorder.Write.APPEND, true, -1);
+
+    assertThat(OVERLAPPING).as("windows of the two copies deleting at the same time").hasPositiveValue();
+    Set<String> gone = new TreeSet<>(before.keySet());
+    gone.removeAll(archive.snapshot().keySet());
+    assertThat(gone).isEqualTo(new TreeSet<>(DELETED.stream().map(key -> P + key).toList()));
+    org.apache.spark.sql.Dataset<Row> rows = spark.read().format("delta").load(tables.executions())
+        .filter("attempt_id = '" + attemptId + "'");
+    assertThat(rows.count()).as("one row per planned record").isEqualTo(4);
+    assertThat(rows.selectExpr("explode(deleted_keys)").count()).as("each key once").isEqualTo(gone.size());
+    assertThat(rows.selectExpr("explode(deleted_keys)").distinct().count()).isEqualTo(gone.size());
+    assertThat(rows.filter("outcome = 'deleted'").count()).isEqualTo(3);
+    assertThat(rows.filter("task_attempts = 2").count()).as("rows both copies executed").isEqualTo(4);
+    System.out.printf("ledger, two copies of a partition at once: %d keys deleted, %d recorded, %d overlapping"
+        + " windows%n", gone.size(), rows.selectExpr("explode(deleted_keys)").count(), OVERLAPPING.get());
+    assertThat(ledgerObjects()).isEmpty();
+  }
+
+  static final AtomicInteger IN_DELETE = new AtomicInteger();
+  static final AtomicInteger OVERLAPPING = new AtomicInteger();
+
+  /** Each window waits before its deletes, so that the two copies' windows overlap. */
+  static final class SlowDeletes implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void beforeDelete(List<String> keys) {
+      if (IN_DELETE.incrementAndGet() > 1) {
+        OVERLAPPING.incrementAndGet();
+      }
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        IN_DELETE.decrementAndGet();
+      }
+    }
+  }
+
+  /** Every key of the attempt's rows of executions, each row's keys once. */
+  private Set<String> deletedKeys(ExecuteResult result) {
+    List<Row> keys = executions(result).selectExpr("explode(deleted_keys)").collectAsList();
+    Set<String> unique = new TreeSet<>();
+    keys.forEach(row -> assertThat(unique.add(row.getString(0))).as("%s recorded twice", row.getString(0)).isTrue());
+    return unique;
+  }
+
+  /** The objects of statesweep's ledger left in the bucket. */
+  private Set<String> ledgerObjects() {
+    Set<String> keys = new TreeSet<>();
+    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll("cogram.statesweep/journal/",
+        object -> keys.add(object.key()));
+    return keys;
+  }
+
+  /**
+   * The exporter brings the meeting back while its files go (it rewrites the state file as live), and the task that
+   * saw it dies right after recording that window, as a lost executor would: its output is thrown away.
+   */
+  static final class ComeBackThenDie implements ExecutionHook {
+    private static final long serialVersionUID = 1L;
+    private final S3Settings s3;
+    private final String bucket;
+    private final String folder;
+
+    ComeBackThenDie(S3Settings s3, String bucket, String folder) {
+      this.s3 = s3;
+      this.bucket = bucket;
+      this.folder = folder;
+    }
+
+    @Override
+    public void beforeDelete(List<String> keys) {
+      if (keys.contains(folder + "meeting.json")) {
+        new ObjectStore(S3Clients.shared(s3), bucket).write(folder + "state.json",
+            "{\"delete\": false, \"files\": []}".getBytes(StandardCharsets.UTF_8));
+      }
+    }
+
+    @Override
+    public void afterWindow(List<String> stateFiles) {
+      if (stateFiles.contains(folder + "state.json")) {
+        throw new IllegalStateException("executor lost (simulated) after the window that saw " + folder + " come back");
+      }
+    }
   }
 
   @Test

@@ -32,8 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A Spark task that dies in the middle of its partition (an executor lost after some of its batches
  * went) is retried by Spark: the retry verifies every record again, so nothing is deleted twice or
- * beyond the plan, no record is counted twice, and the job completes. Runs in the build's
- * {@code task-retries} execution, whose session ({@code local[2,4]}) retries failed tasks.
+ * beyond the plan, no record is counted twice, and the job completes. The dead task's output is thrown
+ * away, but not its ledger: every key it deleted is in the record's one row of executions, beside the
+ * retry's. Runs in the build's {@code task-retries} execution, whose session ({@code local[2,4]})
+ * retries failed tasks.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -50,7 +52,8 @@ class TaskRetryTest {
     Instant now = Instant.now();
     SampleArchive.Manifest manifest = SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()),
         bucket), PREFIX, SampleArchive.minimumRecordCount() + 60, 5L, now);
-    Set<String> expectedLeft = keys(server, bucket);
+    Set<String> before = keys(server, bucket);
+    Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes(Duration.ZERO));
     Map<String, String> flags = new HashMap<>();
     flags.put("--bucket", bucket);
@@ -90,6 +93,18 @@ class TaskRetryTest {
     assertThat(counted.getLong(1)).isEqualTo(promised.getLong(1));
     assertThat(result.summary().recordsDeleted() + result.summary().extra().getOrDefault("already_deleted", "0")
         .transform(Long::parseLong)).isEqualTo(plan.summary().recordsDeleted());
+    // The bucket's missing keys are the keys executions says the attempt deleted, each once.
+    Set<String> gone = new TreeSet<>(before);
+    gone.removeAll(keys(server, bucket));
+    java.util.List<String> recorded = executions.selectExpr("explode(deleted_keys)").as(
+        org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    assertThat(new TreeSet<>(recorded)).isEqualTo(gone);
+    assertThat(recorded).hasSize(gone.size());
+    System.out.printf("ledger, a task retried after dying mid-window: %d keys deleted, %d recorded%n", gone.size(),
+        recorded.size());
+    assertThat(executions.filter("task_attempts = 2 and recorded_from = 'intent'").count())
+        .as("records of the dead task's last window, found by looking at its intent, merged with its retry's")
+        .isPositive();
   }
 
   private static Set<String> keys(LocalS3Server server, String bucket) {

@@ -549,7 +549,7 @@ public final class SyntheticS3Server implements AutoCloseable {
    * The payload of an {@code aws-chunked} body, as S3 stores it: chunks of {@code <hex size>[;chunk-signature=...]\r\n
    * <bytes>\r\n} up to a chunk of size 0 (trailers after it, such as a checksum, are left out).
    */
-  static byte[] decodeAwsChunked(byte[] body) {
+  public static byte[] decodeAwsChunked(byte[] body) {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length);
     int at = 0;
     while (at < body.length) {

@@ -33,6 +33,9 @@ import java.util.regex.Pattern;
  * request ({@code Connection: close}), so a fault never spills into the next request. Requests are
  * relayed byte for byte, so signatures still verify upstream.
  *
+ * <p>A store that ignores conditions ({@link Fault#IGNORE_CONDITIONS}) is played by stripping them: the proxy
+ * then signs the request again (Signature Version 4) with the server's credentials ({@link #signingWith}).
+ *
  * <p>Which request gets which fault is the {@link FaultPlan}'s choice; {@link #heal()} stops all faults.
  */
 public final class FaultProxy implements AutoCloseable {
@@ -46,8 +49,18 @@ public final class FaultProxy implements AutoCloseable {
     /** A DeleteObjects answer that mentions every other key of the request nowhere (the server did the work). */
     DELETE_ANSWER_OMITS_KEYS,
     /** 403 AccessDenied, as S3 answers an identity whose policy lacks the request's permission. */
-    ACCESS_DENIED
+    ACCESS_DENIED,
+    /** 404 NoSuchBucket (the server is not asked): a 404 that says nothing of the key. */
+    NO_SUCH_BUCKET,
+    /**
+     * A store that ignores the request's conditions (If-Match, If-None-Match, If-Modified-Since,
+     * If-Unmodified-Since): the server gets the request without them, signed again.
+     */
+    IGNORE_CONDITIONS
   }
+
+  private static final List<String> CONDITIONS = List.of("if-match", "if-none-match", "if-modified-since",
+      "if-unmodified-since");
 
   /**
    * A request as the proxy sees it: method, path with query, its sequence number from 1, and the keys
@@ -72,6 +85,25 @@ public final class FaultProxy implements AutoCloseable {
   @FunctionalInterface
   public interface FaultPlan {
     Fault faultOf(Request request);
+
+    /** This plan's fault, or where it has none, {@code other}'s. */
+    default FaultPlan orElse(FaultPlan other) {
+      requireNonNull(other, "other is null");
+      return request -> {
+        Fault fault = faultOf(request);
+        return fault != null ? fault : other.faultOf(request);
+      };
+    }
+  }
+
+  /** A store that ignores the conditions of every PutObject (If-None-Match: *, If-Match): it writes anyway. */
+  public static FaultPlan ignoresConditionalWrites() {
+    return request -> request.method().equals("PUT") ? Fault.IGNORE_CONDITIONS : null;
+  }
+
+  /** A store that ignores the conditions of every GetObject (If-Match): it answers with the object it has. */
+  public static FaultPlan ignoresConditionalReads() {
+    return request -> request.method().equals("GET") && !request.isList() ? Fault.IGNORE_CONDITIONS : null;
   }
 
   private static final Pattern OBJECT_KEY = Pattern.compile("<Object>\\s*<Key>(.*?)</Key>", Pattern.DOTALL);
@@ -89,6 +121,8 @@ public final class FaultProxy implements AutoCloseable {
   private final List<String> keysLeftOut = java.util.Collections.synchronizedList(new ArrayList<>());
   private final Map<Fault, AtomicLong> injected = new EnumMap<>(Fault.class);
   private volatile FaultPlan plan = request -> null;
+  private volatile String accessKey;
+  private volatile String secretKey;
 
   public FaultProxy(String upstreamEndpoint) throws IOException {
     URI upstream = URI.create(requireNonNull(upstreamEndpoint, "upstreamEndpoint is null"));
@@ -106,6 +140,13 @@ public final class FaultProxy implements AutoCloseable {
 
   public String endpoint() {
     return "http://127.0.0.1:" + listener.getLocalPort();
+  }
+
+  /** The server's credentials, with which a request the proxy changed ({@link Fault#IGNORE_CONDITIONS}) is signed. */
+  public FaultProxy signingWith(String newAccessKey, String newSecretKey) {
+    this.accessKey = requireNonNull(newAccessKey, "newAccessKey is null");
+    this.secretKey = requireNonNull(newSecretKey, "newSecretKey is null");
+    return this;
   }
 
   public FaultProxy plan(FaultPlan newPlan) {
@@ -202,6 +243,13 @@ public final class FaultProxy implements AutoCloseable {
         answer(out, 403, "Forbidden", "AccessDenied", "Access Denied", seen.method);
         return;
       }
+      if (fault == Fault.NO_SUCH_BUCKET) {
+        answer(out, 404, "Not Found", "NoSuchBucket", "The specified bucket does not exist", seen.method);
+        return;
+      }
+      if (fault == Fault.IGNORE_CONDITIONS) {
+        request = withoutConditions(request, line[0], line[1]);
+      }
       if (fault == Fault.SLOW) {
         Thread.sleep(SLOW_MILLIS);
       }
@@ -237,6 +285,116 @@ public final class FaultProxy implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * The request without its conditions, signed again: an aws-chunked body (its chunk signatures chain on the
+   * old signature) is sent whole, with its SHA-256 as the payload hash.
+   */
+  private Message withoutConditions(Message request, String method, String target) {
+    List<String> removed = new ArrayList<>();
+    for (String[] header : request.headers) {
+      if (CONDITIONS.contains(header[0].toLowerCase(java.util.Locale.ROOT))) {
+        removed.add(header[0].toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    if (removed.isEmpty()) {
+      return request;
+    }
+    if (accessKey == null) {
+      throw new IllegalStateException("IGNORE_CONDITIONS needs the server's credentials: call signingWith first");
+    }
+    Message changed = request;
+    for (String name : removed) {
+      changed = changed.withoutHeader(name);
+    }
+    String payloadHash = changed.header("x-amz-content-sha256");
+    if (payloadHash != null && payloadHash.startsWith("STREAMING-")) {
+      byte[] body = io.statesweep.synthetic.SyntheticS3Server.decodeAwsChunked(changed.body);
+      changed = new Message(changed.startLine, changed.headers, body).withoutHeader("x-amz-decoded-content-length")
+          .withHeader("Content-Length", Integer.toString(body.length))
+          .withHeader("x-amz-content-sha256", hex(sha256(body)));
+      String encoding = changed.header("Content-Encoding");
+      if (encoding != null) {
+        String rest = String.join(",", java.util.Arrays.stream(encoding.split(",")).map(String::trim)
+            .filter(token -> !token.equalsIgnoreCase("aws-chunked")).toList());
+        changed = rest.isEmpty() ? changed.withoutHeader("Content-Encoding") : changed.withHeader("Content-Encoding", rest);
+      }
+      removed.add("x-amz-decoded-content-length");
+      if (changed.header("Content-Encoding") == null) {
+        removed.add("content-encoding");
+      }
+    }
+    return signed(changed, method, target, removed);
+  }
+
+  /** Signs {@code request} again (Signature Version 4, its date and scope kept), without the headers removed. */
+  private Message signed(Message request, String method, String target, List<String> removed) {
+    Matcher authorization = AUTHORIZATION.matcher(request.header("Authorization"));
+    if (!authorization.matches()) {
+      throw new IllegalStateException("not a Signature Version 4 request: " + request.header("Authorization"));
+    }
+    String scope = authorization.group(2);
+    List<String> signedHeaders = new ArrayList<>(List.of(authorization.group(3).split(";")));
+    signedHeaders.removeAll(removed);
+    int question = target.indexOf('?');
+    String path = question < 0 ? target : target.substring(0, question);
+    List<String> query = new ArrayList<>();
+    if (question >= 0) {
+      for (String parameter : target.substring(question + 1).split("&")) {
+        if (!parameter.isEmpty()) {
+          query.add(parameter.contains("=") ? parameter : parameter + "=");
+        }
+      }
+    }
+    query.sort(null);
+    StringBuilder canonical = new StringBuilder(method).append('\n').append(path).append('\n')
+        .append(String.join("&", query)).append('\n');
+    for (String name : signedHeaders) {
+      canonical.append(name).append(':').append(request.header(name).trim().replaceAll(" +", " ")).append('\n');
+    }
+    canonical.append('\n').append(String.join(";", signedHeaders)).append('\n')
+        .append(request.header("x-amz-content-sha256"));
+    String amzDate = request.header("X-Amz-Date");
+    String toSign = "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n"
+        + hex(sha256(canonical.toString().getBytes(UTF_8)));
+    String[] parts = scope.split("/");
+    byte[] key = ("AWS4" + secretKey).getBytes(UTF_8);
+    for (String part : parts) {
+      key = hmac(key, part);
+    }
+    String signature = hex(hmac(key, toSign));
+    return request.withHeader("Authorization", "AWS4-HMAC-SHA256 Credential=" + accessKey + "/" + scope
+        + ", SignedHeaders=" + String.join(";", signedHeaders) + ", Signature=" + signature);
+  }
+
+  private static final Pattern AUTHORIZATION = Pattern.compile(
+      "AWS4-HMAC-SHA256 Credential=([^/]+)/([^,]+), ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)");
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static byte[] hmac(byte[] key, String data) {
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+      return mac.doFinal(data.getBytes(UTF_8));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String hex(byte[] bytes) {
+    StringBuilder hex = new StringBuilder(bytes.length * 2);
+    for (byte b : bytes) {
+      hex.append(String.format("%02x", b));
+    }
+    return hex.toString();
   }
 
   /** The DeleteObjects answer with an error for every other key of the request (which the server did delete). */

@@ -25,6 +25,9 @@ public final class ExecutionRow implements Serializable {
   private java.util.List<String> deletedKeys;
   private java.sql.Timestamp startedAt;
   private java.sql.Timestamp endedAt;
+  private java.util.List<DeletedKeyRow> deleted;
+  private String recordedFrom;
+  private int taskAttempts;
 
   public ExecutionRow() {}
 
@@ -140,6 +143,30 @@ public final class ExecutionRow implements Serializable {
     this.endedAt = endedAt;
   }
 
+  public java.util.List<DeletedKeyRow> getDeleted() {
+    return deleted;
+  }
+
+  public void setDeleted(java.util.List<DeletedKeyRow> deleted) {
+    this.deleted = deleted;
+  }
+
+  public String getRecordedFrom() {
+    return recordedFrom;
+  }
+
+  public void setRecordedFrom(String recordedFrom) {
+    this.recordedFrom = recordedFrom;
+  }
+
+  public int getTaskAttempts() {
+    return taskAttempts;
+  }
+
+  public void setTaskAttempts(int taskAttempts) {
+    this.taskAttempts = taskAttempts;
+  }
+
   @Override
   public boolean equals(Object other) {
     if (this == other) {
@@ -148,16 +175,16 @@ public final class ExecutionRow implements Serializable {
     if (!(other instanceof ExecutionRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(deletedKeys, that.deletedKeys) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt);
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(deletedKeys, that.deletedKeys) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt) && Objects.equals(deleted, that.deleted) && Objects.equals(recordedFrom, that.recordedFrom) && taskAttempts == that.taskAttempts;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, deletedKeys, startedAt, endedAt);
+    return Objects.hash(runId, runDate, attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, deletedKeys, startedAt, endedAt, deleted, recordedFrom, taskAttempts);
   }
 
   @Override
   public String toString() {
-    return "ExecutionRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "deletedKeys=" + deletedKeys + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + "}";
+    return "ExecutionRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "deletedKeys=" + deletedKeys + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + ", " + "deleted=" + deleted + ", " + "recordedFrom=" + recordedFrom + ", " + "taskAttempts=" + taskAttempts + "}";
   }
 }

@@ -1,0 +1,20 @@
+package io.statesweep.execute;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.DeleteRole;
+import java.time.Instant;
+
+/**
+ * A key an execute deleted, as its ledger and {@code executions.deleted} record it.
+ *
+ * @param etag the ETag it was verified with (and sent with, where deletes are conditional); null when unknown
+ * @param deletedAt when the store's answer said it was deleted; null when the attempt that deleted it stopped
+ *     before it recorded the answer, and the key was found gone afterwards (README, "Every delete on the record")
+ */
+public record DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt) {
+  public DeletedKey {
+    requireNonNull(key, "key is null");
+    requireNonNull(role, "role is null");
+  }
+}

@@ -1,0 +1,27 @@
+package io.statesweep.ledger;
+
+import io.statesweep.plan.StoredObject;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/** The object operations of an execute's ledger: the seam that {@link ObjectStoreLedger} provides on S3. */
+public interface LedgerStore {
+  /** Writes an object; durable when it returns. */
+  void write(String key, byte[] content);
+
+  /** The object's bytes, or null when it does not exist. */
+  byte[] read(String key);
+
+  /** Every key under {@code prefix}, in key order, fetched a page at a time as the iterator advances. */
+  Iterator<String> keys(String prefix);
+
+  /** The folders directly under {@code folder}. */
+  List<String> folders(String folder);
+
+  /** The object's current version as a listing shows it, or null when it does not exist. */
+  StoredObject find(String key);
+
+  /** Deletes up to 1,000 keys; returns those it could not delete, each with why. */
+  Map<String, String> delete(List<String> keys);
+}

@@ -1,0 +1,78 @@
+package io.statesweep.ledger;
+
+import static java.util.Objects.requireNonNull;
+
+import io.statesweep.plan.StoredObject;
+import io.statesweep.s3.DeleteResult;
+import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.ListingDepth;
+import io.statesweep.s3.ObjectContent;
+import io.statesweep.s3.ObjectStore;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@link LedgerStore} on S3. */
+public final class ObjectStoreLedger implements LedgerStore {
+  /** A window's ledger object holds at most 1,000 keys: far below this. */
+  private static final int MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+
+  private final ObjectStore store;
+
+  public ObjectStoreLedger(ObjectStore store) {
+    this.store = requireNonNull(store, "store is null");
+  }
+
+  @Override
+  public void write(String key, byte[] content) {
+    store.write(key, content);
+  }
+
+  @Override
+  public byte[] read(String key) {
+    ObjectContent content = store.read(key, MAX_OBJECT_BYTES);
+    if (content == null) {
+      return null;
+    }
+    if (content.truncated()) {
+      throw new IllegalArgumentException("Invalid ledger object s3://" + store.bucket() + "/" + key + ": larger than "
+          + MAX_OBJECT_BYTES + " bytes");
+    }
+    return content.bytes();
+  }
+
+  @Override
+  public Iterator<String> keys(String prefix) {
+    Iterator<StoredObject> objects = store.iterate(prefix, ListingDepth.RECURSIVE);
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return objects.hasNext();
+      }
+
+      @Override
+      public String next() {
+        return objects.next().key();
+      }
+    };
+  }
+
+  @Override
+  public List<String> folders(String folder) {
+    return store.listFolder(folder).folders();
+  }
+
+  @Override
+  public StoredObject find(String key) {
+    return store.listedObject(key);
+  }
+
+  @Override
+  public Map<String, String> delete(List<String> keys) {
+    DeleteResult result = store.delete(keys.stream().map(key -> new DeleteTarget(key, null)).toList());
+    Map<String, String> failed = new LinkedHashMap<>();
+    result.errors().forEach((key, error) -> failed.put(key, error.toString()));
+    return failed;
+  }
+}

@@ -1,0 +1,98 @@
+package io.statesweep.ledger;
+
+import io.statesweep.execute.DeletedKey;
+import io.statesweep.execute.ExecutionOutcome;
+import io.statesweep.execute.Outcome;
+import io.statesweep.plan.DeleteRole;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One record's row of {@code executions} for one attempt, from what every task attempt that executed it did: a task
+ * retried after its executor was lost, a speculative copy running beside the first. Every key that any of them
+ * deleted is in the row once (README, "Every delete on the record").
+ */
+public final class RecordHistory {
+  /** Outcomes after which keys deleted by an earlier task attempt may be live again: the record came back. */
+  private static final Set<Outcome> NOT_DUE_ANY_MORE =
+      EnumSet.of(Outcome.STATE_CHANGED, Outcome.KEPT_NEWER_FILES, Outcome.KEPT_REFUSED);
+
+  private RecordHistory() {}
+
+  /**
+   * The record's row for the attempt.
+   *
+   * @param recordedFrom {@code outcomes} when every task attempt recorded its outcomes, {@code intent} when the
+   *     deletions of one that stopped were found by looking at the keys of its intent
+   */
+  public record Merged(ExecutionOutcome outcome, String recordedFrom, int taskAttempts) {}
+
+  /** @param tries what each task attempt did with one record (not empty) */
+  public static Merged merge(List<LedgerTry> tries) {
+    if (tries.isEmpty()) {
+      throw new IllegalArgumentException("no task attempt executed the record");
+    }
+    boolean fromIntent = tries.stream().anyMatch(LedgerTry::fromIntent);
+    String recordedFrom = fromIntent ? "intent" : "outcomes";
+    long taskAttempts = tries.stream().map(LedgerTry::taskAttempt).distinct().count();
+    if (tries.size() == 1) {
+      return new Merged(tries.get(0).outcome(), recordedFrom, 1);
+    }
+    List<ExecutionOutcome> outcomes = new ArrayList<>(tries.stream().map(LedgerTry::outcome).toList());
+    outcomes.sort(Comparator.comparing(ExecutionOutcome::endedAt));
+    ExecutionOutcome last = outcomes.get(outcomes.size() - 1);
+    Map<String, DeletedKey> deleted = new LinkedHashMap<>();
+    for (ExecutionOutcome outcome : outcomes) {
+      for (DeletedKey key : outcome.deleted()) {
+        DeletedKey known = deleted.get(key.key());
+        if (known == null || known.deletedAt() == null && key.deletedAt() != null) {
+          deleted.put(key.key(), known == null ? key : new DeletedKey(known.key(), known.role(), known.etag(),
+              key.deletedAt()));
+        }
+      }
+    }
+    // The state file last, as it was sent.
+    List<DeletedKey> keys = new ArrayList<>();
+    deleted.values().stream().filter(key -> key.role() != DeleteRole.STATE_FILE).forEach(keys::add);
+    deleted.values().stream().filter(key -> key.role() == DeleteRole.STATE_FILE).forEach(keys::add);
+    boolean stateDeleted = keys.size() > 0 && keys.get(keys.size() - 1).role() == DeleteRole.STATE_FILE;
+    long files = keys.size() - (stateDeleted ? 1 : 0);
+    ExecutionOutcome cameBack = outcomes.stream().filter(o -> o.outcome() == Outcome.CAME_BACK_DURING_DELETE)
+        .findFirst().orElse(null);
+
+    Outcome outcome;
+    String message;
+    if (stateDeleted) {
+      outcome = Outcome.DELETED;
+      message = "deleted " + files + " files, then the state file";
+    } else if (cameBack != null) {
+      outcome = Outcome.CAME_BACK_DURING_DELETE;
+      message = cameBack.message();
+    } else if (files > 0 && NOT_DUE_ANY_MORE.contains(last.outcome())) {
+      outcome = Outcome.CAME_BACK_DURING_DELETE;
+      message = "the record came back during its deletion: " + files + " of its files were deleted ("
+          + String.join(", ", keys.stream().map(DeletedKey::key).toList()) + "), then " + last.outcome().label() + ": "
+          + last.message() + "; run Verify bucket in the exporter";
+    } else if (files > 0 && last.outcome() == Outcome.ALREADY_DELETED) {
+      outcome = Outcome.INTERRUPTED;
+      message = files + " of its files were deleted, then its state file was found gone: " + last.message();
+    } else {
+      outcome = last.outcome();
+      message = last.message();
+    }
+    Instant startedAt = outcomes.stream().map(ExecutionOutcome::startedAt).min(Comparator.naturalOrder()).orElseThrow();
+    int alreadyGone = outcomes.stream().mapToInt(ExecutionOutcome::keysAlreadyGone).min().orElse(0);
+    message += " (recorded from " + taskAttempts + " task attempts"
+        + (fromIntent ? "; one stopped before it recorded the store's answers, and its deletions were found by looking"
+            + " at the keys of its intent" : "") + ")";
+    ExecutionOutcome merged = new ExecutionOutcome(last.stateFileKey(), last.action(), outcome, message, files,
+        stateDeleted, alreadyGone, last.failures(), startedAt, last.endedAt(), keys, null);
+    return new Merged(merged, recordedFrom, (int) taskAttempts);
+  }
+}

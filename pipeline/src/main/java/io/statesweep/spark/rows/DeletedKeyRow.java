@@ -1,0 +1,77 @@
+package io.statesweep.spark.rows;
+
+import java.io.Serializable;
+import java.util.Objects;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.Encoders;
+
+/**
+ * A key an execute deleted, with its role, the ETag it was verified with and when the store's answer came (null:
+ * found gone after its task stopped). A Spark bean row ({@link #ENCODER}).
+ */
+public final class DeletedKeyRow implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public static final Encoder<DeletedKeyRow> ENCODER = Encoders.bean(DeletedKeyRow.class);
+
+  private String key;
+  private String role;
+  private String etag;
+  private java.sql.Timestamp deletedAt;
+
+  public DeletedKeyRow() {}
+
+  public String getKey() {
+    return key;
+  }
+
+  public void setKey(String key) {
+    this.key = key;
+  }
+
+  public String getRole() {
+    return role;
+  }
+
+  public void setRole(String role) {
+    this.role = role;
+  }
+
+  public String getEtag() {
+    return etag;
+  }
+
+  public void setEtag(String etag) {
+    this.etag = etag;
+  }
+
+  public java.sql.Timestamp getDeletedAt() {
+    return deletedAt;
+  }
+
+  public void setDeletedAt(java.sql.Timestamp deletedAt) {
+    this.deletedAt = deletedAt;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof DeletedKeyRow that)) {
+      return false;
+    }
+    return Objects.equals(key, that.key) && Objects.equals(role, that.role) && Objects.equals(etag, that.etag)
+        && Objects.equals(deletedAt, that.deletedAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(key, role, etag, deletedAt);
+  }
+
+  @Override
+  public String toString() {
+    return "DeletedKeyRow{key=" + key + ", role=" + role + ", etag=" + etag + ", deletedAt=" + deletedAt + "}";
+  }
+}

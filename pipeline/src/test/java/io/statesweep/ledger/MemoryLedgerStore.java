@@ -1,0 +1,85 @@
+package io.statesweep.ledger;
+
+import io.statesweep.plan.StoredObject;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** An in-memory bucket for the ledger's tests: keys in order, objects with an ETag, reads counted. */
+final class MemoryLedgerStore implements LedgerStore {
+  private final NavigableMap<String, byte[]> objects = new TreeMap<>();
+  private final NavigableMap<String, String> etags = new TreeMap<>();
+  private final List<String> reads = new ArrayList<>();
+  private int written;
+
+  /** An object of the export (not the ledger's), as a listing shows it. */
+  void putExportObject(String key, String etag) {
+    objects.put(key, new byte[0]);
+    etags.put(key, etag);
+  }
+
+  void remove(String key) {
+    objects.remove(key);
+    etags.remove(key);
+  }
+
+  boolean exists(String key) {
+    return objects.containsKey(key);
+  }
+
+  List<String> reads() {
+    return List.copyOf(reads);
+  }
+
+  NavigableMap<String, byte[]> objects() {
+    return objects;
+  }
+
+  @Override
+  public void write(String key, byte[] content) {
+    objects.put(key, content.clone());
+    etags.put(key, "written-" + ++written);
+  }
+
+  @Override
+  public byte[] read(String key) {
+    reads.add(key);
+    byte[] bytes = objects.get(key);
+    return bytes == null ? null : bytes.clone();
+  }
+
+  @Override
+  public Iterator<String> keys(String prefix) {
+    return new ArrayList<>(objects.subMap(prefix, prefix + Character.MAX_VALUE).keySet()).iterator();
+  }
+
+  @Override
+  public List<String> folders(String folder) {
+    TreeSet<String> folders = new TreeSet<>();
+    for (String key : objects.subMap(folder, folder + Character.MAX_VALUE).keySet()) {
+      int slash = key.indexOf('/', folder.length());
+      if (slash >= 0) {
+        folders.add(key.substring(0, slash + 1));
+      }
+    }
+    return List.copyOf(folders);
+  }
+
+  @Override
+  public StoredObject find(String key) {
+    String etag = etags.get(key);
+    return etag == null ? null : new StoredObject(key, etag, Instant.EPOCH, 0);
+  }
+
+  @Override
+  public Map<String, String> delete(List<String> keys) {
+    keys.forEach(this::remove);
+    return new LinkedHashMap<>();
+  }
+}
