@@ -44,6 +44,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 
 /**
@@ -62,10 +63,10 @@ import java.util.function.LongSupplier;
  *   <li>deletes the files of the verified records in DeleteObjects batches, each key conditional on the
  *       ETag just seen (when conditional deletes are on). A record's deletes start within
  *       {@link #FRESH_FOR} of the end of its verification: a file uploaded again byte for byte keeps its
- *       ETag, so only that short time protects it. The records verified together go together; one
- *       that waited {@link #WAITS_AT_MOST} for the window's slower verifications (a project listing
- *       a large folder) goes without them, with the others verified by then, and a record that would
- *       start later than the bound (after a slow start, or a wait for the throttle) is verified again;
+ *       ETag, so only that short time protects it. The records of a window go together, unless one of
+ *       them verifies for long (a project listing a large folder): then those verified by then go
+ *       without it, gathered {@link #GATHERS_FOR} at a time; and a record that would start later than
+ *       the bound (after waiting, after a slow start, or after a wait for the throttle) is verified again;
  *   <li>reads each state file once more: one that changed while its record's files went means the
  *       record came back during its deletion ({@code came_back_during_delete}): every key deleted is
  *       named, so that the exporter's Verify bucket can restore it;
@@ -84,12 +85,13 @@ public final class RecordExecutor implements AutoCloseable {
    */
   static final Duration FRESH_FOR = Duration.ofSeconds(1);
   /**
-   * How long a verified record waits for the other verifications of its window before its deletes go without
-   * them: as long as the bound allows, less 300 ms for the start of its deletes. Waiting shorter splits the
-   * windows of a busy machine (whose verifications spread over hundreds of milliseconds) into more groups, each
-   * its own requests and re-reads one after the other, which costs the others more time than it saves.
+   * While a verification of the window runs long (longer than this, and than twice the longest that ended: a
+   * project listing a large folder, not one of a busy machine's verifications ending a little after the others),
+   * the records verified meanwhile gather for this long, then go without it. Waiting for a busy machine's
+   * verifications instead keeps its windows whole: split, each group's requests and re-reads come one after the
+   * other, which costs more time than it saves.
    */
-  static final Duration WAITS_AT_MOST = FRESH_FOR.minusMillis(300);
+  static final Duration GATHERS_FOR = Duration.ofMillis(300);
   /**
    * Starts of a record's deletes that came too late (the start itself, the hook, or a wait for the throttle
    * took longer than the bound allowed), before the record is given up: kept, failed, retried by the next run.
@@ -99,7 +101,7 @@ public final class RecordExecutor implements AutoCloseable {
   static final int MOST_LATE_STARTS = 3;
 
   private static final long FRESH_NANOS = FRESH_FOR.toNanos();
-  private static final long WAIT_NANOS = WAITS_AT_MOST.toNanos();
+  private static final long GATHER_NANOS = GATHERS_FOR.toNanos();
   private static final AtomicLong BATCHES = new AtomicLong();
 
   private final RecordStore store;
@@ -206,8 +208,10 @@ public final class RecordExecutor implements AutoCloseable {
     private final ExecutionOutcome[] outcomes;
     /** Verified records whose deletes have not started, in the order their verifications ended. */
     private final List<Integer> ready = new ArrayList<>();
-    /** Whether a ready record's verification took longer than {@link #WAITS_AT_MOST}. */
-    private boolean slowReady;
+    /** Whether a ready record's own verification took so long that verifying it again would too. */
+    private boolean costlyReady;
+    /** The longest verification of the window that ended. */
+    private long longestEnded;
     private final Map<String, Long> deletedAt = new HashMap<>();
     private final Map<String, Instant> answeredAt = new HashMap<>();
     private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
@@ -231,14 +235,17 @@ public final class RecordExecutor implements AutoCloseable {
           verify(slot);
         }
         while (verifications.pending() > 0 || !ready.isEmpty()) {
-          long waited = ready.isEmpty() ? 0 : nanoTime.getAsLong() - current[ready.get(0)].verifiedAt();
-          // Without verifiers, waiting for the others is verifying the next one, which may take long: a
-          // record that took long itself goes at once, rather than be verified again after that.
-          if (!ready.isEmpty() && (verifications.pending() == 0 || waited >= WAIT_NANOS
-              || verifiers == null && slowReady)) {
+          long now = nanoTime.getAsLong();
+          long waited = ready.isEmpty() ? 0 : now - current[ready.get(0)].verifiedAt();
+          if (!ready.isEmpty() && (verifications.pending() == 0 || costlyReady
+              || waited >= GATHER_NANOS && (verifiers == null || verifications.longestRunning(now) > longWhile()))) {
             deleteReady();
+          } else if (ready.isEmpty()) {
+            take(verifications.next(-1));
+          } else if (waited < GATHER_NANOS) {
+            take(verifications.next(GATHER_NANOS - waited));
           } else {
-            take(verifications.next(ready.isEmpty() ? -1 : WAIT_NANOS - waited));
+            take(verifications.next(Math.max(1, longWhile() - verifications.longestRunning(now) + 1)));
           }
         }
       } finally {
@@ -285,8 +292,22 @@ public final class RecordExecutor implements AutoCloseable {
       } else {
         current[slot] = verification.verified;
         ready.add(slot);
-        slowReady |= ended.tookNanos() >= WAIT_NANOS;
+        // Verifying it again would take as long: without verifiers, waiting is verifying the next record, which
+        // may take long too, so a record that took longer than a gathering goes at once; with them, one that
+        // took longer than the bound (two large records of a window each go when verified, neither twice).
+        costlyReady |= ended.tookNanos() >= (verifiers == null ? GATHER_NANOS : FRESH_NANOS);
       }
+      longestEnded = Math.max(longestEnded, ended.tookNanos());
+    }
+
+    /**
+     * How long a verification still running must have run for the ready records to go without it: it is not
+     * one of a busy machine's verifications that ended a little later than the others (waiting for those
+     * keeps the window's records together), but one that lists a large folder (a project), whose end would
+     * come after their freshness.
+     */
+    private long longWhile() {
+      return Math.max(GATHER_NANOS, 2 * longestEnded);
     }
 
     /** The ready records that are still fresh go now; the others are verified again. */
@@ -301,7 +322,7 @@ public final class RecordExecutor implements AutoCloseable {
         }
       }
       ready.clear();
-      slowReady = false;
+      costlyReady = false;
       if (group.isEmpty()) {
         return;
       }
@@ -557,6 +578,8 @@ public final class RecordExecutor implements AutoCloseable {
     record Ended(int slot, Verification verification, long tookNanos) {}
 
     private final List<PlannedRecord> records;
+    /** When each record's verification began on its thread, or {@link Long#MIN_VALUE} while it does not run. */
+    private final AtomicLongArray verifyingSince;
     private final ArrayDeque<Integer> queued = new ArrayDeque<>();
     private final BlockingQueue<Object> ended = new LinkedBlockingQueue<>();
     private final List<Future<?>> running = new ArrayList<>();
@@ -564,6 +587,22 @@ public final class RecordExecutor implements AutoCloseable {
 
     Verifications(List<PlannedRecord> records) {
       this.records = records;
+      this.verifyingSince = new AtomicLongArray(records.size());
+      for (int slot = 0; slot < records.size(); slot++) {
+        verifyingSince.set(slot, Long.MIN_VALUE);
+      }
+    }
+
+    /** How long the longest of the verifications running on the verifiers has run; 0 when none runs. */
+    long longestRunning(long now) {
+      long longest = 0;
+      for (int slot = 0; slot < verifyingSince.length(); slot++) {
+        long since = verifyingSince.get(slot);
+        if (since != Long.MIN_VALUE) {
+          longest = Math.max(longest, now - since);
+        }
+      }
+      return longest;
     }
 
     int pending() {
@@ -615,8 +654,13 @@ public final class RecordExecutor implements AutoCloseable {
 
     private Ended timed(int slot, PlannedRecord record) {
       long start = nanoTime.getAsLong();
-      Verification verification = verifyOrFail(record);
-      return new Ended(slot, verification, nanoTime.getAsLong() - start);
+      verifyingSince.set(slot, start);
+      try {
+        Verification verification = verifyOrFail(record);
+        return new Ended(slot, verification, nanoTime.getAsLong() - start);
+      } finally {
+        verifyingSince.set(slot, Long.MIN_VALUE);
+      }
     }
 
     /** Stops what is still verifying (the window failed). */

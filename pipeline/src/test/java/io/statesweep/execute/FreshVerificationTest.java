@@ -203,22 +203,11 @@ class FreshVerificationTest {
     window.add(project);
     window.addAll(documents);
     store.listingSleeps("cogram/projects/p1/", Duration.ofMillis(1500));
-    ExecutionHook hook = new ExecutionHook() {
-      @Override
-      public void beforeDelete(List<String> keys) {
-        started.add(keys);
-      }
-    };
 
-    // Four verifying threads, on the system's clock.
-    List<ExecutionOutcome> outcomes;
-    try (RecordExecutor executor = new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
-        DeleteThrottle.none(), hook, Clock.fixed(NOW, ZoneOffset.UTC), 4)) {
-      outcomes = executor.execute(window);
-    }
+    List<ExecutionOutcome> outcomes = executeOnTheSystemsClock(window, 4);
 
     assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsOnly(Outcome.DELETED);
-    // The documents waited 700 ms for the project, then went together, before it was listed.
+    // The documents gathered 300 ms while the project was listed, then went together, before it was done.
     assertThat(started).containsExactly(keysOf(documents.toArray(PlannedRecord[]::new)), keysOf(project));
     assertThat(bucket.deleteRequestKeys()).containsExactly(keysOf(documents.toArray(PlannedRecord[]::new)),
         documents.stream().map(PlannedRecord::stateFileKey).toList(), keysOf(project),
@@ -226,6 +215,24 @@ class FreshVerificationTest {
     for (int record = 1; record < 4; record++) {
       assertThat(outcomes.get(record).verifiedToDeleted()).isLessThan(RecordExecutor.FRESH_FOR);
     }
+    assertThat(bucket.readStates()).hasSize(4);
+  }
+
+  @Test
+  void aBusyMachinesSecondWaveOfVerificationsIsWaitedFor() {
+    // Two verifying threads, four records: the first two take 500 ms, the next two (queued behind them) 800 ms.
+    List<PlannedRecord> window = List.of(document(1), document(2), document(3), document(4));
+    store.listingSleeps(folder(1), Duration.ofMillis(500));
+    store.listingSleeps(folder(2), Duration.ofMillis(500));
+    store.listingSleeps(folder(3), Duration.ofMillis(800));
+    store.listingSleeps(folder(4), Duration.ofMillis(800));
+
+    List<ExecutionOutcome> outcomes = executeOnTheSystemsClock(window, 2);
+
+    // The second wave ends 800 ms after the first, within the bound and no longer than twice the first took:
+    // one group, one request of files, none verified twice.
+    assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsOnly(Outcome.DELETED);
+    assertThat(started).containsExactly(keysOf(window.toArray(PlannedRecord[]::new)));
     assertThat(bucket.readStates()).hasSize(4);
   }
 
@@ -290,6 +297,20 @@ class FreshVerificationTest {
         started.add(keys);
       }
     }, DeleteThrottle.none());
+  }
+
+  /** {@code verifyThreads} verifying at once, on the system's clock; the starts of the deletes are recorded. */
+  private List<ExecutionOutcome> executeOnTheSystemsClock(List<PlannedRecord> window, int verifyThreads) {
+    ExecutionHook hook = new ExecutionHook() {
+      @Override
+      public void beforeDelete(List<String> keys) {
+        started.add(keys);
+      }
+    };
+    try (RecordExecutor executor = new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), hook, Clock.fixed(NOW, ZoneOffset.UTC), verifyThreads)) {
+      return executor.execute(window);
+    }
   }
 
   /** One record verified at a time: the order of the fake clock is the order of the calls. */
