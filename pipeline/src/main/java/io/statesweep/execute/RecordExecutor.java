@@ -236,9 +236,6 @@ public final class RecordExecutor implements AutoCloseable {
         }
         while (verifications.pending() > 0 || !ready.isEmpty()) {
           long now = nanoTime.getAsLong();
-          if (verifiers != null && verifications.pending() > 0) {
-            verifyAgainWhatWentStale(now);
-          }
           long waited = ready.isEmpty() ? 0 : now - current[ready.get(0)].verifiedAt();
           if (!ready.isEmpty() && (verifications.pending() == 0 || costlyReady
               || waited >= GATHER_NANOS && (verifiers == null || verifications.longestRunning(now) > longWhile()))) {
@@ -246,30 +243,17 @@ public final class RecordExecutor implements AutoCloseable {
           } else if (ready.isEmpty()) {
             take(verifications.next(-1));
           } else {
-            // Until the oldest ready record has gathered, or a verification may become long, or it goes stale.
-            long until = waited < GATHER_NANOS ? GATHER_NANOS - waited
-                : longWhile() - verifications.longestRunning(now) + 1;
-            take(verifications.next(Math.max(1, Math.min(until, FRESH_NANOS - waited + 1))));
+            // Until the oldest ready record has gathered, or a verification still running becomes long. A ready
+            // record that goes stale meanwhile is verified again when the others go: verifying it again now
+            // would keep them waiting for that too, and they could go stale in turn.
+            take(verifications.next(Math.max(1, waited < GATHER_NANOS ? GATHER_NANOS - waited
+                : longWhile() - verifications.longestRunning(now) + 1)));
           }
         }
       } finally {
         verifications.cancel();
       }
       return List.of(outcomes);
-    }
-
-    /**
-     * A ready record that went stale waiting for the window's other verifications is verified again at once,
-     * beside them, rather than after them.
-     */
-    private void verifyAgainWhatWentStale(long now) {
-      for (Iterator<Integer> slots = ready.iterator(); slots.hasNext(); ) {
-        int slot = slots.next();
-        if (!isFresh(current[slot], now)) {
-          slots.remove();
-          verify(slot);
-        }
-      }
     }
 
     /** Verifies the record (again), unless its deletes started too late as often as they may. */
