@@ -167,7 +167,7 @@ final class Rows {
       deletes.add(deleteRow);
     }
     row.setDeletes(deletes);
-    row.setKeysToDelete(plan.deletes().size());
+    row.setKeysToDelete((long) plan.deletes().size());
     row.setChildKeysToDelete(plan.childKeysToDelete());
     row.setBytesToDelete(plan.bytesToDelete());
     row.setMissingKeys(plan.missingKeys());
