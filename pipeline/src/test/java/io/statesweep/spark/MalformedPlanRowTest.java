@@ -99,6 +99,10 @@ class MalformedPlanRowTest {
       removedFiles = removedFiles.withColumn(column, lit(null).cast(removedFiles.schema().apply(column).dataType()));
     }
     hostile.add(removedFiles);
+    hostile.add(due.withColumn("state_file_key", lit(stateFile("meetings/m8"))).withColumn("action",
+        lit("delete_everything")));
+    hostile.add(due.withColumn("state_file_key", lit(stateFile("meetings/m9"))).withColumn("action",
+        lit(null).cast("string")));
     hostile.add(due.withColumn("state_file_key", lit(null).cast("string")));
     // A second row of a due record's own state file: whichever of the two rows execution takes, the record
     // loses at most what its own plan deletes.
@@ -113,27 +117,31 @@ class MalformedPlanRowTest {
     assertThat(result.failure()).isNull();
     Map<String, Row> outcomes = new TreeMap<>();
     spark.read().format("delta").load(tables.executions()).filter(col("attempt_id").equalTo(result.attemptId()))
-        .select("state_file_key", "outcome", "message", "child_keys_deleted", "state_file_deleted").collectAsList()
+        .select("state_file_key", "outcome", "message", "child_keys_deleted", "state_file_deleted", "action")
+        .collectAsList()
         .forEach(row -> outcomes.put(row.getString(0), row));
     String refused = ": its plan row cannot be executed: field ";
-    assertThat(message(outcomes, stateFile("meetings/m2"))).isEqualTo("refused to delete " + stateFile("meetings/m2")
-        + refused + "state_last_modified is null");
-    assertThat(message(outcomes, stateFile("meetings/m3"))).isEqualTo("refused to delete " + stateFile("meetings/m3")
-        + refused + "deletes[1].etag is null");
-    assertThat(message(outcomes, stateFile("meetings/m4"))).isEqualTo("refused to delete " + stateFile("meetings/m4")
-        + refused + "deletes is null");
-    assertThat(message(outcomes, stateFile("meetings/m5"))).isEqualTo("refused to delete " + stateFile("meetings/m5")
-        + refused + "deletes[0].role is not file, removed_file or state_file: \"everything\"");
-    assertThat(message(outcomes, stateFile("meetings/m6"))).isEqualTo("refused to delete " + stateFile("meetings/m6")
-        + refused + "deletes[0].role is state_file, but only the last delete of a row is its state file");
-    assertThat(message(outcomes, stateFile("meetings/m7"))).isEqualTo("refused to delete " + stateFile("meetings/m7")
-        + refused + "deletes[0].size is null");
+    Map<String, String> refusedFields = new TreeMap<>(Map.of("meetings/m2", "state_last_modified is null",
+        "meetings/m3", "deletes[1].etag is null", "meetings/m4", "deletes is null",
+        "meetings/m5", "deletes[0].role is not file, removed_file or state_file: \"everything\"",
+        "meetings/m6", "deletes[0].role is state_file, but only the last delete of a row is its state file",
+        "meetings/m7", "deletes[0].size is null",
+        "meetings/m8", "action is not delete_record or delete_removed_files: \"delete_everything\"",
+        "meetings/m9", "action is null"));
+    refusedFields.forEach((record, field) -> {
+      Row outcome = outcomes.get(stateFile(record));
+      assertThat(outcome).as("the outcome of %s", record).isNotNull();
+      assertThat(outcome.getString(1)).isEqualTo("kept_refused");
+      assertThat(outcome.getString(2)).isEqualTo("refused to delete " + stateFile(record) + refused + field);
+      assertThat(outcome.getLong(3)).isZero();
+    });
+    // A row whose action no plan writes is recorded with the action kept_refused.
+    assertThat(outcomes.get(stateFile("meetings/m8")).getString(5)).isEqualTo("kept_refused");
     // A row that names no state file: kept, recorded under an empty key.
-    assertThat(message(outcomes, "")).isEqualTo("refused to delete anything for a plan row that names no state file:"
-        + " field state_file_key is null");
-    for (int i = 2; i <= 7; i++) {
-      assertThat(outcomes.get(stateFile("meetings/m" + i)).getLong(3)).isZero();
-    }
+    assertThat(outcomes.get("")).isNotNull();
+    assertThat(outcomes.get("").getString(2)).isEqualTo("refused to delete anything for a plan row that names no"
+        + " state file: field state_file_key is null");
+    assertThat(outcomes.get("").getString(1)).isEqualTo("kept_refused");
 
     // Every other record exactly as planned; the twice-planned one either as planned or kept whole.
     Row twice = outcomes.get(stateFile("documents/d12"));
@@ -157,13 +165,7 @@ class MalformedPlanRowTest {
     long deleted = twice.getString(1).equals("deleted") ? DUE : DUE - 1;
     assertThat(result.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=32"
         + " records_deleted=" + deleted + " child_keys_deleted=" + (2 * deleted + 2) + " records_kept=" + (32 - deleted)
-        + " kept_newer_files=0 kept_refused=" + (deleted == DUE ? 7 : 8) + " skipped=0 errors=0");
-  }
-
-  private static String message(Map<String, Row> outcomes, String stateFileKey) {
-    Row row = outcomes.get(stateFileKey);
-    assertThat(row).as("the outcome of %s", stateFileKey).isNotNull();
-    return row.getString(2);
+        + " kept_newer_files=0 kept_refused=" + (deleted == DUE ? 9 : 10) + " skipped=0 errors=0");
   }
 
   private static String stateFile(String record) {
