@@ -163,8 +163,9 @@ class ExecutionInvariantsTest {
     private final Random random;
     private final Tally tally;
     private final FakeRecordStore bucket = new FakeRecordStore();
-    /** What each state file version says, by ETag (the store holds no content). */
+    /** What each state file version says, by ETag (the store holds no content), and as JSON. */
     private final Map<String, StateDocument> documents = new HashMap<>();
+    private final Map<String, String> jsonOf = new HashMap<>();
     private final List<Place> places = new ArrayList<>();
     /** Orphan folders (no state file) that a nested record may appear in later. */
     private final List<String> orphanFolders = new ArrayList<>();
@@ -323,7 +324,9 @@ class ExecutionInvariantsTest {
     private void writeState(Place place, StateDocument document, Instant at) {
       StoredObject state = bucket.put(place.stateKey(), at);
       documents.put(state.etag(), document);
-      bucket.describe(state, json(document));
+      String json = json(document);
+      jsonOf.put(state.etag(), json);
+      bucket.describe(state, json);
     }
 
     private static String json(StateDocument document) {
@@ -456,7 +459,9 @@ class ExecutionInvariantsTest {
               tally.stateRowsTaken.merge(change, 1, Integer::sum);
             }
           }
-          plan = planOf(planner, stateFile, stateObject, parsed, newest, now);
+          if (!parsed.equals(new ParsedState(document, null))) {
+            plan = planOf(planner, stateFile, stateObject, parsed, newest, now);
+          }
         }
         StateFileRow row = stateRow(stateFile, stateObject, parsed);
         if (reused != null && stateRowChange.containsKey(reused)) {
@@ -558,7 +563,7 @@ class ExecutionInvariantsTest {
         row.setMarkedAt(document.markedAt() == null ? null : Timestamp.from(document.markedAt()));
         row.setFiles(document.files());
         row.setDeleteFiles(document.deleteFiles());
-        row.setRawJson(json(document));
+        row.setRawJson(jsonOf.get(stateObject.etag()));
       } else {
         row.setStatus(StateFileRows.BAD_STATE);
         row.setMessage(parsed.error());
@@ -831,13 +836,16 @@ class ExecutionInvariantsTest {
         before = bucket.keys();
       }
       // A record whose row is refused keeps everything it owns.
+      Set<String> refusedRecords = new HashSet<>();
+      rows.stream().filter(row -> row.read() instanceof PlannedRow.Refused).map(row -> ((PlannedRow.Refused) row.read())
+          .stateFileKey()).filter(bucket::exists).forEach(refusedRecords::add);
       Map<String, Set<String>> keptWhole = new TreeMap<>();
-      for (RowAsRead row : rows) {
-        if (row.read() instanceof PlannedRow.Refused refused && !refused.stateFileKey().isEmpty()) {
-          String stateFile = refused.stateFileKey();
-          keptWhole.put(stateFile, bucket.keys().stream().filter(key -> key.equals(stateFile)
-              || stateFile.equals(owner(key)) && !(Keys.isStateFileName(key) && CLASSIFIER.isRecordBoundary(key)))
-              .collect(java.util.stream.Collectors.toSet()));
+      if (!refusedRecords.isEmpty()) {
+        for (String key : bucket.keys()) {
+          String owner = Keys.isStateFileName(key) && CLASSIFIER.isRecordBoundary(key) ? key : owner(key);
+          if (refusedRecords.contains(owner)) {
+            keptWhole.computeIfAbsent(owner, record -> new HashSet<>()).add(key);
+          }
         }
       }
       List<ExecutionOutcome> executorOutcomes = List.of();
