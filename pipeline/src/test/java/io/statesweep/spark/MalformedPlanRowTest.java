@@ -73,7 +73,7 @@ class MalformedPlanRowTest {
     Dataset<Row> due = rows.filter(col("state_file_key").equalTo(stateFile("documents/d0")));
 
     // Rows that anyone who can write the plan table may append: copies of a due record's row, each with
-    // another state file's key and one field broken (the first is the one the issue reports).
+    // another state file's key and one field broken (the first: a null state_last_modified).
     List<Dataset<Row>> hostile = new ArrayList<>();
     hostile.add(due.withColumn("state_file_key", lit(stateFile("meetings/m2")))
         .withColumn("state_last_modified", lit(null).cast("timestamp")));
