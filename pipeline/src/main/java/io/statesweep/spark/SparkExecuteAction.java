@@ -36,6 +36,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -489,6 +490,17 @@ public final class SparkExecuteAction {
     return prefix.substring(0, prefix.length() - 1) + ".statesweep/probe-" + attemptId;
   }
 
+  /**
+   * The rows execution reads: every row but those of an action that deletes nothing (keep, not_yet_due, ...).
+   * A row whose action is null or no plan's reaches execution, which refuses it naming the field (PlanRows).
+   */
+  private static Column executed() {
+    Object[] nothingToDelete = Arrays.stream(Action.values())
+        .filter(action -> action != Action.DELETE_RECORD && action != Action.DELETE_REMOVED_FILES)
+        .map(Action::label).toArray();
+    return col("action").isNull().or(functions.not(col("action").isin(nothingToDelete)));
+  }
+
   private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
     return plannedRows(spark, tables, planVersion, runDate, runId);
   }
@@ -503,7 +515,7 @@ public final class SparkExecuteAction {
     // After an approval check, the version whose digest matched: a row changed since is not executed.
     Dataset<Row> plan = (planVersion == null ? spark.read().format("delta").load(tables.deletionPlan())
         : PlanDigest.planRows(spark, tables, planVersion, runDate, runId))
-        .filter(ofThisRun.and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
+        .filter(ofThisRun.and(executed()));
     List<Column> columns = new ArrayList<>();
     for (String column : Tables.DELETION_PLAN_COLUMNS) {
       columns.add(column.equals("deletes")
