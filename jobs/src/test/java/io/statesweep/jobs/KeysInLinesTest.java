@@ -25,8 +25,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -35,10 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Spec section 4, "a key is data, printed escaped": keys that hold a line feed followed by a summary line or an
- * alert phrase, among normal records, through {@code plan}, {@code approve} and {@code execute --run-id} (twice)
- * on the command line. What a user sees on stdout and stderr has exactly one {@code summary:} line per run and no
- * line that starts with a forged phrase; each hostile key is visible, escaped; the tables hold the raw keys; and
- * the bucket loses exactly the planned keys.
+ * alert phrase, among normal records, through {@code plan}, {@code approve} (an approver's name and a run id that
+ * hold the same) and {@code execute --run-id} (twice) on the command line. What a user sees on stdout and stderr
+ * has exactly one {@code summary:} line per run and no line that starts with a forged phrase; each hostile key is
+ * visible, escaped; the tables hold the raw keys; and the bucket loses exactly the planned keys.
  */
 @ExtendWith(S3ServerExtension.class)
 class KeysInLinesTest {
@@ -84,6 +84,8 @@ class KeysInLinesTest {
     widenPlanRow(warehouse, runId, archive.snapshot().get(P + WIDENED_KEY));
     Output approve = run(Map.of(), "approve", "--run-id", runId, "--by", APPROVER, "--warehouse",
         warehouse.toString());
+    Output noSuchRun = run(Map.of(), "approve", "--run-id", "x\n" + FORGED_SUMMARY, "--by", "ana", "--warehouse",
+        warehouse.toString());
     Output execute = run(environment, "execute", "--run-id", runId);
     Output again = run(environment, "execute", "--run-id", runId);
 
@@ -95,6 +97,7 @@ class KeysInLinesTest {
       assertNoForgedLine(output, 1);
     }
     assertNoForgedLine(approve, 0);
+    assertNoForgedLine(noSuchRun, 0);
 
     assertThat(plan.lines()).contains(
         "would delete " + escaped(P + FORGED_FILE),
@@ -106,23 +109,25 @@ class KeysInLinesTest {
             + ": it is outside the record's folder " + P + REFUSED);
     assertThat(plan.lines()).anyMatch(line -> line.startsWith("skipped " + escaped(P + FORGED_ATTACHMENT) + ": "));
     assertThat(approve.lines().get(0)).startsWith("approved run " + runId + " by " + escaped(APPROVER) + " at ");
+    assertThat(noSuchRun.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(noSuchRun.errors).isEqualTo("statesweep: No plan with run id " + escaped("x\n" + FORGED_SUMMARY) + " in "
+        + warehouse + "/runs: run plan first, and give its run_id\n");
     for (Output output : List.of(execute, again)) {
-      assertThat(output.lines()).anyMatch(line -> line.startsWith("kept " + P + BACK + "state.json: the record is coming"
-          + " back: " + escaped(P + BACK_FILE) + " "));
-      assertThat(output.lines()).anyMatch(line -> line.startsWith("kept " + P + WIDENED + "state.json: refused to delete "
-          + escaped(P + WIDENED_KEY) + ": "));
+      assertThat(output.lines()).anyMatch(line -> line.startsWith("kept " + P + BACK + "state.json: the record is"
+          + " coming back: " + escaped(P + BACK_FILE) + " "));
+      assertThat(output.lines()).anyMatch(line -> line.startsWith("kept " + P + WIDENED + "state.json: refused to"
+          + " delete " + escaped(P + WIDENED_KEY) + ": "));
     }
     assertThat(field(execute.summary(), "records_deleted")).isEqualTo("4");
 
     // The tables hold the keys as they are.
     SparkSession spark = SparkSession.builder().getOrCreate();
     List<String> planned = spark.read().format("delta").load(warehouse + "/deletion_plan")
-        .filter(col("run_id").equalTo(runId)).selectExpr("explode(deletes.key)").as(org.apache.spark.sql.Encoders.STRING())
-        .collectAsList();
+        .filter(col("run_id").equalTo(runId)).selectExpr("explode(deletes.key)").as(Encoders.STRING()).collectAsList();
     assertThat(planned).contains(P + FORGED_FILE, P + FORGED_ATTACHMENT, P + FORGED_RECORD + "state.json",
         P + WIDENED_KEY);
     assertThat(spark.read().format("delta").load(warehouse + "/state_files").filter(col("run_id").equalTo(runId)
-        .and(col("status").equalTo("skipped"))).select("key").as(org.apache.spark.sql.Encoders.STRING()).collectAsList())
+        .and(col("status").equalTo("skipped"))).select("key").as(Encoders.STRING()).collectAsList())
         .containsExactly(P + FORGED_ATTACHMENT);
     Map<String, String> outcomes = new TreeMap<>();
     Map<String, String> messages = new TreeMap<>();
@@ -138,7 +143,7 @@ class KeysInLinesTest {
         .containsEntry(P + WIDENED + "state.json", "kept_refused");
     assertThat(messages.get(P + WIDENED + "state.json")).startsWith("refused to delete " + P + WIDENED_KEY + ": ");
     assertThat(spark.read().format("delta").load(warehouse + "/approvals").filter(col("run_id").equalTo(runId))
-        .select("approved_by").as(org.apache.spark.sql.Encoders.STRING()).collectAsList()).containsExactly(APPROVER);
+        .select("approved_by").as(Encoders.STRING()).collectAsList()).containsExactly(APPROVER);
 
     // The bucket lost exactly the planned keys of the records that were executed.
     Set<String> expectedLeft = new TreeSet<>(before.keySet());
@@ -252,7 +257,7 @@ class KeysInLinesTest {
 
     /** The last line that starts with {@code summary: } (the run's own, once nothing forges one). */
     String summary() {
-      List<String> summaries = lines().stream().filter(line -> line.startsWith("summary: ")).collect(Collectors.toList());
+      List<String> summaries = lines().stream().filter(line -> line.startsWith("summary: ")).toList();
       assertThat(summaries).as(text).isNotEmpty();
       return summaries.get(summaries.size() - 1);
     }
