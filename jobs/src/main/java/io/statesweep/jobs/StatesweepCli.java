@@ -1,16 +1,19 @@
 package io.statesweep.jobs;
 
 import io.statesweep.config.Settings;
+import io.statesweep.plan.LineText;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.RunLock;
 import io.statesweep.spark.ExecuteResult;
 import io.statesweep.spark.LockOutcome;
+import io.statesweep.spark.LogLine;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.RunResult;
 import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.Statesweep;
 import java.io.PrintStream;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -41,8 +44,12 @@ public final class StatesweepCli {
   public static void main(String[] args) {
     Launcher launcher = Launcher.detect(System.getenv(), Launcher.sparkProperties(System.getProperties()));
     boolean sessionCreatedHere = SparkSession.getDefaultSession().isEmpty();
-    Ended ended = execute(args, System.getenv(), System.out, System.err);
-    System.out.flush();
+    // UTF-8 whatever the platform's charset: a key with a letter the charset lacks would print as '?' otherwise.
+    PrintStream out = new PrintStream(System.out, true, java.nio.charset.StandardCharsets.UTF_8);
+    PrintStream err = new PrintStream(System.err, true, java.nio.charset.StandardCharsets.UTF_8);
+    Ended ended = execute(args, System.getenv(), out, err);
+    out.flush();
+    err.flush();
     launcher.end(args.length == 0 ? "help" : args[0], ended.code(), ended.summaryLine(), sessionCreatedHere,
         Launcher.Platform.JVM);
   }
@@ -71,7 +78,7 @@ public final class StatesweepCli {
     String command = args.length == 0 ? "help" : args[0];
     try {
       if (!command.startsWith("-") && !command.equals(Commands.HELP) && Commands.command(command) == null) {
-        err.println("Unknown command '" + command + "'.");
+        err.println("Unknown command '" + LineText.escape(command) + "'.");
         err.print(Commands.usage(null));
         return BAD_SETTINGS;
       }
@@ -84,20 +91,20 @@ public final class StatesweepCli {
           (action, settings) -> SparkSessions.forSettings("statesweep " + action.label(), settings));
       return switch (invocation.command()) {
         case PLAN -> {
-          Statesweep.PlanAction plan = configure(statesweep.plan(), invocation, environment);
+          Statesweep.PlanAction plan = configure(statesweep.plan(), invocation, environment).lines(printer(out));
           ending.settings(plan.settings());
           PlanResult result = plan.execute();
           print(result, ending, err);
           yield result.exitCode() == 0 ? OK : RUN_FAILED;
         }
         case RUN -> {
-          Statesweep.RunAction run = configure(statesweep.run(), invocation, environment);
+          Statesweep.RunAction run = configure(statesweep.run(), invocation, environment).lines(printer(out));
           ending.settings(run.settings());
           yield print(run.execute(), ending, err);
         }
         case EXECUTE -> {
           Statesweep.ExecuteAction execute = configure(statesweep.execute(invocation.runId()), invocation,
-              environment);
+              environment).lines(printer(out));
           ExecuteResult result = execute.execute();
           print(result, ending, err);
           yield result.exitCode() == 0 ? OK : RUN_FAILED;
@@ -107,38 +114,47 @@ public final class StatesweepCli {
               environment).by(invocation.by()).note(invocation.note());
           SparkApproveAction.Approval approval = approve.execute();
           out.println(approval.line());
-          out.println("execute it with: statesweep execute --run-id " + approval.runId() + " (and the plan's --bucket,"
-              + " --prefix and --warehouse)");
+          out.println("execute it with: statesweep execute --run-id " + LineText.escape(approval.runId())
+              + " (and the plan's --bucket, --prefix and --warehouse)");
           yield OK;
         }
       };
     } catch (IllegalArgumentException e) {
-      err.println("statesweep: " + e.getMessage());
+      err.println("statesweep: " + LineText.escape(e.getMessage()));
       ending.stopped("bad_settings", 0);
       return BAD_SETTINGS;
     } catch (RunLock.HeldException e) {
-      err.println("statesweep: " + e.getMessage());
+      err.println("statesweep: " + LineText.escape(e.getMessage()));
       ending.stopped("lock_held", 0);
       return LOCKED;
     } catch (RunLock.DeniedException e) {
       // Only a run that deletes gets here: a dry run goes on without the lock.
-      err.println("statesweep: " + e.getMessage() + ". A run that deletes needs the lock: nothing was deleted");
+      err.println("statesweep: " + LineText.escape(e.getMessage())
+          + ". A run that deletes needs the lock: nothing was deleted");
       ending.stopped("lock_denied", 1);
       return BAD_SETTINGS;
     } catch (RunLock.UntrustedException e) {
       // Only a run that deletes gets here: a dry run goes on without the lock.
-      err.println("statesweep: " + e.getMessage());
+      err.println("statesweep: " + LineText.escape(e.getMessage()));
       ending.stopped("lock_untrusted", 0);
       return BAD_SETTINGS;
     } catch (RunLock.UnavailableException e) {
-      err.println("statesweep: " + e.getMessage());
+      err.println("statesweep: " + LineText.escape(e.getMessage()));
       ending.stopped("lock_unavailable", 1);
       return RUN_FAILED;
     } catch (Exception e) {
-      err.println("statesweep: " + e);
+      err.println("statesweep: " + LineText.escape(e.toString()));
       ending.stopped("failed", 1);
       return RUN_FAILED;
     }
+  }
+
+  /**
+   * Prints each per-key line as the action produces it: the driver holds no list of them. A line's text is one
+   * line, its keys escaped ({@link io.statesweep.spark.LogLine}).
+   */
+  private static Consumer<LogLine> printer(PrintStream out) {
+    return line -> out.println(line.text());
   }
 
   /** The action with the command line's flags, its config file and the process environment. */
@@ -226,7 +242,7 @@ public final class StatesweepCli {
 
   /**
    * The run lock's line, if the run did not hold it to the end: a dry run's warning that it went on without
-   * it (to {@code err}), or the loss (to {@code out}, before the run's other lines).
+   * it (to {@code err}), or the loss (to {@code out}, after the run's per-key lines, before its summary).
    */
   private static void print(LockOutcome runLock, PrintStream out, PrintStream err) {
     String line = runLock.line();
@@ -236,30 +252,29 @@ public final class StatesweepCli {
   }
 
   /**
-   * The run's lines: a dry run's are its plan's; one that deleted keeps its plan's refused, coming-back and
-   * skipped lines, not its would-delete lines, then prints its execute's.
+   * The end of a run: a dry run's is its plan's; one that deleted printed its plan's refused, coming-back,
+   * missing and skipped lines, not its would-delete lines, then its execute's, as they came
+   * ({@link io.statesweep.spark.SparkRunAction#lines}), and ends as its execute.
    */
   static int print(RunResult result, Ending ending, PrintStream err) {
-    PrintStream out = ending.out();
     if (result.execution() == null) {
       print(result.plan(), ending, err);
-      return result.exitCode() == 0 ? OK : RUN_FAILED;
+    } else {
+      print(result.execution(), ending, err);
     }
-    result.plan().logLines().stream().filter(line -> !line.startsWith("would delete ")).forEach(out::println);
-    print(result.execution(), ending, err);
     return result.exitCode() == 0 ? OK : RUN_FAILED;
   }
 
   static void print(ExecuteResult result, Ending ending, PrintStream err) {
     PrintStream out = ending.out();
     print(result.runLock(), out, err);
-    result.logLines().forEach(out::println);
     if (result.failure() != null) {
       out.println("run " + result.runId() + " attempt " + result.attemptId() + " did not complete: "
-          + result.failure() + " (execute --run-id " + result.runId() + " again finishes the rest)");
+          + LineText.escape(result.failure()) + " (execute --run-id " + result.runId() + " again finishes the rest)");
     }
-    out.println("conditional deletes: " + result.conditionalDeletes());
-    out.println("tables: executions=" + result.tables().executions() + " runs=" + result.tables().runs());
+    out.println("conditional deletes: " + LineText.escape(result.conditionalDeletes()));
+    out.println("tables: executions=" + LineText.escape(result.tables().executions()) + " runs="
+        + LineText.escape(result.tables().runs()));
     out.println("metrics: " + result.metricsJson());
     ending.summary(result.summary());
   }
@@ -271,19 +286,18 @@ public final class StatesweepCli {
   static void print(PlanResult result, Ending ending, PrintStream err) {
     PrintStream out = ending.out();
     print(result.runLock(), out, err);
-    result.logLines().forEach(out::println);
     RunSummary summary = result.summary();
     long wouldDelete = summary.recordsDeleted() + summary.childKeysDeleted();
-    long printed = result.logLines().stream().filter(line -> line.startsWith("would delete ")).count();
+    long printed = result.lineCount(LogLine.Kind.WOULD_DELETE);
     if (printed < wouldDelete) {
       out.println("(" + (wouldDelete - printed) + " more 'would delete' keys: see table deletion_plan, run_id "
           + result.runId() + ", or pass --log-lines all)");
     }
     if (result.failure() != null) {
-      out.println("run " + result.runId() + " did not complete: " + result.failure());
+      out.println("run " + result.runId() + " did not complete: " + LineText.escape(result.failure()));
     }
-    out.println("tables: state_files=" + result.tables().stateFiles() + " deletion_plan="
-        + result.tables().deletionPlan() + " runs=" + result.tables().runs());
+    out.println("tables: state_files=" + LineText.escape(result.tables().stateFiles()) + " deletion_plan="
+        + LineText.escape(result.tables().deletionPlan()) + " runs=" + LineText.escape(result.tables().runs()));
     out.println("metrics: " + result.metricsJson());
     ending.summary(summary);
   }

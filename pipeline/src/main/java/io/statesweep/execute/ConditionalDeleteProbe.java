@@ -3,6 +3,7 @@ package io.statesweep.execute;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.config.RunOptions;
+import io.statesweep.plan.LineText;
 import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
@@ -61,7 +62,7 @@ public final class ConditionalDeleteProbe {
     } catch (StoreException e) {
       // Sending the conditions costs nothing where they are ignored, and protects where they are not.
       String reason = ConditionProbe.cannotWrite(probeKey, e);
-      LOG.warn("Conditional deletes and reads unverified: {}", reason);
+      LOG.warn("Conditional deletes and reads unverified: {}", LineText.escape(reason));
       return new Findings(set(mode, "unverified: " + reason), ConditionProbe.unverified(reason));
     }
     try {

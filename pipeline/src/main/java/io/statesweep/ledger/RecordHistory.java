@@ -46,7 +46,11 @@ public final class RecordHistory {
     }
     List<ExecutionOutcome> outcomes = new ArrayList<>(tries.stream().map(LedgerTry::outcome).toList());
     outcomes.sort(Comparator.comparing(ExecutionOutcome::endedAt));
-    ExecutionOutcome last = outcomes.get(outcomes.size() - 1);
+    // What the record came to is what the last task attempt that recorded its outcome says; an intent found by
+    // looking adds its deletions, and decides only where no attempt recorded an outcome.
+    ExecutionOutcome last = tries.stream().filter(one -> !one.fromIntent()).map(LedgerTry::outcome)
+        .max(Comparator.comparing(ExecutionOutcome::endedAt)).orElse(outcomes.get(outcomes.size() - 1));
+    Instant endedAt = outcomes.get(outcomes.size() - 1).endedAt();
     Map<String, DeletedKey> deleted = new LinkedHashMap<>();
     for (ExecutionOutcome outcome : outcomes) {
       for (DeletedKey key : outcome.deleted()) {
@@ -92,7 +96,7 @@ public final class RecordHistory {
         + (fromIntent ? "; one stopped before it recorded the store's answers, and its deletions were found by looking"
             + " at the keys of its intent" : "") + ")";
     ExecutionOutcome merged = new ExecutionOutcome(last.stateFileKey(), last.action(), outcome, message, files,
-        stateDeleted, alreadyGone, last.failures(), startedAt, last.endedAt(), keys, null);
+        stateDeleted, alreadyGone, last.failures(), startedAt, endedAt, keys, null);
     return new Merged(merged, recordedFrom, (int) taskAttempts);
   }
 }

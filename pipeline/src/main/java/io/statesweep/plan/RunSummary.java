@@ -71,7 +71,8 @@ public record RunSummary(
         .append(" kept_refused=").append(keptRefused)
         .append(" skipped=").append(skipped)
         .append(" errors=").append(errors);
-    extra.forEach((name, value) -> line.append(' ').append(name).append('=').append(value));
+    // A value from outside (a region, a run id) stays inside the line whatever it holds.
+    extra.forEach((name, value) -> line.append(' ').append(name).append('=').append(LineText.escape(value)));
     return line.toString();
   }
 

@@ -75,23 +75,47 @@ public final class ObjectStore {
   public FolderListing listFolder(String folder) {
     List<String> folders = new ArrayList<>();
     List<StoredObject> objects = new ArrayList<>();
+    levelPages(folder, page -> {
+      for (CommonPrefix common : page.commonPrefixes()) {
+        folders.add(common.prefix());
+      }
+      for (S3Object object : page.contents()) {
+        objects.add(toStoredObject(object));
+      }
+    });
+    return new FolderListing(folders, objects);
+  }
+
+  /**
+   * Lists one level under {@code folder} (a prefix ending with '/' or empty) a page at a time: each sub-folder
+   * (with its trailing slash) goes to {@code subFolders} as its page arrives, and the objects directly in it are
+   * counted, not kept, so memory stays one page however many there are.
+   *
+   * @return how many objects are directly in {@code folder}
+   */
+  public long listLevel(String folder, Consumer<String> subFolders) {
+    long[] objects = {0};
+    levelPages(folder, page -> {
+      for (CommonPrefix common : page.commonPrefixes()) {
+        subFolders.accept(common.prefix());
+      }
+      objects[0] += page.contents().size();
+    });
+    return objects[0];
+  }
+
+  private void levelPages(String folder, Consumer<ListObjectsV2Response> each) {
     ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(folder).delimiter("/").maxKeys(PAGE_SIZE).build();
     ListingContinuation continuation = continuation(folder);
     try {
       for (ListObjectsV2Response page : client.listObjectsV2Paginator(request)) {
         continuation.next(Boolean.TRUE.equals(page.isTruncated()), page.nextContinuationToken());
-        for (CommonPrefix common : page.commonPrefixes()) {
-          folders.add(common.prefix());
-        }
-        for (S3Object object : page.contents()) {
-          objects.add(toStoredObject(object));
-        }
+        each.accept(page);
       }
     } catch (SdkException e) {
       throw translate("list", folder, e);
     }
-    return new FolderListing(folders, objects);
   }
 
   /** Lists every object under {@code prefix}, page by page, in key order. */

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statesweep.plan.LineText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -229,7 +230,7 @@ public final class RunLock implements AutoCloseable {
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       String created = unlessDenied(() -> store.createIfAbsent(key, mine), store, key, "s3:PutObject");
       if (created != null) {
-        LOG.info("Took the lock s3://{}/{} until {}", store.bucket(), key, me.expiresAt());
+        LOG.info("Took the lock s3://{}/{} until {}", store.bucket(), LineText.escape(key), me.expiresAt());
         return new RunLock(store, key, ttl, clock, me, created);
       }
       ObjectContent current = unlessDenied(() -> store.read(key, MAX_LOCK_BYTES), store, key, "s3:GetObject");
@@ -238,7 +239,8 @@ public final class RunLock implements AutoCloseable {
       }
       if (Arrays.equals(current.bytes(), mine)) {
         // Our own create went through but its answer was lost, and the SDK's retry found the lock taken.
-        LOG.info("Took the lock s3://{}/{} until {} (the answer to its creation was lost)", store.bucket(), key,
+        LOG.info("Took the lock s3://{}/{} until {} (the answer to its creation was lost)", store.bucket(),
+            LineText.escape(key),
             me.expiresAt());
         return new RunLock(store, key, ttl, clock, me, current.object().etag());
       }
@@ -251,7 +253,8 @@ public final class RunLock implements AutoCloseable {
       String replaced = unlessDenied(() -> store.replaceIfMatch(key, json(takeover), current.object().etag()), store,
           key, "s3:PutObject");
       if (replaced != null) {
-        LOG.warn("Took over the stale lock s3://{}/{} of {}", store.bucket(), key, other.describe());
+        LOG.warn("Took over the stale lock s3://{}/{} of {}", store.bucket(), LineText.escape(key),
+            LineText.escape(other.describe()));
         return new RunLock(store, key, ttl, clock, takeover, replaced);
       }
       // Another run took the stale lock first, or it was released: look again.
@@ -356,7 +359,8 @@ public final class RunLock implements AutoCloseable {
         return; // lost meanwhile (or closed): nothing to retry
       }
       lastRenewalError = e.getMessage();
-      LOG.warn("Cannot renew the lock s3://{}/{} (valid until {}): {}", store.bucket(), key, validUntil, e.getMessage());
+      LOG.warn("Cannot renew the lock s3://{}/{} (valid until {}): {}", store.bucket(), LineText.escape(key), validUntil,
+          LineText.escape(e.getMessage()));
       checkExpiry();
     }
   }
@@ -385,7 +389,7 @@ public final class RunLock implements AutoCloseable {
       listeners = List.copyOf(lossListeners);
       lossListeners.clear();
     }
-    LOG.error("Lost the lock s3://{}/{}: {}", store.bucket(), key, reason);
+    LOG.error("Lost the lock s3://{}/{}: {}", store.bucket(), LineText.escape(key), LineText.escape(reason));
     listeners.forEach(this::callListener);
   }
 
@@ -393,7 +397,8 @@ public final class RunLock implements AutoCloseable {
     try {
       listener.run();
     } catch (RuntimeException e) {
-      LOG.error("A listener of the loss of the lock s3://{}/{} failed: {}", store.bucket(), key, e.toString(), e);
+      LOG.error("A listener of the loss of the lock s3://{}/{} failed: {}", store.bucket(), LineText.escape(key),
+          LineText.escape(e.toString()), e);
     }
   }
 
@@ -428,7 +433,8 @@ public final class RunLock implements AutoCloseable {
     }
     DeleteResult result = store.delete(java.util.List.of(new DeleteTarget(key, etag)));
     if (!result.errors().isEmpty()) {
-      LOG.warn("Did not delete the lock s3://{}/{}: {}", store.bucket(), key, result.errors());
+      LOG.warn("Did not delete the lock s3://{}/{}: {}", store.bucket(), LineText.escape(key),
+          LineText.escape(String.valueOf(result.errors())));
     }
   }
 

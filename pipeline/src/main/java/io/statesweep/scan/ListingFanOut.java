@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Keys;
-import io.statesweep.s3.FolderListing;
 import io.statesweep.s3.ListingDepth;
 import io.statesweep.s3.ObjectStore;
 import java.util.ArrayList;
@@ -18,7 +17,9 @@ import java.util.Set;
  * <p>The split follows the layout: the prefix's own objects are one task; each top folder of the
  * layout ({@code projects/}, {@code workflows/}, ...) is listed one level down with a delimiter, so
  * that each of its sub-folders (one per project, workflow, kind ...) is a task of its own; any other
- * folder is one task. Only folder names reach the driver, never the keys.
+ * folder is one task. Only folder names reach the driver, never the keys: each level is listed a page
+ * at a time, its objects counted and dropped, so the driver's memory does not grow with the objects directly
+ * under the prefix or under a top folder.
  */
 public final class ListingFanOut {
   private final ObjectStore store;
@@ -33,11 +34,11 @@ public final class ListingFanOut {
     String prefix = classifier.prefix().value();
     Set<String> topFolders = classifier.layout().topFolders();
     List<ListingTask> tasks = new ArrayList<>();
-    FolderListing root = store.listFolder(prefix);
-    if (!root.objects().isEmpty()) {
+    List<String> folders = new ArrayList<>();
+    if (store.listLevel(prefix, folders::add) > 0) {
       tasks.add(new ListingTask(prefix, ListingDepth.DIRECT));
     }
-    for (String folder : root.folders()) {
+    for (String folder : folders) {
       if (folder.equals(classifier.exporterFolderKey())) {
         continue;
       }
@@ -46,13 +47,12 @@ public final class ListingFanOut {
         tasks.add(new ListingTask(folder, ListingDepth.RECURSIVE));
         continue;
       }
-      FolderListing level = store.listFolder(folder);
-      if (!level.objects().isEmpty()) {
+      // The level's own objects are one task, listed before its sub-folders' tasks (the order of the tasks).
+      List<ListingTask> subFolders = new ArrayList<>();
+      if (store.listLevel(folder, subFolder -> subFolders.add(new ListingTask(subFolder, ListingDepth.RECURSIVE))) > 0) {
         tasks.add(new ListingTask(folder, ListingDepth.DIRECT));
       }
-      for (String subFolder : level.folders()) {
-        tasks.add(new ListingTask(subFolder, ListingDepth.RECURSIVE));
-      }
+      tasks.addAll(subFolders);
     }
     return tasks;
   }

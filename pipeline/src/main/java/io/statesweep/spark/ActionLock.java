@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
+import io.statesweep.plan.LineText;
 import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
@@ -78,13 +79,13 @@ final class ActionLock implements AutoCloseable {
     ConditionProbe writes = probe(store, key);
     if (writes.ignored()) {
       // Its lock would write over another run's: a dry run needs none.
-      LOG.warn("{}. This dry run goes on without the lock", cannotHold(writes));
+      LOG.warn("{}. This dry run goes on without the lock", LineText.escape(cannotHold(writes)));
       return new ActionLock(key, null, cannotHold(writes), true, store, writes);
     }
     try {
       return new ActionLock(key, acquire(store, options, command, writes), null, true, store, writes);
     } catch (RunLock.DeniedException e) {
-      LOG.warn("{}. This dry run goes on without the lock", e.getMessage());
+      LOG.warn("{}. This dry run goes on without the lock", LineText.escape(e.getMessage()));
       return new ActionLock(key, null, e.getMessage(), true, store, writes);
     }
   }
@@ -92,7 +93,8 @@ final class ActionLock implements AutoCloseable {
   private static ConditionProbe probe(ObjectStore store, String key) {
     ConditionProbe writes = RunLock.probe(store, key);
     if (writes.verdict() != ConditionProbe.Verdict.HONOURED) {
-      LOG.warn("Conditional writes (PutObject If-None-Match: *, on which the run lock rests): {}", writes.describe());
+      LOG.warn("Conditional writes (PutObject If-None-Match: *, on which the run lock rests): {}",
+          LineText.escape(writes.describe()));
     }
     return writes;
   }

@@ -1,6 +1,7 @@
 package io.statesweep.spark;
 
 import io.statesweep.config.CatalogSchema;
+import io.statesweep.plan.LineText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -75,7 +76,7 @@ final class CatalogTables {
     if (location == null) {
       checkSchemaExists(spark, schema);
       spark.sql("CREATE TABLE IF NOT EXISTS " + name + " USING DELTA LOCATION " + literal(path));
-      LOG.info("Table {}.{} registered at {}", schema, table, path);
+      LOG.info("Table {}.{} registered at {}", schema, table, LineText.escape(path));
       // Another job may have registered the name in between: read what the catalog holds now.
       location = registeredLocation(spark, name);
       if (location == null) {

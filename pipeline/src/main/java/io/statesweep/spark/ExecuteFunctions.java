@@ -7,6 +7,7 @@ import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
+import io.statesweep.execute.PlannedRow;
 import io.statesweep.execute.RecordExecutor;
 import io.statesweep.execute.RecordStore;
 import io.statesweep.execute.SharedDeleteThrottle;
@@ -14,9 +15,6 @@ import io.statesweep.ledger.LedgerEntry;
 import io.statesweep.ledger.LedgerKeys;
 import io.statesweep.ledger.ObjectStoreLedger;
 import io.statesweep.ledger.TaskLedger;
-import io.statesweep.plan.Action;
-import io.statesweep.plan.DeleteRole;
-import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ConditionalRead;
@@ -26,10 +24,11 @@ import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.s3.StateCheck;
-import io.statesweep.spark.rows.DeleteRow;
 import io.statesweep.spark.rows.PlanRow;
+import io.statesweep.spark.rows.PlanRows;
 import io.statesweep.state.StateParser;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -108,15 +107,28 @@ final class ExecuteFunctions {
           task), planner, parser, batchSize, conditional, share.throttle(), hook, Clock.systemUTC(), workers, ledger)) {
         while (rows.hasNext()) {
           List<PlannedRecord> records = new ArrayList<>();
+          // A row that cannot be executed is kept_refused in its place in the window; the others go on.
+          List<ExecutionOutcome> refused = new ArrayList<>();
+          List<Integer> refusedAt = new ArrayList<>();
+          int rowsRead = 0;
           int keys = 0;
-          while (rows.hasNext() && keys < windowKeys && records.size() < windowRecords) {
-            PlanRow row = rows.next();
-            records.add(plannedRecord(row));
-            keys += row.getDeletes().size();
+          while (rows.hasNext() && keys < windowKeys && rowsRead < windowRecords) {
+            PlannedRow planned = PlanRows.read(rows.next());
+            if (planned instanceof PlannedRow.Executable executable) {
+              records.add(executable.record());
+              keys += executable.record().deletes().size();
+            } else {
+              refusedAt.add(rowsRead);
+              refused.add(((PlannedRow.Refused) planned).outcome(Instant.now()));
+            }
+            rowsRead++;
           }
           UnlessKilled.check(task);
           ledger.nextWindow();
-          List<ExecutionOutcome> outcomes = executor.execute(records);
+          List<ExecutionOutcome> outcomes = new ArrayList<>(records.isEmpty() ? List.of() : executor.execute(records));
+          for (int i = 0; i < refused.size(); i++) {
+            outcomes.add(refusedAt.get(i), refused.get(i));
+          }
           ledger.recordOutcomes(outcomes);
           hook.afterWindow(records.stream().map(PlannedRecord::stateFileKey).toList());
           metrics.recordsVerified.add(outcomes.size());
@@ -186,16 +198,5 @@ final class ExecuteFunctions {
       check(task);
       return store.delete(targets);
     }
-  }
-
-  static PlannedRecord plannedRecord(PlanRow row) {
-    StoredObject stateFile = new StoredObject(row.getStateFileKey(), row.getStateEtag(),
-        row.getStateLastModified().toInstant(), 0L);
-    List<PlannedDelete> deletes = new ArrayList<>(row.getDeletes().size());
-    for (DeleteRow delete : row.getDeletes()) {
-      deletes.add(new PlannedDelete(new StoredObject(delete.getKey(), delete.getEtag(),
-          delete.getLastModified().toInstant(), delete.getSize()), DeleteRole.fromLabel(delete.getRole())));
-    }
-    return new PlannedRecord(Action.fromLabel(row.getAction()), stateFile, deletes);
   }
 }

@@ -15,6 +15,7 @@ import io.statesweep.ledger.LedgerStore;
 import io.statesweep.ledger.LedgerTry;
 import io.statesweep.ledger.ObjectStoreLedger;
 import io.statesweep.ledger.RecordHistory;
+import io.statesweep.plan.LineText;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
@@ -195,8 +196,8 @@ final class LedgerRecorder {
       }
       if (!keep.isEmpty()) {
         LOG.error("Run {} attempt {}: {} objects of its ledger under s3://{}/{} cannot be read and stay there (each is"
-            + " named above); what they hold is not in {}", runId, attemptId, keep.size(), bucket,
-            folder(runId, attemptId), tables.executions());
+            + " named above); what they hold is not in {}", LineText.escape(runId), LineText.escape(attemptId),
+            keep.size(), bucket, LineText.escape(folder(runId, attemptId)), LineText.escape(tables.executions()));
       }
       return new Recorded(keep.size());
     } finally {
@@ -220,7 +221,7 @@ final class LedgerRecorder {
         Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), partition, why -> {
           unreadable.add(why.substring(0, why.indexOf(": ")));
           LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the record"
-              + " until it is read: inspect it, then remove it", bucket, why);
+              + " until it is read: inspect it, then remove it", bucket, LineText.escape(why));
         });
         while (windows.hasNext()) {
           for (LedgerTry ledgerTry : windows.next().tries()) {
@@ -259,7 +260,7 @@ final class LedgerRecorder {
           if (batch.size() == 1000 || !keys.hasNext() && !batch.isEmpty()) {
             // Left in place, an object is read again by the next execute, which finds its rows recorded.
             ledger.delete(batch).forEach((failed, why) -> LOG.warn("Cannot remove the recorded ledger object"
-                + " s3://{}/{}: {}", bucket, failed, why));
+                + " s3://{}/{}: {}", bucket, LineText.escape(failed), LineText.escape(String.valueOf(why))));
             batch.clear();
           }
         }
@@ -303,7 +304,7 @@ final class LedgerRecorder {
       Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), folder, why -> {
         unreadable.add(why);
         LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the"
-            + " record until it is read: inspect it, then remove it", bucket, why);
+            + " record until it is read: inspect it, then remove it", bucket, LineText.escape(why));
       });
       return new Iterator<>() {
         private Iterator<LedgerTryRow> current = java.util.Collections.emptyIterator();

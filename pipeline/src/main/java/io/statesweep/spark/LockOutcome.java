@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.config.Settings;
+import io.statesweep.plan.LineText;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.ConditionProbe;
 
@@ -52,14 +53,16 @@ public record LockOutcome(String key, Status status, String reason, ConditionPro
   /**
    * The line that says how the run went without the lock, for the run's output, or null when it held the
    * lock: a warning for a dry run without it or a run that holds it unsafely, the loss for a run that lost it.
+   * The reason, which may quote another run's lock document or the store's answer, is escaped
+   * ({@link LineText#escape}).
    */
   public String line() {
     return switch (status) {
       case HELD -> null;
-      case NONE -> "warning: " + reason + ". This dry run goes on without the lock";
-      case UNSAFE -> "warning: " + reason + ". This run holds it anyway (" + Settings.UNSAFE_LOCK.flag()
+      case NONE -> "warning: " + LineText.escape(reason) + ". This dry run goes on without the lock";
+      case UNSAFE -> "warning: " + LineText.escape(reason) + ". This run holds it anyway (" + Settings.UNSAFE_LOCK.flag()
           + "): another run that starts at the same moment can hold it too";
-      case LOST -> "lost the run lock " + key + " during the run: " + reason;
+      case LOST -> "lost the run lock " + LineText.escape(key) + " during the run: " + LineText.escape(reason);
     };
   }
 

@@ -2,15 +2,27 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.plan.LineText;
+
 /**
  * One per-key line of spec section 4, as a value: what kind of line it is, the key it is about, and its exact
  * text (what the command line prints, and what users' log metric filters count).
  *
- * @param key the key the line is about: the key that would be deleted, the state file of a kept record or of a
- *     record that came back during its deletion, the missing file, the skipped key
- * @param text the line as printed
+ * <p>The key is data: the text holds it, and every other outside text (a reason that names keys), escaped with
+ * {@link LineText#escape}, so a line is always one line and no key can start another (README, "Keys in printed
+ * lines"); {@link #key()} is the key as it is.
+ *
+ * @param key the key the line is about, as it is: the key that would be deleted, the state file of a kept record
+ *     or of a record that came back during its deletion, the missing file, the skipped key
+ * @param text the line as printed: one line, without a line break or another character {@link LineText#escape}
+ *     writes as an escape
  */
 public record LogLine(Kind kind, String key, String text) {
+  /**
+   * The lines a result keeps ({@link PlanResult#log()}, {@link ExecuteResult#log()}): the first this many. Every
+   * line goes to the action's sink as it is produced ({@code lines(..)} of the action), and the tables hold them all.
+   */
+  public static final int RESULT_SAMPLE = 1_000;
 
   /** The kinds of per-key lines. */
   public enum Kind {
@@ -32,31 +44,38 @@ public record LogLine(Kind kind, String key, String text) {
     requireNonNull(kind, "kind is null");
     requireNonNull(key, "key is null");
     requireNonNull(text, "text is null");
+    int breaking = LineText.firstLineBreaking(text);
+    if (breaking >= 0) {
+      throw new IllegalArgumentException("A log line is one line of printable text, but the " + kind + " line about "
+          + LineText.escape(key) + " has U+" + String.format("%04X", (int) text.charAt(breaking)) + " at index "
+          + breaking + ": escape it with LineText.escape");
+    }
   }
 
   static LogLine wouldDelete(String key) {
-    return new LogLine(Kind.WOULD_DELETE, key, "would delete " + key);
+    return new LogLine(Kind.WOULD_DELETE, key, "would delete " + LineText.escape(key));
   }
 
   static LogLine kept(String stateFileKey, String why) {
-    return new LogLine(Kind.KEPT, stateFileKey, "kept " + stateFileKey + ": " + why);
+    return new LogLine(Kind.KEPT, stateFileKey, "kept " + LineText.escape(stateFileKey) + ": " + LineText.escape(why));
   }
 
   static LogLine missing(String key, String stateFileKey) {
-    return new LogLine(Kind.MISSING, key, "missing " + key + ": listed by live record " + stateFileKey);
+    return new LogLine(Kind.MISSING, key, "missing " + LineText.escape(key) + ": listed by live record "
+        + LineText.escape(stateFileKey));
   }
 
   static LogLine skipped(String key, String why) {
-    return new LogLine(Kind.SKIPPED, key, "skipped " + key + ": " + why);
+    return new LogLine(Kind.SKIPPED, key, "skipped " + LineText.escape(key) + ": " + LineText.escape(why));
   }
 
   static LogLine cameBack(String stateFileKey, String deletedKey) {
-    return new LogLine(Kind.CAME_BACK, stateFileKey, stateFileKey + " came back during its deletion: " + deletedKey
-        + " was deleted; run Verify bucket in the exporter");
+    return new LogLine(Kind.CAME_BACK, stateFileKey, LineText.escape(stateFileKey) + " came back during its deletion: "
+        + LineText.escape(deletedKey) + " was deleted; run Verify bucket in the exporter");
   }
 
   static LogLine versioning(String bucket, String note) {
-    return new LogLine(Kind.VERSIONING, bucket, note);
+    return new LogLine(Kind.VERSIONING, bucket, LineText.escape(note));
   }
 
   @Override

@@ -26,6 +26,7 @@ import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.RecordRow;
 import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.spark.rows.StateFileRows;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateParser;
 import java.time.Instant;
@@ -255,12 +256,7 @@ final class PlanFunctions {
       Classification.StateFile stateFile = (Classification.StateFile) classifier.classify(state.getKey());
       StoredObject stateObject = Rows.storedObject(state.getKey(), state.getEtag(), state.getLastModified(),
           state.getSize());
-      ParsedState parsed = Rows.BAD_STATE.equals(state.getStatus())
-          ? new ParsedState(null, state.getMessage())
-          : new ParsedState(new io.statesweep.state.StateDocument(Boolean.TRUE.equals(state.getDelete()),
-              Rows.instant(state.getExpiresAt()), Rows.instant(state.getMarkedAt()),
-              state.getFiles() == null ? List.of() : state.getFiles(),
-              state.getDeleteFiles() == null ? List.of() : state.getDeleteFiles()), null);
+      ParsedState parsed = StateFileRows.parsed(state);
       Map<String, ListedKey> listed = new HashMap<>();
       if (record.getListed() != null) {
         for (ListedKeyRow key : record.getListed()) {

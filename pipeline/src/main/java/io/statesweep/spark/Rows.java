@@ -13,6 +13,7 @@ import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.spark.rows.StateFileRows;
 import io.statesweep.state.StateDocument;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -21,8 +22,8 @@ import java.util.List;
 
 /** Conversions between the core's types and Spark rows. */
 final class Rows {
-  static final String READ = "read";
-  static final String BAD_STATE = "bad_state";
+  static final String READ = StateFileRows.READ;
+  static final String BAD_STATE = StateFileRows.BAD_STATE;
   static final String GONE = "gone";
   static final String READ_ERROR = "read_error";
   static final String SKIPPED = "skipped";
@@ -167,7 +168,7 @@ final class Rows {
       deletes.add(deleteRow);
     }
     row.setDeletes(deletes);
-    row.setKeysToDelete(plan.deletes().size());
+    row.setKeysToDelete((long) plan.deletes().size());
     row.setChildKeysToDelete(plan.childKeysToDelete());
     row.setBytesToDelete(plan.bytesToDelete());
     row.setMissingKeys(plan.missingKeys());

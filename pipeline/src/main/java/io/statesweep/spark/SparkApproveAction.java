@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
+import io.statesweep.plan.LineText;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
@@ -60,11 +61,12 @@ public final class SparkApproveAction {
   /** What was approved, as one line for the log. */
   public record Approval(String runId, String approvedBy, Instant approvedAt, long recordsToDelete,
       long recordsWithRemovedFiles, long keysToDelete, long bytesToDelete, long planRows, String planDigest) {
+    /** The approval as one line, who approved escaped ({@link LineText#escape}; table approvals holds it as given). */
     public String line() {
-      return "approved run " + runId + " by " + approvedBy + " at " + approvedAt + ": records_to_delete="
-          + recordsToDelete + " records_with_removed_files=" + recordsWithRemovedFiles + " keys_to_delete="
-          + keysToDelete + " bytes_to_delete=" + bytesToDelete + " plan_rows=" + planRows + " plan_digest="
-          + planDigest;
+      return "approved run " + LineText.escape(runId) + " by " + LineText.escape(approvedBy) + " at " + approvedAt
+          + ": records_to_delete=" + recordsToDelete + " records_with_removed_files=" + recordsWithRemovedFiles
+          + " keys_to_delete=" + keysToDelete + " bytes_to_delete=" + bytesToDelete + " plan_rows=" + planRows
+          + " plan_digest=" + planDigest;
     }
   }
 

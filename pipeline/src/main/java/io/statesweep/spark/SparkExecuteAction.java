@@ -15,6 +15,7 @@ import io.statesweep.execute.Outcome;
 import io.statesweep.ledger.LedgerEntry;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
+import io.statesweep.plan.LineText;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.ConditionProbe;
@@ -36,6 +37,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +68,7 @@ public final class SparkExecuteAction {
   private ExecutionHook hook = ExecutionHook.NONE;
   private boolean plannedInThisJob;
   private Clock clock = Clock.systemUTC();
+  private java.util.function.Consumer<LogLine> sink = line -> { };
   private volatile String cancelledBecause;
   private volatile String deleteTag;
   /** The version of deletion_plan whose rows matched the approved digest; null without an approval check. */
@@ -97,6 +100,15 @@ public final class SparkExecuteAction {
     return this;
   }
 
+  /**
+   * Where the attempt's per-record lines go, each as it is produced (the command line prints them); by default
+   * nowhere. The result keeps the first {@link LogLine#RESULT_SAMPLE} of them and how many of each kind there were.
+   */
+  public SparkExecuteAction lines(java.util.function.Consumer<LogLine> newSink) {
+    this.sink = requireNonNull(newSink, "sink is null");
+    return this;
+  }
+
   /** The clock that says how old the plan is (tests). */
   public SparkExecuteAction clock(Clock newClock) {
     this.clock = requireNonNull(newClock, "clock is null");
@@ -119,7 +131,7 @@ public final class SparkExecuteAction {
     }
     String tag = deleteTag;
     if (tag != null) {
-      LOG.error("Run {}: cancelling its deletes: {}", runId, why);
+      LOG.error("Run {}: cancelling its deletes: {}", runId, LineText.escape(why));
       spark.sparkContext().cancelJobsWithTag(tag);
     }
   }
@@ -171,7 +183,7 @@ public final class SparkExecuteAction {
     try {
       prices = PlanCosts.priceTable(spark, options);
     } catch (RuntimeException e) {
-      LOG.warn("Run {}: this attempt's cost is not priced: {}", runId, e.getMessage());
+      LOG.warn("Run {}: this attempt's cost is not priced: {}", runId, LineText.escape(e.getMessage()));
     }
     Progress progress = Progress.every(options.progressSeconds(), metrics, runId);
     Map<String, Double> seconds = new LinkedHashMap<>();
@@ -183,6 +195,7 @@ public final class SparkExecuteAction {
     DeleteTasks deleteTasks = DeleteTasks.watch(spark.sparkContext(), tag);
     boolean deletesDone = false;
     Exception stopped = null;
+    LineStream lines = new LineStream(sink);
     try {
       stopIfCancelled();
       ConditionalDeleteProbe.Findings probed = probes(store, attemptId);
@@ -190,7 +203,7 @@ public final class SparkExecuteAction {
       conditionalReads = probed.reads();
       metrics.addRequests(store.requestCounts());
       LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {}; conditional reads {})", runId,
-          attemptId, conditional.describe(), conditionalReads.describe());
+          attemptId, LineText.escape(conditional.describe()), LineText.escape(conditionalReads.describe()));
       phase("delete", "Verifying and deleting the planned keys of run " + runId);
       spark.sparkContext().addJobTag(tag);
       deleteTag = tag;
@@ -248,7 +261,7 @@ public final class SparkExecuteAction {
       String failure = stopped == null ? null
           : why != null && !deletesDone ? "its deletes were cancelled: " + why : SparkPlanAction.rootMessage(stopped);
       if (stopped != null) {
-        LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, stopped);
+        LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, LineText.escape(failure), stopped);
       }
       if (recorded.unreadable() > 0) {
         String unreadable = recorded.unreadable() + " objects of its ledger cannot be read (see the log): they stay"
@@ -261,37 +274,39 @@ public final class SparkExecuteAction {
       if (!recordedBefore.isEmpty()) {
         summary = summary.with("ledgers_recorded", String.join(",", recordedBefore));
       }
-      List<LogLine> lines = logLines(tables, runDate, attemptId);
+      logLines(tables, runDate, attemptId, lines);
       PlanCost cost = null;
       try {
         cost = attemptCost(prices, metrics, lock, lockBefore);
         summary = withCost(summary, cost);
       } catch (RuntimeException costFailure) {
-        LOG.warn("Run {}: cannot price attempt {}: {}", runId, attemptId, SparkPlanAction.rootMessage(costFailure));
+        LOG.warn("Run {}: cannot price attempt {}: {}", runId, attemptId,
+            LineText.escape(SparkPlanAction.rootMessage(costFailure)));
       }
       writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, counts, failure, cost,
           lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
       LockOutcome runLock = lock.outcome();
-      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(), lines,
-          failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
+      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(),
+          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
     } catch (Exception e) {
       // The ledger could not be recorded: it stays in the bucket, and the next execute records it first.
       String failure = (stopped != null ? SparkPlanAction.rootMessage(stopped) + "; " : "")
           + "cannot record what it deleted from its ledger, which stays under s3://" + options.bucket() + "/"
           + ledger.folder(runId, attemptId) + " for the next execute to record: " + SparkPlanAction.rootMessage(e);
-      LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, failure, e);
+      LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, LineText.escape(failure), e);
       RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, false, AttemptCounts.NONE, 1);
       try {
         writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, AttemptCounts.NONE, failure, null,
             LedgerRecorder.Write.INSERT_NEW);
       } catch (RuntimeException writeFailure) {
-        LOG.error("Cannot record attempt {} in {}: {}", attemptId, tables.runs(), SparkPlanAction.rootMessage(writeFailure));
+        LOG.error("Cannot record attempt {} in {}: {}", attemptId, LineText.escape(tables.runs()),
+            LineText.escape(SparkPlanAction.rootMessage(writeFailure)));
       }
       seconds.put("failed", (System.nanoTime() - phaseStart) / 1e9);
       LockOutcome runLock = lock.outcome();
       return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(),
-          List.of(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
+          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
     } finally {
       deleteTasks.close(spark.sparkContext());
       spark.sparkContext().removeSparkListener(lateJobs);
@@ -335,12 +350,13 @@ public final class SparkExecuteAction {
         writeRun(into, plan, leftover.attemptId(), counts.startedAt(), "unknown: recorded from its ledger", summary,
             counts, failure, null, LedgerRecorder.Write.INSERT_NEW);
       } catch (IllegalArgumentException e) {
-        LOG.warn("Run {} attempt {}: its executions are recorded, but not its row of {}: {}", leftover.runId(),
-            leftover.attemptId(), into.runs(), e.getMessage());
+        LOG.warn("Run {} attempt {}: its executions are recorded, but not its row of {}: {}",
+            LineText.escape(leftover.runId()), LineText.escape(leftover.attemptId()), LineText.escape(into.runs()),
+            LineText.escape(e.getMessage()));
       }
       LOG.warn("Run {} attempt {} stopped before it recorded what it deleted: recorded from its ledger in {}: {}"
-          + " records deleted, {} other keys deleted", leftover.runId(), leftover.attemptId(), into.executions(),
-          counts.deleted(), counts.childKeys());
+          + " records deleted, {} other keys deleted", LineText.escape(leftover.runId()),
+          LineText.escape(leftover.attemptId()), LineText.escape(into.executions()), counts.deleted(), counts.childKeys());
       recorded.add(leftover.attemptId());
     }
     return recorded;
@@ -458,8 +474,8 @@ public final class SparkExecuteAction {
           + approve);
     }
     planVersion = version;
-    LOG.info("Run {}: approved by {} at {}; its {} plan rows match the approved digest {}", runId, approvedBy,
-        approvedAt, current.rows(), approvedDigest);
+    LOG.info("Run {}: approved by {} at {}; its {} plan rows match the approved digest {}", runId,
+        LineText.escape(approvedBy), approvedAt, current.rows(), approvedDigest);
   }
 
   private static String hours(Duration duration) {
@@ -478,7 +494,7 @@ public final class SparkExecuteAction {
         : ConditionalDeleteProbe.detect(store, probeKey(attemptId), options.conditionalDeletes());
     if (findings.reads().ignored()) {
       LOG.warn("Run {}: conditional reads {}: every state file read is checked against the ETag of its answer",
-          runId, findings.reads().describe());
+          runId, LineText.escape(findings.reads().describe()));
     }
     return findings;
   }
@@ -487,6 +503,17 @@ public final class SparkExecuteAction {
   private String probeKey(String attemptId) {
     String prefix = options.prefix().value();
     return prefix.substring(0, prefix.length() - 1) + ".statesweep/probe-" + attemptId;
+  }
+
+  /**
+   * The rows execution reads: every row but those of an action that deletes nothing (keep, not_yet_due, ...).
+   * A row whose action is null or no plan's reaches execution, which refuses it naming the field (PlanRows).
+   */
+  private static Column executed() {
+    Object[] nothingToDelete = Arrays.stream(Action.values())
+        .filter(action -> action != Action.DELETE_RECORD && action != Action.DELETE_REMOVED_FILES)
+        .map(Action::label).toArray();
+    return col("action").isNull().or(functions.not(col("action").isin(nothingToDelete)));
   }
 
   private Dataset<PlanRow> plannedRows(Tables tables, String runDate) {
@@ -503,7 +530,7 @@ public final class SparkExecuteAction {
     // After an approval check, the version whose digest matched: a row changed since is not executed.
     Dataset<Row> plan = (planVersion == null ? spark.read().format("delta").load(tables.deletionPlan())
         : PlanDigest.planRows(spark, tables, planVersion, runDate, runId))
-        .filter(ofThisRun.and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
+        .filter(ofThisRun.and(executed()));
     List<Column> columns = new ArrayList<>();
     for (String column : Tables.DELETION_PLAN_COLUMNS) {
       columns.add(column.equals("deletes")
@@ -569,26 +596,25 @@ public final class SparkExecuteAction {
 
   /**
    * One line per record that the attempt kept or failed, never capped by {@code --log-lines} (which caps
-   * only a dry run's {@code would delete} lines): refused and coming-back lines are what users alert on.
+   * only a dry run's {@code would delete} lines): refused and coming-back lines are what users alert on. Each goes
+   * to {@code lines} as it is read, a bounded partition at a time ({@link LineStream#inOrder}).
    */
-  private List<LogLine> logLines(Tables tables, String runDate, String attemptId) {
-    List<LogLine> lines = new ArrayList<>();
-    Dataset<Row> kept = spark.read().format("delta").load(tables.executions())
-        .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
-            .and(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.KEPT_REFUSED.label(),
-                Outcome.STATE_CHANGED.label(),
-                Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label(), Outcome.INTERRUPTED.label())))
-        .orderBy("state_file_key").select("state_file_key", "message");
-    kept.toLocalIterator().forEachRemaining(row -> lines.add(LogLine.kept(row.getString(0), row.getString(1))));
+  private void logLines(Tables tables, String runDate, String attemptId, LineStream lines) {
+    Dataset<Row> attemptDS = spark.read().format("delta").load(tables.executions())
+        .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)));
+    Dataset<Row> keptDS = attemptDS
+        .filter(col("outcome").isin(Outcome.KEPT_NEWER_FILES.label(), Outcome.KEPT_REFUSED.label(),
+            Outcome.STATE_CHANGED.label(), Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label(),
+            Outcome.INTERRUPTED.label()))
+        .select("state_file_key", "message");
+    LineStream.inOrder(keptDS, keptDS.count(), col("state_file_key"))
+        .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
     // A file lost to a record that came back while it went is never silent: one line per key (spec section 4).
-    Dataset<Row> cameBack = spark.read().format("delta").load(tables.executions())
-        .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId))
-            .and(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label())))
-        .select(col("state_file_key"), explode(col("deleted_keys")).as("key"))
-        .orderBy("state_file_key", "key");
-    cameBack.toLocalIterator()
-        .forEachRemaining(row -> lines.add(LogLine.cameBack(row.getString(0), row.getString(1))));
-    return lines;
+    Dataset<Row> cameBackDS = attemptDS
+        .filter(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label()))
+        .select(col("state_file_key"), explode(col("deleted_keys")).as("key"));
+    LineStream.inOrder(cameBackDS, cameBackDS.count(), col("state_file_key"), col("key"))
+        .forEachRemaining(row -> lines.accept(LogLine.cameBack(row.getString(0), row.getString(1))));
   }
 
   /** The attempt's requests so far, priced; null when no price table could be read. */
@@ -603,7 +629,8 @@ public final class SparkExecuteAction {
     PlanCost cost = PlanCost.ofAttempt(prices, region.name(), region.from(),
         PlanCosts.plus(PlanCosts.sent(metrics.requests()), lockSince));
     LOG.info("Run {}: this attempt sent {} S3 requests {}, ${} at the list prices of {} ({})", runId,
-        cost.requestCount(), cost.requests(), cost.attemptPairs().get("cost_usd"), region.name(), region.from());
+        cost.requestCount(), cost.requests(), cost.attemptPairs().get("cost_usd"), LineText.escape(region.name()),
+        LineText.escape(region.from()));
     return cost;
   }
 
@@ -640,7 +667,7 @@ public final class SparkExecuteAction {
 
   private void phase(String name, String description) {
     spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep execute: " + description, false);
-    LOG.info("Phase {}: {}", name, description);
+    LOG.info("Phase {}: {}", name, LineText.escape(description));
   }
 
 

@@ -8,6 +8,7 @@ import io.statesweep.config.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
+import io.statesweep.plan.LineText;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.cost.PlanCost;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -74,6 +76,7 @@ public final class SparkPlanAction {
   private final SparkSession spark;
   private final RunOptions options;
   private Clock clock = Clock.systemUTC();
+  private Consumer<LogLine> sink = line -> { };
   private final Map<String, Double> phaseSeconds = new LinkedHashMap<>();
   private String currentPhase;
   private long stateReads;
@@ -91,6 +94,15 @@ public final class SparkPlanAction {
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
+  }
+
+  /**
+   * Where the plan's per-key lines go, each as it is produced (the command line prints them); by default nowhere.
+   * The result keeps the first {@link LogLine#RESULT_SAMPLE} of them and how many of each kind there were.
+   */
+  public SparkPlanAction lines(Consumer<LogLine> newSink) {
+    this.sink = requireNonNull(newSink, "sink is null");
+    return this;
   }
 
   /** The clock that fixes the run's "now" (tests plan at a chosen time). */
@@ -132,9 +144,11 @@ public final class SparkPlanAction {
     CatalogTables.registerAll(spark, tables);
     Instant startedAt = Instant.now();
     LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), options.bucket(),
-        options.prefix(), options.layout().name(), options.graceDays(), tables.warehouse());
+        LineText.escape(options.prefix().value()), LineText.escape(options.layout().name()), options.graceDays(),
+        LineText.escape(tables.warehouse()));
     metrics = RunMetrics.register(spark.sparkContext());
     progress = Progress.every(options.progressSeconds(), metrics, run.runId());
+    LineStream lines = new LineStream(sink);
     try {
       priceTable = PlanCosts.priceTable(spark, options);
       versioning = bucketVersioning();
@@ -144,29 +158,30 @@ public final class SparkPlanAction {
       for (Map.Entry<String, String> pair : cost.summaryPairs().entrySet()) {
         summary = summary.with(pair.getKey(), pair.getValue());
       }
-      List<LogLine> lines = logLines(run, tables);
+      logLines(run, tables, counts, lines);
       if (cost.versioningNote() != null && versioning.keepsNoncurrentVersions()) {
-        lines.add(LogLine.versioning(options.bucket(), cost.versioningNote()));
+        lines.accept(LogLine.versioning(options.bucket(), cost.versioningNote()));
       }
       writeRun(run, tables, startedAt, summary, counts, null, cost);
       PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
       LockOutcome runLock = lock.outcome();
-      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, lines, null, seconds,
-          metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
+      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, lines.sample(), lines.counts(), null,
+          seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
-      LOG.error("Run {} did not complete: {}", run.runId(), rootMessage(e), e);
+      LOG.error("Run {} did not complete: {}", run.runId(), LineText.escape(rootMessage(e)), e);
       RunSummary summary = summary(run, Counts.NONE, false, 1);
       try {
         writeRun(run, tables, startedAt, summary, Counts.NONE, rootMessage(e), null);
       } catch (RuntimeException writeFailure) {
-        LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), tables.runs(), rootMessage(writeFailure));
+        LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), LineText.escape(tables.runs()),
+            LineText.escape(rootMessage(writeFailure)));
       }
       Map<String, Double> seconds = phaseSeconds();
       LockOutcome runLock = lock.outcome();
-      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, List.of(), rootMessage(e), seconds,
-          metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
+      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, lines.sample(), lines.counts(),
+          rootMessage(e), seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } finally {
       progress.close();
       spark.sparkContext().clearJobGroup();
@@ -182,7 +197,8 @@ public final class SparkPlanAction {
     BucketVersioning answer = store.bucketVersioning();
     metrics.addRequests(store.requestCounts());
     if (answer.unknownBecause() != null) {
-      LOG.warn("Bucket versioning of s3://{} is unknown: {}", options.bucket(), answer.unknownBecause());
+      LOG.warn("Bucket versioning of s3://{} is unknown: {}", options.bucket(),
+          LineText.escape(answer.unknownBecause()));
     }
     return answer;
   }
@@ -199,14 +215,15 @@ public final class SparkPlanAction {
         PlanCosts.sentBy(lock.requestCounts()));
     if (!priceTable.regions().containsKey(region.name())) {
       LOG.warn("Price table {} has no prices for region {}; its regions are {}: the run's dollars are {}",
-          priceTable.origin(), region.name(), String.join(", ", priceTable.regionNames()), PlanCost.UNPRICED);
+          LineText.escape(priceTable.origin()), LineText.escape(region.name()),
+          LineText.escape(String.join(", ", priceTable.regionNames())), PlanCost.UNPRICED);
     }
     PlanCost cost = PlanCost.priced(priceTable, region.name(), region.from(), requests, executeRequests,
         freed.bytes(), freed.byteDaysLeft(), versioning.status(),
         PlanCosts.versioningNote(options, versioning, counts.bytes()));
-    LOG.info("Run {}: {}", run.runId(), cost.describe());
+    LOG.info("Run {}: {}", run.runId(), LineText.escape(cost.describe()));
     if (cost.versioningNote() != null) {
-      LOG.warn("Run {}: {}", run.runId(), cost.versioningNote());
+      LOG.warn("Run {}: {}", run.runId(), LineText.escape(cost.versioningNote()));
     }
     return cost;
   }
@@ -218,7 +235,8 @@ public final class SparkPlanAction {
     Listing listing = options.listing() == RunOptions.Listing.INVENTORY ? fromInventory(run) : fromListing(run, classifier);
     Dataset<ObjectRow> listingDS = listing.objects();
     long keysListed = listingDS.count();
-    LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed, listing.description());
+    LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed,
+        LineText.escape(listing.description()));
     String configuredPartitions = spark.conf().get(SHUFFLE_PARTITIONS);
     int partitions = shufflePartitions(keysListed, Integer.parseInt(configuredPartitions));
     spark.conf().set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
@@ -359,8 +377,8 @@ public final class SparkPlanAction {
     InventoryManifest manifest = InventoryManifest.parse(manifestBytes, location.toString());
     manifest.checkLists(options.bucket());
     source = new RunsTable.Source("inventory", location.toString(), manifest.createdAt());
-    LOG.info("Run {}: inventory of s3://{} taken at {}: {} {} files", run.runId(), manifest.sourceBucket(),
-        manifest.createdAt(), manifest.files().size(), manifest.format());
+    LOG.info("Run {}: inventory of s3://{} taken at {}: {} {} files", run.runId(),
+        LineText.escape(manifest.sourceBucket()), manifest.createdAt(), manifest.files().size(), manifest.format());
     // s3:// is the platform's S3 filesystem (EMRFS, Databricks'); where it has none, S3A.
     String dataScheme = location.dataFileScheme().equals("s3")
         ? HadoopFiles.s3Scheme(spark.sparkContext().hadoopConfiguration()) : location.dataFileScheme();
@@ -388,7 +406,7 @@ public final class SparkPlanAction {
       return rows.isEmpty() ? null : rows.get(0).getString(0);
     } catch (Exception e) {
       // No runs table yet (the first run), or one we cannot read: read every state file.
-      LOG.info("No earlier plan to reuse state files from: {}", rootMessage(e));
+      LOG.info("No earlier plan to reuse state files from: {}", LineText.escape(rootMessage(e)));
       return null;
     }
   }
@@ -438,59 +456,52 @@ public final class SparkPlanAction {
   }
 
   /**
-   * The per-key lines of spec section 4: the first {@code --log-lines} {@code would delete} lines, then
-   * every kept line (refused, coming back, bad state), every {@code missing} line (a live record's file
-   * that the bucket lacks) and every skipped line, never capped: users count the alert phrases with log
-   * metric filters, so one line left out is an alert missed.
+   * The per-key lines of spec section 4, each to {@code lines} as it is read: the first {@code --log-lines}
+   * {@code would delete} lines, then every kept line (refused, coming back, bad state), every {@code missing} line
+   * (a live record's file that the bucket lacks) and every skipped line, never capped: users count the alert
+   * phrases with log metric filters, so one line left out is an alert missed. They reach the driver a bounded
+   * partition at a time ({@link LineStream#inOrder}), however many there are.
    */
-  private List<LogLine> logLines(RunContext run, Tables tables) {
-    phase("log-lines", "Collecting log lines");
-    int limit = options.logLines() == RunOptions.ALL_LINES ? Integer.MAX_VALUE : options.logLines();
-    List<LogLine> lines = new ArrayList<>();
+  private void logLines(RunContext run, Tables tables, Counts counts, LineStream lines) {
+    phase("log-lines", "Printing log lines");
     Dataset<Row> planDS = spark.read().format("delta").load(tables.deletionPlan())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())));
-    Dataset<Row> deletesDS = planDS
-        .filter(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label()))
-        .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
-        .orderBy(col("state_file_key"), col("position"))
-        .select(col("delete.key"));
-    if (limit > 0) {
-      collect(deletesDS, limit).forEach(row -> lines.add(LogLine.wouldDelete(row.getString(0))));
+    if (options.logLines() != 0) {
+      Column[] order = {col("state_file_key"), col("position")};
+      Dataset<Row> deletesDS = planDS
+          .filter(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label()))
+          .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
+          .select(col("state_file_key"), col("position"), col("delete.key").as("key"));
+      long deletes = counts.recordsDeleted() + counts.childKeys();
+      if (options.logLines() != RunOptions.ALL_LINES) {
+        deletesDS = deletesDS.orderBy(order).limit(options.logLines());
+        deletes = Math.min(deletes, options.logLines());
+      }
+      LineStream.inOrder(deletesDS, deletes, order)
+          .forEachRemaining(row -> lines.accept(LogLine.wouldDelete(row.getString(2))));
     }
     Dataset<Row> keptDS = planDS
         .filter(col("action").isin(Action.KEPT_REFUSED.label(), Action.KEPT_NEWER_FILES.label(),
             Action.BAD_STATE.label()))
-        .orderBy(col("state_file_key"))
         .select(col("state_file_key"), col("reason"));
-    collect(keptDS, Integer.MAX_VALUE).forEach(row -> lines.add(LogLine.kept(row.getString(0), row.getString(1))));
+    LineStream.inOrder(keptDS, counts.keptRefused() + counts.keptNewer() + counts.badState(), col("state_file_key"))
+        .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
     Dataset<Row> missingDS = planDS
-        .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"))
-        .orderBy(col("state_file_key"), col("position"))
-        .select(col("key"), col("state_file_key"));
-    collect(missingDS, Integer.MAX_VALUE).forEach(row -> lines.add(LogLine.missing(row.getString(0), row.getString(1))));
+        .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"));
+    LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
+        .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
     Dataset<Row> stateDS = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
         .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
-        .orderBy(col("key"))
         .select(col("status"), col("key"), col("message"));
-    collect(stateDS, Integer.MAX_VALUE).forEach(row -> lines.add(
-        Rows.SKIPPED.equals(row.getString(0)) ? LogLine.skipped(row.getString(1), row.getString(2))
-            : LogLine.kept(row.getString(1), row.getString(2))));
-    return lines;
+    LineStream.inOrder(stateDS, counts.skipped() + counts.readErrors(), col("key"))
+        .forEachRemaining(row -> lines.accept(Rows.SKIPPED.equals(row.getString(0))
+            ? LogLine.skipped(row.getString(1), row.getString(2)) : LogLine.kept(row.getString(1), row.getString(2))));
   }
 
   /** The line of spec section 4 for a file that a live record lists and the bucket lacks. */
   static String missingLine(String key, String stateFileKey) {
     return LogLine.missing(key, stateFileKey).text();
-  }
-
-  private static List<Row> collect(Dataset<Row> rows, int limit) {
-    if (limit == Integer.MAX_VALUE) {
-      List<Row> all = new ArrayList<>();
-      rows.toLocalIterator().forEachRemaining(all::add);
-      return all;
-    }
-    return rows.limit(limit).collectAsList();
   }
 
   private void writeRun(RunContext run, Tables tables, Instant startedAt, RunSummary summary, Counts counts,
@@ -501,7 +512,7 @@ public final class SparkPlanAction {
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
         counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source, cost);
     append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
-    LOG.info("Run {} recorded in {}", run.runId(), tables.runs());
+    LOG.info("Run {} recorded in {}", run.runId(), LineText.escape(tables.runs()));
   }
 
   private void phase(String name, String description) {
@@ -515,7 +526,7 @@ public final class SparkPlanAction {
     if (progress != null) {
       progress.phase(name, null, -1);
     }
-    LOG.info("Phase {}: {}", name, description);
+    LOG.info("Phase {}: {}", name, LineText.escape(description));
   }
 
   private Map<String, Double> phaseSeconds() {
@@ -569,7 +580,8 @@ public final class SparkPlanAction {
         if (attempt >= 5) {
           throw e;
         }
-        LOG.info("Inserting into {} met a concurrent commit ({}); trying again", path, e.getMessage());
+        LOG.info("Inserting into {} met a concurrent commit ({}); trying again", LineText.escape(path),
+            LineText.escape(e.getMessage()));
       }
     }
   }

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.config.RunOptions;
+import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -22,21 +23,36 @@ import org.apache.spark.sql.SparkSession;
 public final class SparkRunAction {
   private final SparkSession spark;
   private final RunOptions options;
+  private Consumer<LogLine> sink = line -> { };
 
   public SparkRunAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
   }
 
+  /**
+   * Where the run's per-key lines go, each as it is produced: its plan's, then its execute's. A run that deletes
+   * sends no {@code would delete} lines there (its execute says what it deleted); its plan's result keeps them.
+   */
+  public SparkRunAction lines(Consumer<LogLine> newSink) {
+    this.sink = requireNonNull(newSink, "sink is null");
+    return this;
+  }
+
   public RunResult execute() {
     try (ActionLock lock = options.dryRun() ? ActionLock.forDryRun(options, "run")
         : ActionLock.toDelete(options, "run")) {
-      PlanResult plan = new SparkPlanAction(spark, options).underLock(lock).execute();
+      Consumer<LogLine> planLines = options.dryRun() ? sink : line -> {
+        if (line.kind() != LogLine.Kind.WOULD_DELETE) {
+          sink.accept(line);
+        }
+      };
+      PlanResult plan = new SparkPlanAction(spark, options).underLock(lock).lines(planLines).execute();
       if (options.dryRun() || plan.failure() != null) {
         return new RunResult(plan, null);
       }
       return new RunResult(plan,
-          new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().underLock(lock).execute());
+          new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().underLock(lock).lines(sink).execute());
     }
   }
 }

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 
@@ -330,8 +331,25 @@ public final class Statesweep {
 
   /** Settings of the actions that read the export. */
   abstract static class ExportAction<A extends ExportAction<A, R>, R> extends Action<A, R> {
+    private Consumer<LogLine> lines = line -> { };
+
     ExportAction(Statesweep statesweep, Command command) {
       super(statesweep, command);
+    }
+
+    /**
+     * Where the run's per-key lines go, each as it is produced ({@code would delete}, {@code kept}, {@code missing},
+     * {@code skipped}, came-back lines): the command line prints each as it arrives. By default nowhere: the result
+     * keeps the first {@link LogLine#RESULT_SAMPLE} and how many of each kind there were; the tables hold them all.
+     */
+    @SuppressWarnings("unchecked")
+    public A lines(Consumer<LogLine> sink) {
+      this.lines = requireNonNull(sink, "sink is null");
+      return (A) this;
+    }
+
+    Consumer<LogLine> lines() {
+      return lines;
     }
 
     /** The bucket of the export (required). */
@@ -365,7 +383,7 @@ public final class Statesweep {
         throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
             + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
       }
-      return new SparkPlanAction(session(settings), options).execute();
+      return new SparkPlanAction(session(settings), options).lines(lines()).execute();
     }
   }
 
@@ -380,7 +398,7 @@ public final class Statesweep {
     public RunResult execute() {
       Settings settings = settings();
       RunOptions options = runOptions(settings);
-      return new SparkRunAction(session(settings), options).execute();
+      return new SparkRunAction(session(settings), options).lines(lines()).execute();
     }
   }
 
@@ -412,7 +430,7 @@ public final class Statesweep {
             + dryRun.source() + "): unset it, or use plan for a dry run");
       }
       RunOptions options = runOptions(settings);
-      return new SparkExecuteAction(session(settings), options, runId).execute();
+      return new SparkExecuteAction(session(settings), options, runId).lines(lines()).execute();
     }
   }
 

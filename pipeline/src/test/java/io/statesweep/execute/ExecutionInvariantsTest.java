@@ -23,6 +23,12 @@ import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateDocument;
 import io.statesweep.state.StateParser;
 import io.statesweep.s3.ConditionalRead;
+import io.statesweep.spark.rows.DeleteRow;
+import io.statesweep.spark.rows.PlanRow;
+import io.statesweep.spark.rows.PlanRows;
+import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.spark.rows.StateFileRows;
+import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +36,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,8 +51,11 @@ import org.junit.jupiter.api.Test;
  * Randomized invariants of planning and execution (spec sections 2 and 3), over thousands of random
  * small archives and random interleavings of exporter writes with cleanup runs: records coming back
  * (files written again, then the state file), state files rewritten, files added or removed, new
- * nested records, keys rewritten between verification and delete, per-key delete errors, and plan
- * rows tampered with. Every object the executor is about to remove is checked at that instant:
+ * nested records, keys rewritten between verification and delete, per-key delete errors, plan rows
+ * tampered with, and every column of the rows of both tables that execution and incremental plans read
+ * ({@code deletion_plan}, {@code state_files}) changed, nulls included ({@link HostileRows}), each row
+ * read as the job reads it ({@code PlanRows}, {@code StateFileRows}). Every object the executor is about
+ * to remove is checked at that instant:
  *
  * <ul>
  *   <li>a key goes only when a planned record names it, every safety rule allows it against the
@@ -53,10 +64,13 @@ import org.junit.jupiter.api.Test;
  *   <li>a live record loses only its {@code delete_files}, never a key that is also in {@code files};
  *   <li>no file newer than its record's state file goes (a record coming back), and no object
  *       version written after the plan goes (conditional deletes);
- *   <li>a state file goes only when none of the keys it lists exists any more.
+ *   <li>a state file goes only when none of the keys it lists exists any more;
+ *   <li>a plan row that execution cannot take is {@code kept_refused}, and the record it names keeps
+ *       everything it owns.
  * </ul>
  *
- * On an unchanged bucket the plan's counts equal what execution deletes. A failure names its seed;
+ * On an unchanged bucket every record whose rows nobody changed is executed exactly as planned, and one
+ * whose rows were changed loses at most what the plan of its own document deletes. A failure names its seed;
  * {@code -Dinvariants.seed=N} replays one archive, {@code -Dinvariants.archives=N} runs more.
  */
 class ExecutionInvariantsTest {
@@ -96,6 +110,18 @@ class ExecutionInvariantsTest {
           Scenario.Tampering.values());
       assertThat(tally.actions.keySet()).contains(Action.DELETE_RECORD, Action.DELETE_REMOVED_FILES, Action.KEEP,
           Action.KEPT_NEWER_FILES, Action.KEPT_REFUSED);
+      // Every column of both tables' rows changed; every field execution uses refused for a bad value; every
+      // column an incremental plan takes read again for one (message only matters in a bad_state row, which
+      // these archives' documents never make: StateFileRowsTest).
+      assertThat(tally.planRows.keySet()).as("plan columns changed").containsAll(HostileRows.PLAN_COLUMNS);
+      assertThat(tally.planRowsRefused.keySet()).as("plan columns refused").contains("state_file_key", "action",
+          "state_etag", "state_last_modified", "deletes", "deletes[].key", "deletes[].etag",
+          "deletes[].last_modified", "deletes[].size", "deletes[].role", "copy");
+      assertThat(tally.stateRows.keySet()).as("state_files columns changed").containsAll(HostileRows.STATE_COLUMNS);
+      assertThat(tally.stateRowsReadAgain.keySet()).as("state_files columns read again").contains("key", "status",
+          "etag", "delete", "expires_at", "marked_at", "files", "delete_files", "second_row");
+      assertThat(tally.stateRowsTaken.keySet()).as("changed state_files rows taken as they are").contains("delete",
+          "files", "copy_of_another_row");
     }
   }
 
@@ -105,15 +131,27 @@ class ExecutionInvariantsTest {
     final Map<Action, Integer> actions = new EnumMap<>(Action.class);
     final Map<Scenario.Tampering, Integer> tampered = new java.util.TreeMap<>();
     final Map<Scenario.Tampering, Integer> tamperedRefused = new java.util.TreeMap<>();
+    /** deletion_plan rows changed, by column ("copy": another record's row under this key), and refused. */
+    final Map<String, Integer> planRows = new TreeMap<>();
+    final Map<String, Integer> planRowsRefused = new TreeMap<>();
+    /** state_files rows changed, by column; taken by the next plan as they are, or read again with GET. */
+    final Map<String, Integer> stateRows = new TreeMap<>();
+    final Map<String, Integer> stateRowsTaken = new TreeMap<>();
+    final Map<String, Integer> stateRowsReadAgain = new TreeMap<>();
     long keysRemoved;
     long unchangedRuns;
     long lostAndNamed;
+    long stateFileGets;
+    long stateRowsReused;
 
     @Override
     public String toString() {
       return keysRemoved + " keys removed, " + unchangedRuns + " runs on an unchanged bucket; plans " + actions
           + "; outcomes " + outcomes + "; tampered rows " + tampered + ", refused " + tamperedRefused + "; files lost to a record coming back"
-          + " during its deletion, each named: " + lostAndNamed;
+          + " during its deletion, each named: " + lostAndNamed + "; deletion_plan rows changed " + planRows
+          + ", refused as read " + planRowsRefused + "; state files read " + stateFileGets + ", reused "
+          + stateRowsReused + "; state_files rows changed " + stateRows + ", taken as they are " + stateRowsTaken
+          + ", read again " + stateRowsReadAgain;
     }
   }
 
@@ -125,16 +163,28 @@ class ExecutionInvariantsTest {
     private final Random random;
     private final Tally tally;
     private final FakeRecordStore bucket = new FakeRecordStore();
-    /** What each state file version says, by ETag (the store holds no content). */
+    /** What each state file version says, by ETag (the store holds no content), and as JSON. */
     private final Map<String, StateDocument> documents = new HashMap<>();
+    private final Map<String, String> jsonOf = new HashMap<>();
     private final List<Place> places = new ArrayList<>();
     /** Orphan folders (no state file) that a nested record may appear in later. */
     private final List<String> orphanFolders = new ArrayList<>();
     private Instant clock = WRITTEN;
+    private final HostileRows hostile;
+    /** The last plan's state_files rows, as the table holds them (changed now and then). */
+    private List<StateFileRow> stateRows = new ArrayList<>();
+    /**
+     * Which column of a state_files row was changed, by row (identity); a plan that takes such a row writes
+     * it again as it was, changed still.
+     */
+    private final Map<StateFileRow, String> stateRowChange = new IdentityHashMap<>();
+    /** The rows changed before the plan about to run, with the key and ETag of the row each was made from. */
+    private final Map<StateFileRow, String> changedNow = new IdentityHashMap<>();
 
     Scenario(long seed, Tally tally) {
       this.random = new Random(seed);
       this.tally = tally;
+      this.hostile = new HostileRows(random);
     }
 
     void run() {
@@ -155,7 +205,7 @@ class ExecutionInvariantsTest {
           injectKeyErrors(plans);
         }
         clock = clock.plusSeconds(60);
-        execute(plans, untouched, planner);
+        execute(plans, rowsAsRead(plans), untouched, planner);
         bucket.clearFailures();
       }
     }
@@ -274,7 +324,9 @@ class ExecutionInvariantsTest {
     private void writeState(Place place, StateDocument document, Instant at) {
       StoredObject state = bucket.put(place.stateKey(), at);
       documents.put(state.etag(), document);
-      bucket.describe(state, json(document));
+      String json = json(document);
+      jsonOf.put(state.etag(), json);
+      bucket.describe(state, json);
     }
 
     private static String json(StateDocument document) {
@@ -329,7 +381,11 @@ class ExecutionInvariantsTest {
      * A record's plan as execution gets it, the document it was planned on, and how its row was changed
      * (null: not at all).
      */
-    private record Planned(PlannedRecord record, StateDocument document, Tampering tampering) {}
+    private record Planned(PlannedRecord record, StateDocument document, Tampering tampering) {
+      Planned tampered(PlannedRecord changed, Tampering how) {
+        return new Planned(changed, document, how);
+      }
+    }
 
     /** What someone who can write the plan table may do to a row. */
     private enum Tampering {
@@ -349,23 +405,69 @@ class ExecutionInvariantsTest {
     /** Live and not-yet-due records of the last plan, by state file (no row: nothing to delete). */
     private final Map<String, Planned> kept = new TreeMap<>();
 
+    /** What the plan of each record's own document deletes, by state file: no row of it may delete more. */
+    private final Map<String, Set<String>> ownPlans = new HashMap<>();
+    /** State files planned from a state_files row that someone changed and the plan took as it was. */
+    private final Set<String> plannedFromChangedRows = new HashSet<>();
+
+    /**
+     * Plans every record, as an incremental plan does: a state file whose ETag the last plan read is planned
+     * from that plan's state_files row (changed now and then, as anyone with write access may), if the row is
+     * one that a parse writes; any other is read again (StateReuse).
+     */
     private Map<String, Planned> plan(Planner planner, Instant now) {
       Map<String, Planned> plans = new TreeMap<>();
       kept.clear();
+      ownPlans.clear();
+      plannedFromChangedRows.clear();
+      List<StateFileRow> previous = changedStateRows();
+      Map<String, List<StateFileRow>> previousByKey = new HashMap<>();
+      for (StateFileRow row : previous) {
+        if (row.getKey() != null && (StateFileRows.READ.equals(row.getStatus())
+            || StateFileRows.BAD_STATE.equals(row.getStatus()))) {
+          previousByKey.computeIfAbsent(row.getKey(), key -> new ArrayList<>()).add(row);
+        }
+      }
+      Set<StateFileRow> taken = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+      List<StateFileRow> written = new ArrayList<>();
       for (String key : bucket.keys()) {
         if (!Keys.isStateFileName(key) || !(CLASSIFIER.classify(key) instanceof Classification.StateFile stateFile)) {
           continue;
         }
         StoredObject stateObject = bucket.object(key);
         StateDocument document = documents.get(stateObject.etag());
-        Set<String> listed = new LinkedHashSet<>(document.files());
-        listed.addAll(document.deleteFiles());
-        Map<String, ListedKey> listedKeys = new HashMap<>();
-        for (String listedKey : listed) {
-          listedKeys.put(listedKey, new ListedKey(listedKey, bucket.object(listedKey), owner(listedKey)));
+        StoredObject newest = newestOwned(key);
+        RecordPlan own = planOf(planner, stateFile, stateObject, new ParsedState(document, null), newest, now);
+        if (own.action() == Action.DELETE_RECORD || own.action() == Action.DELETE_REMOVED_FILES) {
+          ownPlans.put(key, own.deletes().stream().map(PlannedDelete::key).collect(java.util.stream.Collectors.toSet()));
         }
-        RecordPlan plan = planner.plan(new RecordInput(stateFile, stateObject, new ParsedState(document, null),
-            listedKeys, newestOwned(key)), now);
+        List<StateFileRow> candidates = previousByKey.getOrDefault(key, List.of());
+        StateFileRow reused = candidates.size() == 1 && stateObject.etag().equals(candidates.get(0).getEtag())
+            && StateFileRows.notReusable(candidates.get(0)) == null ? candidates.get(0) : null;
+        RecordPlan plan = own;
+        ParsedState parsed = new ParsedState(document, null);
+        if (reused == null) {
+          tally.stateFileGets++;
+        } else {
+          tally.stateRowsReused++;
+          taken.add(reused);
+          parsed = StateFileRows.parsed(reused);
+          String change = stateRowChange.get(reused);
+          if (change != null) {
+            plannedFromChangedRows.add(key);
+            if (changedNow.containsKey(reused)) {
+              tally.stateRowsTaken.merge(change, 1, Integer::sum);
+            }
+          }
+          if (!parsed.equals(new ParsedState(document, null))) {
+            plan = planOf(planner, stateFile, stateObject, parsed, newest, now);
+          }
+        }
+        StateFileRow row = stateRow(stateFile, stateObject, parsed);
+        if (reused != null && stateRowChange.containsKey(reused)) {
+          stateRowChange.put(row, stateRowChange.get(reused)); // written again as it was taken
+        }
+        written.add(row);
         tally.actions.merge(plan.action(), 1, Integer::sum);
         if (plan.action() == Action.DELETE_RECORD || plan.action() == Action.DELETE_REMOVED_FILES) {
           plans.put(key, new Planned(new PlannedRecord(plan.action(), stateObject, plan.deletes()), document,
@@ -374,7 +476,226 @@ class ExecutionInvariantsTest {
           kept.put(key, new Planned(null, document, null));
         }
       }
+      for (Map.Entry<StateFileRow, String> changed : changedNow.entrySet()) {
+        // Read again because of the change, where its state file is still the version the row was written for.
+        String[] original = changed.getValue().split("\u0000");
+        StoredObject current = bucket.object(original[0]);
+        if (!taken.contains(changed.getKey()) && current != null && current.etag().equals(original[1])) {
+          tally.stateRowsReadAgain.merge(stateRowChange.get(changed.getKey()), 1, Integer::sum);
+        }
+      }
+      changedNow.clear();
+      stateRows = written;
       return plans;
+    }
+
+    private RecordPlan planOf(Planner planner, Classification.StateFile stateFile, StoredObject stateObject,
+        ParsedState parsed, StoredObject newest, Instant now) {
+      Set<String> listed = new LinkedHashSet<>();
+      if (parsed.isValid()) {
+        listed.addAll(parsed.document().files());
+        listed.addAll(parsed.document().deleteFiles());
+      }
+      Map<String, ListedKey> listedKeys = new HashMap<>();
+      for (String listedKey : listed) {
+        listedKeys.put(listedKey, new ListedKey(listedKey, bucket.object(listedKey), owner(listedKey)));
+      }
+      return planner.plan(new RecordInput(stateFile, stateObject, parsed, listedKeys, newest), now);
+    }
+
+    /**
+     * The last plan's state_files rows as the next plan finds them: a row changed in one column, another
+     * record's row written over one, or a second row of one state file, now and then.
+     */
+    private List<StateFileRow> changedStateRows() {
+      List<StateFileRow> rows = new ArrayList<>(stateRows);
+      HostileRows.Pool pool = pool();
+      int planned = rows.size();
+      for (int i = 0; i < planned; i++) {
+        int roll = random.nextInt(30);
+        if (roll < 3) {
+          StateFileRow changed = copy(rows.get(i));
+          String column = hostile.changeStateRow(changed, pool);
+          changedStateRow(changed, column, rows.set(i, changed));
+        } else if (roll == 3) {
+          StateFileRow other = copy(rows.get(random.nextInt(planned)));
+          other.setKey(rows.get(i).getKey());
+          other.setEtag(rows.get(i).getEtag());
+          changedStateRow(other, "copy_of_another_row", rows.set(i, other));
+        } else if (roll == 4) {
+          StateFileRow second = copy(rows.get(i));
+          if (random.nextBoolean()) {
+            hostile.changeStateRow(second, pool);
+          }
+          rows.add(second);
+          changedStateRow(second, "second_row", rows.get(i));
+        }
+      }
+      return rows;
+    }
+
+    /** Notes that {@code row} is {@code original} with {@code column} changed. */
+    private void changedStateRow(StateFileRow row, String column, StateFileRow original) {
+      stateRowChange.put(row, column);
+      changedNow.put(row, original.getKey() + "\u0000" + original.getEtag());
+      tally.stateRows.merge(column, 1, Integer::sum);
+    }
+
+    /** The state_files row that a plan writes for a state file it read (README "Tables"). */
+    private StateFileRow stateRow(Classification.StateFile stateFile, StoredObject stateObject, ParsedState parsed) {
+      StateFileRow row = new StateFileRow();
+      row.setRunId("plan-" + clock.getEpochSecond());
+      row.setRunDate(clock.toString().substring(0, 10));
+      row.setKey(stateObject.key());
+      row.setRecordType(stateFile.recordType());
+      row.setKind(stateFile.kind().isEmpty() ? null : stateFile.kind());
+      row.setIds(stateFile.ids());
+      row.setShape(stateFile.shape().name().toLowerCase(java.util.Locale.ROOT));
+      row.setScope(stateFile.scope());
+      row.setEtag(stateObject.etag());
+      row.setLastModified(Timestamp.from(stateObject.lastModified()));
+      row.setSize(stateObject.size());
+      if (parsed.isValid()) {
+        StateDocument document = parsed.document();
+        row.setStatus(StateFileRows.READ);
+        row.setDelete(document.delete());
+        row.setExpiresAt(document.expiresAt() == null ? null : Timestamp.from(document.expiresAt()));
+        row.setMarkedAt(document.markedAt() == null ? null : Timestamp.from(document.markedAt()));
+        row.setFiles(document.files());
+        row.setDeleteFiles(document.deleteFiles());
+        row.setRawJson(jsonOf.get(stateObject.etag()));
+      } else {
+        row.setStatus(StateFileRows.BAD_STATE);
+        row.setMessage(parsed.error());
+      }
+      return row;
+    }
+
+    private static StateFileRow copy(StateFileRow row) {
+      StateFileRow copy = new StateFileRow();
+      copy.setRunId(row.getRunId());
+      copy.setRunDate(row.getRunDate());
+      copy.setKey(row.getKey());
+      copy.setStatus(row.getStatus());
+      copy.setMessage(row.getMessage());
+      copy.setRecordType(row.getRecordType());
+      copy.setKind(row.getKind());
+      copy.setIds(row.getIds());
+      copy.setShape(row.getShape());
+      copy.setScope(row.getScope());
+      copy.setEtag(row.getEtag());
+      copy.setLastModified(row.getLastModified());
+      copy.setSize(row.getSize());
+      copy.setDelete(row.getDelete());
+      copy.setExpiresAt(row.getExpiresAt());
+      copy.setMarkedAt(row.getMarkedAt());
+      copy.setFiles(row.getFiles());
+      copy.setDeleteFiles(row.getDeleteFiles());
+      copy.setRawJson(row.getRawJson());
+      return copy;
+    }
+
+    /** The values a changed row may take: the bucket's keys and ETags, keys no state file may list, the time. */
+    private HostileRows.Pool pool() {
+      List<String> keys = new ArrayList<>(bucket.keys());
+      keys.addAll(List.of(PREFIX + "projects/p0/../p1/brief.pdf", "elsewhere/outside.bin", PREFIX + "_cogram/x"));
+      List<String> stateFiles = new ArrayList<>(keys.stream().filter(Keys::isStateFileName).toList());
+      stateFiles.add(PREFIX + "projects/p9/state.json");
+      List<String> etags = new ArrayList<>(bucket.keys().stream().map(key -> bucket.object(key).etag()).toList());
+      etags.add("etag-none");
+      return new HostileRows.Pool(keys, stateFiles, etags, clock);
+    }
+
+    /** A deletion_plan row as execution reads it, and which column someone changed (null: none). */
+    private record RowAsRead(PlannedRow read, String change) {}
+
+    /**
+     * The plan's rows as execution reads them (PlanRows): one row per state file, now and then with a column
+     * changed, or another record's row written under a state file's key (a live record's, no key, an empty
+     * one); of the rows of one state file, any one (the execute de-duplicates them, whichever it keeps).
+     */
+    private List<RowAsRead> rowsAsRead(Map<String, Planned> plans) {
+      HostileRows.Pool pool = pool();
+      List<Planned> planned = new ArrayList<>(plans.values());
+      Map<String, List<Map.Entry<PlanRow, String>>> byKey = new java.util.LinkedHashMap<>();
+      List<PlanRow> rows = new ArrayList<>();
+      for (Planned one : planned) {
+        PlanRow row = planRow(one.record());
+        String change = random.nextInt(6) == 0 ? hostile.changePlanRow(row, pool) : null;
+        rows.add(row);
+        byKey.computeIfAbsent(String.valueOf(row.getStateFileKey()), key -> new ArrayList<>())
+            .add(Map.entry(row, change == null ? "" : change));
+      }
+      List<String> keptKeys = new ArrayList<>(kept.keySet());
+      for (PlanRow row : rows) {
+        if (random.nextInt(10) != 0) {
+          continue;
+        }
+        PlanRow copy = planRow(planned.get(random.nextInt(planned.size())).record());
+        copy.setStateFileKey(random.nextInt(4) == 0 ? null : random.nextInt(3) == 0 ? ""
+            : random.nextBoolean() || keptKeys.isEmpty() ? row.getStateFileKey()
+            : keptKeys.get(random.nextInt(keptKeys.size())));
+        if (random.nextBoolean()) {
+          hostile.changePlanRow(copy, pool);
+        }
+        byKey.computeIfAbsent(String.valueOf(copy.getStateFileKey()), key -> new ArrayList<>())
+            .add(Map.entry(copy, "copy"));
+      }
+      List<RowAsRead> read = new ArrayList<>();
+      for (List<Map.Entry<PlanRow, String>> candidates : byKey.values()) {
+        Map.Entry<PlanRow, String> kept = candidates.get(random.nextInt(candidates.size()));
+        PlannedRow row = PlanRows.read(kept.getKey());
+        String change = kept.getValue().isEmpty() ? null : kept.getValue();
+        if (change != null) {
+          tally.planRows.merge(change, 1, Integer::sum);
+          if (row instanceof PlannedRow.Refused) {
+            tally.planRowsRefused.merge(change, 1, Integer::sum);
+          }
+        }
+        assertThat(change != null || row instanceof PlannedRow.Executable).as("a row as planned is executed: %s", row)
+            .isTrue();
+        read.add(new RowAsRead(row, change));
+      }
+      return read;
+    }
+
+    /** The deletion_plan row that a plan writes for {@code record} (README "Tables"). */
+    private PlanRow planRow(PlannedRecord record) {
+      PlanRow row = new PlanRow();
+      row.setRunId("plan-" + clock.getEpochSecond());
+      row.setRunDate(clock.toString().substring(0, 10));
+      row.setStateFileKey(record.stateFileKey());
+      if (CLASSIFIER.classify(record.stateFileKey()) instanceof Classification.StateFile stateFile) {
+        row.setRecordType(stateFile.recordType());
+        row.setKind(stateFile.kind().isEmpty() ? null : stateFile.kind());
+        row.setIds(stateFile.ids());
+      }
+      row.setAction(record.action().label());
+      row.setReason("planned");
+      row.setDueAt(Timestamp.from(record.stateFile().lastModified()));
+      row.setGraceDays(0);
+      row.setGraceRule("global");
+      row.setStateEtag(record.stateFile().etag());
+      row.setStateLastModified(Timestamp.from(record.stateFile().lastModified()));
+      List<DeleteRow> deletes = new ArrayList<>();
+      for (PlannedDelete delete : record.deletes()) {
+        DeleteRow deleteRow = new DeleteRow();
+        deleteRow.setKey(delete.key());
+        deleteRow.setEtag(delete.object().etag());
+        deleteRow.setLastModified(Timestamp.from(delete.object().lastModified()));
+        deleteRow.setSize(delete.object().size());
+        deleteRow.setRole(delete.role().label());
+        deletes.add(deleteRow);
+      }
+      row.setDeletes(deletes);
+      row.setKeysToDelete((long) deletes.size());
+      row.setChildKeysToDelete((long) record.files().size());
+      row.setBytesToDelete(record.deletes().stream().mapToLong(delete -> delete.object().size()).sum());
+      row.setMissingKeys(0);
+      row.setMissingFiles(List.of());
+      row.setKeptKeys(0);
+      row.setPlannedAt(Timestamp.from(clock));
+      return row;
     }
 
     /** The closest existing record boundary above {@code key}, or null. */
@@ -411,13 +732,12 @@ class ExecutionInvariantsTest {
         PlannedRecord record = planned.record();
         if (random.nextInt(8) == 0) {
           String key = keys.get(random.nextInt(keys.size()));
-          entry.setValue(new Planned(withExtraKey(record, key), planned.document(), Tampering.EXTRA_KEY));
+          entry.setValue(planned.tampered(withExtraKey(record, key), Tampering.EXTRA_KEY));
         } else if (record.action() == Action.DELETE_REMOVED_FILES && random.nextInt(4) == 0) {
           List<String> alsoInFiles = planned.document().files().stream().filter(bucket::exists).toList();
           if (!alsoInFiles.isEmpty()) {
             String key = alsoInFiles.get(random.nextInt(alsoInFiles.size()));
-            entry.setValue(new Planned(withExtraKey(record, key), planned.document(),
-                Tampering.REMOVED_FILE_ALSO_IN_FILES));
+            entry.setValue(planned.tampered(withExtraKey(record, key), Tampering.REMOVED_FILE_ALSO_IN_FILES));
           }
         }
       }
@@ -462,9 +782,21 @@ class ExecutionInvariantsTest {
 
     // Execution, watched at every object it removes.
 
-    private void execute(Map<String, Planned> plans, boolean untouched, Planner planner) {
-      List<PlannedRecord> window = plans.values().stream().map(Planned::record).toList();
-      Watched store = new Watched(plans);
+    private void execute(Map<String, Planned> plans, List<RowAsRead> rows, boolean untouched, Planner planner) {
+      // What each row execution takes plans, with the document of the state file version it names (the one
+      // execution reads); a row as planned keeps its plan's tampering.
+      Map<String, Planned> executed = new TreeMap<>();
+      List<PlannedRecord> window = new ArrayList<>();
+      for (RowAsRead row : rows) {
+        if (row.read() instanceof PlannedRow.Executable executable) {
+          PlannedRecord record = executable.record();
+          Planned original = plans.get(record.stateFileKey());
+          executed.put(record.stateFileKey(), new Planned(record, documents.get(record.stateFile().etag()),
+              row.change() == null ? original.tampering() : null));
+          window.add(record);
+        }
+      }
+      Watched store = new Watched(executed);
       ExecutionHook exporterDuringDelete = new ExecutionHook() {
         @Override
         public void beforeDelete(List<String> keys) {
@@ -494,12 +826,6 @@ class ExecutionInvariantsTest {
         }
       };
       Set<String> before = bucket.keys();
-      long planned = 0;
-      long plannedRecords = 0;
-      for (PlannedRecord record : window) {
-        planned += record.deletes().stream().filter(delete -> bucket.exists(delete.key())).count();
-        plannedRecords += record.action() == Action.DELETE_RECORD ? 1 : 0;
-      }
       if (!untouched && random.nextInt(5) == 0) {
         // An earlier attempt that stopped after some records: this run finds them done.
         List<PlannedRecord> some = window.stream().filter(record -> random.nextBoolean()).toList();
@@ -509,12 +835,35 @@ class ExecutionInvariantsTest {
         }
         before = bucket.keys();
       }
-      List<ExecutionOutcome> outcomes;
-      try (RecordExecutor executor = new RecordExecutor(store, planner, PARSER, 1 + random.nextInt(5),
-          ConditionalDeletes.ON, DeleteThrottle.none(), exporterDuringDelete, Clock.fixed(clock, ZoneOffset.UTC))) {
-        outcomes = executor.execute(window);
+      // A record whose row is refused keeps everything it owns.
+      Set<String> refusedRecords = new HashSet<>();
+      rows.stream().filter(row -> row.read() instanceof PlannedRow.Refused).map(row -> ((PlannedRow.Refused) row.read())
+          .stateFileKey()).filter(bucket::exists).forEach(refusedRecords::add);
+      Map<String, Set<String>> keptWhole = new TreeMap<>();
+      if (!refusedRecords.isEmpty()) {
+        for (String key : bucket.keys()) {
+          String owner = Keys.isStateFileName(key) && CLASSIFIER.isRecordBoundary(key) ? key : owner(key);
+          if (refusedRecords.contains(owner)) {
+            keptWhole.computeIfAbsent(owner, record -> new HashSet<>()).add(key);
+          }
+        }
+      }
+      List<ExecutionOutcome> executorOutcomes = List.of();
+      if (!window.isEmpty()) {
+        try (RecordExecutor executor = new RecordExecutor(store, planner, PARSER, 1 + random.nextInt(5),
+            ConditionalDeletes.ON, DeleteThrottle.none(), exporterDuringDelete, Clock.fixed(clock, ZoneOffset.UTC))) {
+          executorOutcomes = executor.execute(window);
+        }
+      }
+      // The outcomes in the rows' order, as the execute's window loop makes them.
+      Iterator<ExecutionOutcome> fromExecutor = executorOutcomes.iterator();
+      List<ExecutionOutcome> outcomes = new ArrayList<>();
+      for (RowAsRead row : rows) {
+        outcomes.add(row.read() instanceof PlannedRow.Refused refused ? refused.outcome(clock) : fromExecutor.next());
       }
       outcomes.forEach(outcome -> tally.outcomes.merge(outcome.outcome(), 1, Integer::sum));
+      keptWhole.forEach((stateFile, owned) -> assertThat(owned).as("%s, whose row is refused, keeps what it owns",
+          stateFile).allMatch(bucket::exists));
       // Every file lost to a record that came back during its deletion is named by its record's outcome.
       for (Map.Entry<String, String> entry : lostToComingBack.entrySet()) {
         String lost = entry.getKey();
@@ -536,13 +885,13 @@ class ExecutionInvariantsTest {
         outcomes.forEach(outcome -> System.out.println("outcome " + outcome));
       }
       for (int i = 0; i < window.size(); i++) {
-        Tampering tampering = plans.get(window.get(i).stateFileKey()).tampering();
-        ExecutionOutcome outcome = outcomes.get(i);
+        Tampering tampering = executed.get(window.get(i).stateFileKey()).tampering();
+        ExecutionOutcome outcome = executorOutcomes.get(i);
         if (tampering != null) {
           tally.tampered.merge(tampering, 1, Integer::sum);
           boolean liveNow = bucket.exists(outcome.stateFileKey())
-              && bucket.object(outcome.stateFileKey()).equals(window.get(i).stateFile())
-              && live(plans.get(outcome.stateFileKey()).document());
+              && bucket.object(outcome.stateFileKey()).etag().equals(window.get(i).stateFile().etag())
+              && live(executed.get(outcome.stateFileKey()).document());
           if (outcome.outcome() == Outcome.KEPT_REFUSED) {
             tally.tamperedRefused.merge(tampering, 1, Integer::sum);
           }
@@ -563,12 +912,23 @@ class ExecutionInvariantsTest {
           .isEqualTo(outcomes.stream().mapToLong(ExecutionOutcome::keysDeleted).sum());
       if (untouched) {
         tally.unchangedRuns++;
-        // A dry run's counts are what a real run deletes, on a bucket nobody changes.
-        assertThat(removed).as("keys removed on an unchanged bucket: %s of %s", outcomes, window).isEqualTo(planned);
-        assertThat(outcomes.stream().filter(o -> o.outcome() == Outcome.DELETED).count())
-            .as("records deleted on an unchanged bucket").isEqualTo(plannedRecords);
-        assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.outcome())
-            .isIn(Outcome.DELETED, Outcome.REMOVED_FILES_DELETED));
+        // A dry run's counts are what a real run deletes, on a bucket nobody changes: exactly, for every record
+        // whose rows nobody changed; at most what its own document plans, for one whose rows were changed.
+        for (int i = 0; i < rows.size(); i++) {
+          ExecutionOutcome outcome = outcomes.get(i);
+          if (rows.get(i).change() == null && !plannedFromChangedRows.contains(outcome.stateFileKey())) {
+            PlannedRecord record = ((PlannedRow.Executable) rows.get(i).read()).record();
+            assertThat(outcome.outcome()).as("a record as planned, on an unchanged bucket: %s", outcome)
+                .isIn(Outcome.DELETED, Outcome.REMOVED_FILES_DELETED);
+            assertThat(new HashSet<>(outcome.deletedKeys())).as("keys deleted on an unchanged bucket: %s of %s",
+                outcome, record).isEqualTo(record.deletes().stream().map(PlannedDelete::key).filter(before::contains)
+                .collect(java.util.stream.Collectors.toSet()));
+          } else {
+            assertThat(ownPlans.getOrDefault(outcome.stateFileKey(), Set.of()))
+                .as("what a changed row deletes of %s: at most the plan of its own document", outcome.stateFileKey())
+                .containsAll(outcome.deletedKeys());
+          }
+        }
       }
     }
 
@@ -664,7 +1024,11 @@ class ExecutionInvariantsTest {
         // Whatever the row says: the state file's version as it is now decides (a row only narrows).
         StateDocument document = planned.document();
         assertThat(bucket.object(record.stateFileKey())).as("state file of %s when %s is removed",
-            record.stateFileKey(), key).isEqualTo(record.stateFile());
+            record.stateFileKey(), key).isNotNull();
+        assertThat(bucket.object(record.stateFileKey()).etag()).as("state file of %s when %s is removed",
+            record.stateFileKey(), key).isEqualTo(record.stateFile().etag());
+        assertThat(document).as("the document of %s as planned when %s is removed", record.stateFileKey(), key)
+            .isNotNull();
         if (live(document)) {
           assertThat(document.deleteFiles()).as("a live record loses only its delete_files").contains(key);
           assertThat(document.files()).as("a live record keeps a key that is also in files").doesNotContain(key);
@@ -674,7 +1038,7 @@ class ExecutionInvariantsTest {
         }
         if (!document.deleteFiles().contains(key) || document.files().contains(key)) {
           assertThat(object.lastModified()).as("%s is newer than its state file: the record is coming back", key)
-              .isBeforeOrEqualTo(record.stateFile().lastModified());
+              .isBeforeOrEqualTo(bucket.object(record.stateFileKey()).lastModified());
         }
         assertThat(record.files().stream().filter(delete -> delete.key().equals(key)).findFirst().orElseThrow()
             .object().etag()).as("only the version planned goes: %s", key).isEqualTo(object.etag());
@@ -683,6 +1047,7 @@ class ExecutionInvariantsTest {
       private void checkStateFile(Planned planned) {
         PlannedRecord record = planned.record();
         assertThat(record.action()).as("only a due record's state file goes").isEqualTo(Action.DELETE_RECORD);
+        assertThat(planned.document()).as("the document of %s as planned", record.stateFileKey()).isNotNull();
         assertThat(live(planned.document())).as("%s is live when its state file goes", record.stateFileKey()).isFalse();
         Set<String> listedKeys = new LinkedHashSet<>(planned.document().files());
         listedKeys.addAll(planned.document().deleteFiles());

@@ -98,6 +98,24 @@ class RecordHistoryTest {
   }
 
   @Test
+  void aCopyThatStoppedLateAddsItsDeletionsButTheRecordedOutcomeDecides() {
+    // The winner deleted a live record's removed files; the copy Spark killed wrote its intent later, then stopped.
+    LedgerTry winner = new LedgerTry(meetingOutcome(Outcome.REMOVED_FILES_DELETED, 0, ANSWERED, MINUTES), false, 7);
+    MemoryLedgerStore bucket = new MemoryLedgerStore();
+    bucket.putExportObject(AUDIO, "audio-etag");
+    bucket.putExportObject(STATE, "state-etag");
+    LedgerTry lateCopy = IntentResolution.resolve(new LedgerEntry.Intent(header(8, 1, RETRIED),
+        List.of(meetingIntent(0))), bucket::find).get(0);
+    assertThat(lateCopy.outcome().outcome()).isEqualTo(Outcome.INTERRUPTED);
+
+    ExecutionOutcome row = RecordHistory.merge(List.of(winner, lateCopy)).outcome();
+
+    assertThat(row.outcome()).isEqualTo(Outcome.REMOVED_FILES_DELETED);
+    assertThat(row.deletedKeys()).containsExactly(MINUTES);
+    assertThat(row.endedAt()).isEqualTo(RETRIED);
+  }
+
+  @Test
   void noTaskAttemptIsNoRow() {
     assertThatThrownBy(() -> RecordHistory.merge(List.of())).hasMessage("no task attempt executed the record");
   }

@@ -50,8 +50,12 @@ class ObjectStoreTest {
     write("folder-sibling/x.txt", "x");
 
     FolderListing listing = store.listFolder("folder/");
+    List<String> subFolders = new ArrayList<>();
+    long objects = store.listLevel("folder/", subFolders::add);
 
     assertThat(listing.folders()).containsExactly("folder/a/", "folder/b/");
+    assertThat(subFolders).containsExactly("folder/a/", "folder/b/");
+    assertThat(objects).isEqualTo(1);
     assertThat(listing.objects()).extracting(StoredObject::key).containsExactly("folder/top.json");
     assertThat(listing.objects().get(0).size()).isEqualTo(2);
   }
@@ -84,12 +88,17 @@ class ObjectStoreTest {
     store.listAll("many/", listed::add);
     List<String> iterated = new ArrayList<>();
     store.iterate("many/", ListingDepth.RECURSIVE).forEachRemaining(object -> iterated.add(object.key()));
+    // One level a page at a time, its objects counted (the listing fan-out holds none of them).
+    List<String> subFolders = new ArrayList<>();
+    long direct = store.listLevel("many/", subFolders::add);
     // Page by page as a listing task does: after a key first, then by the continuation token.
     ListingPage first = store.listPage("many/", "many/0099.txt", null);
     ListingPage second = store.listPage("many/", "many/0099.txt", first.nextToken());
 
     assertThat(listed).extracting(StoredObject::key).containsExactlyElementsOf(keys);
     assertThat(iterated).containsExactlyElementsOf(keys);
+    assertThat(direct).isEqualTo(1_200);
+    assertThat(subFolders).isEmpty();
     assertThat(first.truncated()).isTrue();
     assertThat(first.nextToken()).isNotEmpty();
     assertThat(first.objects()).extracting(StoredObject::key).containsExactlyElementsOf(keys.subList(100, 1_100));

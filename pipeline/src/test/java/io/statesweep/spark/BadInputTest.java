@@ -9,6 +9,7 @@ import io.statesweep.config.Settings;
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.Keys;
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.plan.LineText;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
@@ -636,7 +637,7 @@ class BadInputTest {
     assertThat(row.action()).isEqualTo("bad_state");
     assertThat(row.reason()).isEqualTo(message);
     assertThat(row.deletes()).isEmpty();
-    assertThat(plan.logLines()).contains("kept " + key + ": " + message);
+    assertThat(plan.logLines()).contains("kept " + LineText.escape(key) + ": " + LineText.escape(message));
     assertThat(executions).doesNotContainKey(key);
     assertStays(key, Keys.folder(key) + "doc.pdf");
   }
@@ -649,7 +650,7 @@ class BadInputTest {
     assertThat(row.action()).isEqualTo("kept_refused");
     assertThat(row.reason()).isEqualTo(reason);
     assertThat(row.deletes()).isEmpty();
-    assertThat(plan.logLines()).contains("kept " + key + ": " + reason);
+    assertThat(plan.logLines()).contains("kept " + LineText.escape(key) + ": " + LineText.escape(reason));
     assertThat(executions).doesNotContainKey(key);
     assertStays(recordKeys(key).toArray(String[]::new));
   }

@@ -1,5 +1,8 @@
 package io.statesweep.spark;
 
+import static io.statesweep.testing.DatasetAssertions.assertSameRows;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,17 +14,35 @@ import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A plan after a plan GETs only the state files whose ETag changed, and still decides every record again. */
+/**
+ * A plan after a plan GETs only the state files whose ETag changed, and still decides every record again; a row
+ * of the earlier plan stands in for a GET only when it is what a parse writes.
+ */
 @ExtendWith(S3ServerExtension.class)
 class IncrementalPlanTest {
+  private static final String[] PLAN_COLUMNS = {"state_file_key", "action", "reason", "due_at", "state_etag",
+      "state_last_modified", "keys_to_delete", "child_keys_to_delete", "missing_keys", "kept_keys", "missing_files",
+      "deletes"};
+  private static final String[] STATE_COLUMNS = {"key", "status", "message", "etag", "delete", "expires_at",
+      "marked_at", "files", "delete_files", "raw_json"};
 
+  /**
+   * Also: rows of the plan that the third reuses are changed first, as no parse writes them (a null key in
+   * {@code files}, a null {@code delete}, a timestamp no document may hold, a {@code bad_state} row without its
+   * message, a second row of one key that lists nothing): those state files are read again, and the third plan
+   * is, record for record, the plan that reads every document.
+   */
   @Test
   void readsOnlyChangedStateFilesAndPlansEveryRecordAgain(LocalS3Server server, @TempDir Path warehouse)
       throws Exception {
@@ -36,16 +57,21 @@ class IncrementalPlanTest {
     PlanResult second = plan(server, warehouse, "true");
     archive.put("projects/p1/documents/d7/state.json", archive.state(true, null,
         List.of("projects/p1/documents/d7/doc.pdf"), List.of()));
+    tamper(second);
     PlanResult third = plan(server, warehouse, "true");
     PlanResult full = plan(server, warehouse, "false");
 
     assertThat(first.summary().extra()).containsEntry("state_file_gets", "20");
     assertThat(second.summary().extra()).containsEntry("state_file_gets", "0");
     assertThat(second.summary().line()).contains(" state_files_scanned=20 records_deleted=0 ");
-    assertThat(third.summary().extra()).containsEntry("state_file_gets", "1");
+    assertThat(third.summary().extra()).containsEntry("state_file_gets", "7");
     assertThat(third.summary().line()).contains(" state_files_scanned=20 records_deleted=1 child_keys_deleted=1 ");
     assertThat(full.summary().extra()).containsEntry("state_file_gets", "20");
     assertThat(full.summary().line()).contains(" state_files_scanned=20 records_deleted=1 child_keys_deleted=1 ");
+    assertSameRows("the plan from reused rows", rows(full.tables().deletionPlan(), full.runId(), PLAN_COLUMNS),
+        rows(full.tables().deletionPlan(), third.runId(), PLAN_COLUMNS));
+    assertSameRows("the state files of the plan from reused rows", rows(full.tables().stateFiles(), full.runId(),
+        STATE_COLUMNS), rows(full.tables().stateFiles(), third.runId(), STATE_COLUMNS));
 
     // The metrics JSON counts the same GETs, by operation, beside the listing and the phases.
     JsonNode firstMetrics = new ObjectMapper().readTree(first.metricsJson());
@@ -104,6 +130,38 @@ class IncrementalPlanTest {
           + " state_files_read=250 records_planned=0 records_verified=0 keys_deleted=0 rate=");
       assertThat(line).contains(" of=1000 eta=").endsWith("s");
     }
+  }
+
+  /**
+   * Changes one row each of {@code plan}'s state_files as no parse writes them, and adds a second row of d5 that
+   * lists no file: one commit.
+   */
+  private static void tamper(PlanResult plan) {
+    Dataset<Row> rows = SharedSpark.session().read().format("delta").load(plan.tables().stateFiles());
+    String runDate = rows.filter(col("run_id").equalTo(plan.runId())).select("run_date").first().getString(0);
+    String ofRun = "run_id = '" + plan.runId() + "' AND key = 'cogram/projects/p1/documents/";
+    Dataset<Row> changed = rows.filter(col("run_date").equalTo(runDate))
+        .withColumn("files", replaced(ofRun + "d0", "files", "array(cast(null as string))"))
+        .withColumn("delete", replaced(ofRun + "d1", "`delete`", "null"))
+        .withColumn("expires_at", replaced(ofRun + "d2", "expires_at", "timestamp_seconds(600000000000)"))
+        .withColumn("status", replaced(ofRun + "d3", "status", "'bad_state'"))
+        .withColumn("message", replaced(ofRun + "d3", "message", "null"))
+        .withColumn("delete_files", replaced(ofRun + "d4", "delete_files",
+            "array('cogram/projects/p1/documents/d4/doc.pdf', null)"));
+    Dataset<Row> second = rows.filter(ofRun + "d5/state.json'").withColumn("files",
+        expr("cast(array() as array<string>)"));
+    changed.union(second).write().format("delta").mode("overwrite")
+        .option("replaceWhere", "run_date = '" + runDate + "'").save(plan.tables().stateFiles());
+  }
+
+  /** {@code column}, or {@code value} in the row that {@code where} (ending in a record's folder) selects. */
+  private static Column replaced(String where, String column, String value) {
+    return expr("CASE WHEN " + where + "/state.json' THEN " + value + " ELSE " + column + " END");
+  }
+
+  private static Dataset<Row> rows(String table, String runId, String... columns) {
+    return SharedSpark.session().read().format("delta").load(table).filter(col("run_id").equalTo(runId))
+        .select(Arrays.stream(columns).map(org.apache.spark.sql.functions::col).toArray(Column[]::new));
   }
 
   private static PlanResult plan(LocalS3Server server, Path warehouse, String reuse) {

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,8 +61,9 @@ class StatesweepActionsTest {
     Map<String, StoredObject> before = archive.snapshot();
     String warehouse = dir.resolve("warehouse").toString();
 
+    List<LogLine> streamed = new ArrayList<>();
     PlanResult plan = Statesweep.get(spark).plan().bucket(bucket).prefix(P).warehouse(warehouse)
-        .option("--endpoint", server.endpoint()).option("sweep.log.lines", "all").execute();
+        .option("--endpoint", server.endpoint()).option("sweep.log.lines", "all").lines(streamed::add).execute();
 
     assertThat(plan.failure()).isNull();
     assertThat(plan.exitCode()).isZero();
@@ -73,6 +75,9 @@ class StatesweepActionsTest {
             "would delete " + P + "projects/p1/meetings/m1/state.json"));
     assertThat(plan.logLines()).containsExactly("would delete " + P + "projects/p1/meetings/m1/minutes.pdf",
         "would delete " + P + "projects/p1/meetings/m1/state.json");
+    // Each line went to the sink as it was read; the result keeps them (fewer than LogLine.RESULT_SAMPLE) and counts.
+    assertThat(streamed).isEqualTo(plan.log());
+    assertThat(plan.lineCounts()).isEqualTo(Map.of(LogLine.Kind.WOULD_DELETE, 2L));
     Metrics planMetrics = plan.metrics();
     assertThat(planMetrics.command()).isEqualTo("plan");
     assertThat(planMetrics.runId()).isEqualTo(plan.runId());

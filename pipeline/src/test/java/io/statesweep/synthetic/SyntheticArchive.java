@@ -18,6 +18,8 @@ import java.util.NoSuchElementException;
  *
  * Records go to projects in index order, {@code recordsPerProject} each; a skewed archive puts the
  * first half of all records in project 0. Every {@code dueEvery}-th record says {@code delete: true}.
+ * {@link #withLostFiles} makes every live record list files the bucket lacks as well
+ * ({@code {folder}lost{file:06d}.bin}, never listed: as if a lifecycle rule had deleted them).
  */
 public final class SyntheticArchive {
   /** Files are written an hour before their state file; record i's state file at BASE + i seconds. */
@@ -29,11 +31,18 @@ public final class SyntheticArchive {
   private final long recordsPerProject;
   private final boolean skewed;
   private final int dueEvery;
+  private final int lostFilesPerLiveRecord;
 
   public SyntheticArchive(String prefix, long records, int filesPerRecord, long recordsPerProject, boolean skewed,
       int dueEvery) {
+    this(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery, 0);
+  }
+
+  private SyntheticArchive(String prefix, long records, int filesPerRecord, long recordsPerProject, boolean skewed,
+      int dueEvery, int lostFilesPerLiveRecord) {
     this.prefix = requireNonNull(prefix, "prefix is null");
-    if (records < 1 || filesPerRecord < 0 || filesPerRecord > 99 || recordsPerProject < 1 || dueEvery < 1) {
+    if (records < 1 || filesPerRecord < 0 || filesPerRecord > 99 || recordsPerProject < 1 || dueEvery < 1
+        || lostFilesPerLiveRecord < 0 || lostFilesPerLiveRecord > 999_999) {
       throw new IllegalArgumentException("bad archive shape");
     }
     this.records = records;
@@ -41,6 +50,25 @@ public final class SyntheticArchive {
     this.recordsPerProject = recordsPerProject;
     this.skewed = skewed;
     this.dueEvery = dueEvery;
+    this.lostFilesPerLiveRecord = lostFilesPerLiveRecord;
+  }
+
+  /**
+   * This archive with every live record's state file also listing {@code lost} files that are not in the
+   * bucket: a plan prints one {@code missing} line for each.
+   */
+  public SyntheticArchive withLostFiles(int lost) {
+    return new SyntheticArchive(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery, lost);
+  }
+
+  public int lostFilesPerLiveRecord() {
+    return lostFilesPerLiveRecord;
+  }
+
+  /** How many files the archive's live records list that the bucket lacks. */
+  public long lostFiles() {
+    long due = (records + dueEvery - 1) / dueEvery; // records 0, dueEvery, 2 dueEvery, ...
+    return (records - due) * lostFilesPerLiveRecord;
   }
 
   public String prefix() {
@@ -160,6 +188,13 @@ public final class SyntheticArchive {
         .append("\", \"delete\": ").append(isDue(record)).append(", \"expires_at\": null, \"files\": [");
     for (int i = 0; i < filesPerRecord; i++) {
       json.append(i == 0 ? "\"" : ", \"").append(key(record, i)).append('"');
+    }
+    if (!isDue(record)) {
+      String folder = folder(record);
+      for (int i = 0; i < lostFilesPerLiveRecord; i++) {
+        json.append(i == 0 && filesPerRecord == 0 ? "\"" : ", \"").append(folder).append("lost");
+        pad(json, i, 6).append(".bin\"");
+      }
     }
     return json.append("], \"delete_files\": []}").toString().getBytes(StandardCharsets.UTF_8);
   }

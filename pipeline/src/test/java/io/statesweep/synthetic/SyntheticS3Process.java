@@ -51,7 +51,7 @@ public final class SyntheticS3Process implements AutoCloseable {
         bucket, archive.prefix(), Long.toString(archive.records()), Integer.toString(archive.keysPerRecord() - 1),
         Long.toString(archive.recordsPerProject()), Boolean.toString(archive.skewed()),
         Integer.toString(archive.dueEvery()),
-        Long.toString(latency.toMillis())));
+        Long.toString(latency.toMillis()), Integer.toString(archive.lostFilesPerLiveRecord())));
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     return new SyntheticS3Process(process);
   }
@@ -109,16 +109,18 @@ public final class SyntheticS3Process implements AutoCloseable {
   }
 
   /**
-   * The child: {@code bucket prefix records filesPerRecord recordsPerProject skewed dueEvery latencyMillis}.
+   * The child: {@code bucket prefix records filesPerRecord recordsPerProject skewed dueEvery latencyMillis
+   * [lostFilesPerLiveRecord]}.
    */
   public static void main(String[] args) throws Exception {
-    if (args.length != 8) {
+    if (args.length != 8 && args.length != 9) {
       System.err.println("usage: SyntheticS3Process bucket prefix records filesPerRecord recordsPerProject skewed"
-          + " dueEvery latencyMillis");
+          + " dueEvery latencyMillis [lostFilesPerLiveRecord]");
       System.exit(2);
     }
     SyntheticArchive archive = new SyntheticArchive(args[1], Long.parseLong(args[2]), Integer.parseInt(args[3]),
-        Long.parseLong(args[4]), Boolean.parseBoolean(args[5]), Integer.parseInt(args[6]));
+        Long.parseLong(args[4]), Boolean.parseBoolean(args[5]), Integer.parseInt(args[6]))
+        .withLostFiles(args.length == 9 ? Integer.parseInt(args[8]) : 0);
     PrintStream stdout = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, UTF_8);
     try (SyntheticS3Server server = new SyntheticS3Server(args[0], archive, Duration.ofMillis(Long.parseLong(args[7])),
         0)) {

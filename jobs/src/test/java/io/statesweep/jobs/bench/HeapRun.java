@@ -94,9 +94,20 @@ public final class HeapRun {
     long records = Math.max(1, keys / (FILES_PER_RECORD + 1));
     SyntheticArchive archive = new SyntheticArchive(ScaleBenchmark.PREFIX, records, FILES_PER_RECORD, 1_000, false,
         10);
+    return plan(archive, latencyMillis, heap, master, jvmOptions, List.of("--log-lines", "0"));
+  }
+
+  /**
+   * One {@code statesweep plan} of {@code archive} (with {@code planOptions}) in a JVM of its own, measured: its
+   * summary pairs, the probe's figures, the server's request counts, and {@code lines_<kind>}, how many per-key
+   * lines of each kind it printed (counted, not echoed: they may be millions; the first of each kind are).
+   */
+  static Map<String, String> plan(SyntheticArchive archive, int latencyMillis, String heap, String master,
+      List<String> jvmOptions, List<String> planOptions) throws Exception {
     Map<String, String> result = new LinkedHashMap<>();
     result.put("keys", Long.toString(archive.keys()));
-    result.put("records", Long.toString(records));
+    result.put("records", Long.toString(archive.records()));
+    Map<String, Long> lines = new LinkedHashMap<>();
     Path warehouse = Files.createTempDirectory("statesweep-heap-run");
     Path dumps = Path.of("jobs", "target", "heap-run").toAbsolutePath();
     Files.createDirectories(dumps);
@@ -126,9 +137,10 @@ public final class HeapRun {
       command.addAll(jvmOptions);
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), PlanHeapProbe.class.getName(),
           "plan", "--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint", server.endpoint(),
-          "--warehouse", warehouse.toString(), "--log-lines", "0", "--workers", "16", "--pages-per-task", "20"));
-      System.out.printf("%n== %d keys (%d records): server pid %d at %s; plan: -Xmx%s %s%n", archive.keys(), records,
-          server.pid(), server.endpoint(), heap, master);
+          "--warehouse", warehouse.toString(), "--workers", "16", "--pages-per-task", "20"));
+      command.addAll(planOptions);
+      System.out.printf("%n== %d keys (%d records): server pid %d at %s; plan: -Xmx%s %s%n", archive.keys(),
+          archive.records(), server.pid(), server.endpoint(), heap, master);
       ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
       builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
       Process plan = builder.start();
@@ -138,7 +150,13 @@ public final class HeapRun {
       Runtime.getRuntime().addShutdownHook(stop);
       try (BufferedReader out = new BufferedReader(new InputStreamReader(plan.getInputStream(), UTF_8))) {
         for (String line = out.readLine(); line != null; line = out.readLine()) {
-          System.out.println("  | " + line);
+          String kind = lineKind(line);
+          long seen = kind == null ? 0 : lines.merge(kind, 1L, Long::sum);
+          if (seen <= 3) {
+            System.out.println("  | " + line);
+          } else if (seen == 4) {
+            System.out.println("  | ... (more '" + kind + "' lines, counted)");
+          }
           if (line.contains("java.lang.OutOfMemoryError") && !result.containsKey("oom")) {
             // After an OutOfMemoryError Spark may fail the run, or go on thrashing for long: give it a
             // minute, then stop it (SIGTERM, so the probe still reports).
@@ -174,6 +192,7 @@ public final class HeapRun {
       } finally {
         int exit = plan.waitFor();
         result.put("exit", exit + (result.containsKey("oom") ? "/OOM" : ""));
+        lines.forEach((kind, count) -> result.put("lines_" + kind, Long.toString(count)));
         Runtime.getRuntime().removeShutdownHook(stop);
       }
       result.putAll(toStrings(server.requestCounts()));
@@ -191,6 +210,16 @@ public final class HeapRun {
     long listed = Long.parseLong(result.getOrDefault("keys_listed", "0"));
     result.put("keys_per_s", list > 0 ? String.format("%.0f", listed / list) : "-");
     return result;
+  }
+
+  /** The kind of a per-key line ({@code missing}, {@code would_delete}, ...), or null for any other line. */
+  private static String lineKind(String line) {
+    for (String kind : List.of("would delete ", "kept ", "missing ", "skipped ")) {
+      if (line.startsWith(kind)) {
+        return kind.trim().replace(' ', '_');
+      }
+    }
+    return line.contains(" came back during its deletion: ") ? "came_back" : null;
   }
 
   /** name:12.3s/456MB/789MB,... to name -> seconds. */

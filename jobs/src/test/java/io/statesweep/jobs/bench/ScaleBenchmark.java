@@ -49,6 +49,8 @@ import org.apache.spark.sql.SparkSession;
  * heap of executing one project record above that many nested records.
  * {@code -Dscale.args="deletes keys latency-ms keys-per-second [tasks] [workers]"} runs {@link DeleteRun}:
  * plan and execute under {@code --max-deletes-per-second}, measured at the server.
+ * {@code -Dscale.args="missing lines[,lines...] [lost-per-record] [heap] [latency-ms]"} runs {@link MissingLinesRun}:
+ * a plan that prints that many {@code missing} lines with a 1 GB heap.
  */
 public final class ScaleBenchmark {
   static final String BUCKET = "bench";
@@ -63,6 +65,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("nested")) {
       NestedRecordBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("missing")) {
+      MissingLinesRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("deletes")) {

@@ -5,7 +5,10 @@ import java.util.Objects;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
-/** One key of a plan row, in execution order, with the version the plan saw. A Spark bean row ({@link #ENCODER}). */
+/**
+ * One key of a plan row, in execution order, with the version the plan saw. A Spark bean row ({@link #ENCODER});
+ * every field nullable, as in {@link PlanRow}.
+ */
 public final class DeleteRow implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -14,7 +17,7 @@ public final class DeleteRow implements Serializable {
   private String key;
   private String etag;
   private java.sql.Timestamp lastModified;
-  private long size;
+  private Long size;
   private String role;
 
   public DeleteRow() {}
@@ -43,11 +46,11 @@ public final class DeleteRow implements Serializable {
     this.lastModified = lastModified;
   }
 
-  public long getSize() {
+  public Long getSize() {
     return size;
   }
 
-  public void setSize(long size) {
+  public void setSize(Long size) {
     this.size = size;
   }
 
@@ -67,7 +70,7 @@ public final class DeleteRow implements Serializable {
     if (!(other instanceof DeleteRow that)) {
       return false;
     }
-    return Objects.equals(key, that.key) && Objects.equals(etag, that.etag) && Objects.equals(lastModified, that.lastModified) && size == that.size && Objects.equals(role, that.role);
+    return Objects.equals(key, that.key) && Objects.equals(etag, that.etag) && Objects.equals(lastModified, that.lastModified) && Objects.equals(size, that.size) && Objects.equals(role, that.role);
   }
 
   @Override

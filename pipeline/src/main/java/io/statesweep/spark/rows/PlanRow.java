@@ -5,7 +5,11 @@ import java.util.Objects;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
-/** One row of table deletion_plan: the decision for one record of one run. A Spark bean row ({@link #ENCODER}). */
+/**
+ * One row of table deletion_plan: the decision for one record of one run. A Spark bean row ({@link #ENCODER}).
+ * Every field is nullable, numbers included: anyone who can write the table can append a row with nulls, and
+ * reading one must never fail the execute ({@link PlanRows} checks what execution uses).
+ */
 public final class PlanRow implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -23,13 +27,13 @@ public final class PlanRow implements Serializable {
   private String stateEtag;
   private java.sql.Timestamp stateLastModified;
   private java.util.List<DeleteRow> deletes;
-  private long keysToDelete;
-  private long childKeysToDelete;
-  private long bytesToDelete;
-  private int missingKeys;
+  private Long keysToDelete;
+  private Long childKeysToDelete;
+  private Long bytesToDelete;
+  private Integer missingKeys;
   private java.util.List<String> missingFiles;
-  private int keptKeys;
-  private int graceDays;
+  private Integer keptKeys;
+  private Integer graceDays;
   private String graceRule;
   private java.sql.Timestamp plannedAt;
 
@@ -131,35 +135,35 @@ public final class PlanRow implements Serializable {
     this.deletes = deletes;
   }
 
-  public long getKeysToDelete() {
+  public Long getKeysToDelete() {
     return keysToDelete;
   }
 
-  public void setKeysToDelete(long keysToDelete) {
+  public void setKeysToDelete(Long keysToDelete) {
     this.keysToDelete = keysToDelete;
   }
 
-  public long getChildKeysToDelete() {
+  public Long getChildKeysToDelete() {
     return childKeysToDelete;
   }
 
-  public void setChildKeysToDelete(long childKeysToDelete) {
+  public void setChildKeysToDelete(Long childKeysToDelete) {
     this.childKeysToDelete = childKeysToDelete;
   }
 
-  public long getBytesToDelete() {
+  public Long getBytesToDelete() {
     return bytesToDelete;
   }
 
-  public void setBytesToDelete(long bytesToDelete) {
+  public void setBytesToDelete(Long bytesToDelete) {
     this.bytesToDelete = bytesToDelete;
   }
 
-  public int getMissingKeys() {
+  public Integer getMissingKeys() {
     return missingKeys;
   }
 
-  public void setMissingKeys(int missingKeys) {
+  public void setMissingKeys(Integer missingKeys) {
     this.missingKeys = missingKeys;
   }
 
@@ -172,11 +176,11 @@ public final class PlanRow implements Serializable {
     this.missingFiles = missingFiles;
   }
 
-  public int getKeptKeys() {
+  public Integer getKeptKeys() {
     return keptKeys;
   }
 
-  public void setKeptKeys(int keptKeys) {
+  public void setKeptKeys(Integer keptKeys) {
     this.keptKeys = keptKeys;
   }
 
@@ -188,11 +192,11 @@ public final class PlanRow implements Serializable {
     this.graceRule = graceRule;
   }
 
-  public int getGraceDays() {
+  public Integer getGraceDays() {
     return graceDays;
   }
 
-  public void setGraceDays(int graceDays) {
+  public void setGraceDays(Integer graceDays) {
     this.graceDays = graceDays;
   }
 
@@ -212,7 +216,7 @@ public final class PlanRow implements Serializable {
     if (!(other instanceof PlanRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && keysToDelete == that.keysToDelete && childKeysToDelete == that.childKeysToDelete && bytesToDelete == that.bytesToDelete && missingKeys == that.missingKeys && Objects.equals(missingFiles, that.missingFiles) && keptKeys == that.keptKeys && graceDays == that.graceDays && Objects.equals(plannedAt, that.plannedAt);
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && Objects.equals(keysToDelete, that.keysToDelete) && Objects.equals(childKeysToDelete, that.childKeysToDelete) && Objects.equals(bytesToDelete, that.bytesToDelete) && Objects.equals(missingKeys, that.missingKeys) && Objects.equals(missingFiles, that.missingFiles) && Objects.equals(keptKeys, that.keptKeys) && Objects.equals(graceDays, that.graceDays) && Objects.equals(plannedAt, that.plannedAt);
   }
 
   @Override
