@@ -17,7 +17,11 @@ public interface DeleteJournal {
   /** Records nothing: for tests of the executor's decisions alone. */
   DeleteJournal NONE = records -> {};
 
-  /** Called once per window that has something to delete, right before its first delete. */
+  /**
+   * Called right before the first delete of each group of a window's records whose deletes start together (a
+   * window has one, or several when some records are verified long before others: README "Deleting"); a later
+   * call of the same window adds its records to the earlier ones.
+   */
   void intend(List<IntendedRecord> records);
 
   /**

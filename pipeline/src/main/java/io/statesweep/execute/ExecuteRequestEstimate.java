@@ -124,7 +124,8 @@ public final class ExecuteRequestEstimate {
     if (recordsInWindow == 0) {
       return;
     }
-    // As RecordExecutor.deleteInBatches: under the window's permit, batch-size keys a request; else the throttle's batch.
+    // As RecordExecutor's windows: batch-size keys a request, at most the throttle's batch (a window under one permit
+    // holds at most that anyway).
     int keysPerRequest = keysInWindow > 0 && keysInWindow <= maxBatch ? batchSize : Math.min(batchSize, maxBatch);
     count(DELETE_OBJECTS, ceil(filesInWindow, keysPerRequest) + ceil(stateFilesInWindow, keysPerRequest));
     windows++;

@@ -9,7 +9,12 @@ import java.util.List;
 public interface ExecutionHook extends java.io.Serializable {
   ExecutionHook NONE = new ExecutionHook() {};
 
-  /** After the records of a window are verified, before any of their keys is deleted. */
+  /**
+   * Where verified records start their deletes, before any of {@code keys} (their files) is sent: once per
+   * group of records of a window that go together. Its time counts in the bound between a record's
+   * verification and its deletes: a record that it made older than that is verified again, not deleted, and
+   * named again where it then goes.
+   */
   default void beforeDelete(List<String> keys) {}
 
   /** After each DeleteObjects request of this JVM's executors; {@code batches} counts them. */

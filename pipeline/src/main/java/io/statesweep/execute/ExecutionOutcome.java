@@ -16,8 +16,8 @@ import java.util.List;
  * @param keysAlreadyGone planned keys that no longer existed (an earlier attempt, or someone else)
  * @param deleted every key this attempt deleted, in the order sent (the state file last, if it went), with its
  *     role, the ETag it was verified with and when the store's answer came
- * @param verifiedToDeleted from the end of the record's verification to the answer of its last delete; null
- *     when nothing was deleted
+ * @param verifiedToDeleted from the end of the record's last verification (it may be verified again when its
+ *     deletes could not start in time) to the answer of its last delete; null when nothing was deleted
  */
 public record ExecutionOutcome(
     String stateFileKey,

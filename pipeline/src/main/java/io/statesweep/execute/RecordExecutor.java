@@ -25,37 +25,48 @@ import io.statesweep.state.StateParser;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
 
 /**
  * Executes written plans, a window of records at a time, so that no live file can go (spec sections
  * 2 to 4):
  *
  * <ol>
- *   <li>takes the throttle's permits for the window's keys first, so that a wait for them never falls
- *       between a record's verification and its deletes;
+ *   <li>takes the throttle's permits for the window's keys first ({@link WindowPermits}), so that a wait
+ *       for them never falls between a record's verification and its deletes;
  *   <li>re-reads each state file with If-Match on the planned ETag (changed or gone: nothing is done on
  *       the old plan), re-lists the record's keys, and makes the {@link Planner}'s decision again from
  *       the document just read and the bucket as it is now. A plan row may only narrow that decision:
  *       a row that would delete more (a live record's row turned into {@code delete_record}, a key the
  *       planner would not delete now) is refused ({@code kept_refused}, naming the key), and a file
  *       newer than the state file keeps the whole record ({@code the record is coming back});
- *   <li>deletes the files of all verified records of the window in DeleteObjects batches, each key
- *       conditional on the ETag just seen (when conditional deletes are on);
+ *   <li>deletes the files of the verified records in DeleteObjects batches, each key conditional on the
+ *       ETag just seen (when conditional deletes are on). A record's deletes start within
+ *       {@link #FRESH_FOR} of the end of its verification: a file uploaded again byte for byte keeps its
+ *       ETag, so only that short time protects it. The records of a window go together, unless one of
+ *       them verifies for long (a project listing a large folder): then those verified by then go
+ *       without it, gathered {@link #GATHERS_FOR} at a time; and a record that would start later than
+ *       the bound (after waiting, after a slow start, or after a wait for the throttle) is verified again;
  *   <li>reads each state file once more: one that changed while its record's files went means the
  *       record came back during its deletion ({@code came_back_during_delete}): every key deleted is
  *       named, so that the exporter's Verify bucket can restore it;
@@ -67,6 +78,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * is never sent (no delete marker on a versioned bucket).
  */
 public final class RecordExecutor implements AutoCloseable {
+  /**
+   * The most time from the end of a record's verification to the start of its deletes (README "Deleting"). A
+   * constant, not a setting: it is what keeps a file uploaded again in that time (the same ETag) from being lost,
+   * and no store or workload is safer with a longer one; a slow store costs verifications, not safety.
+   */
+  static final Duration FRESH_FOR = Duration.ofSeconds(1);
+  /**
+   * While a verification of the window runs long (longer than this, and than twice the longest that ended: a
+   * project listing a large folder, not one of a busy machine's verifications ending a little after the others),
+   * the records verified meanwhile gather for this long, then go without it. Waiting for a busy machine's
+   * verifications instead keeps its windows whole: split, each group's requests and re-reads come one after the
+   * other, which costs more time than it saves.
+   */
+  static final Duration GATHERS_FOR = Duration.ofMillis(300);
+  /**
+   * Starts of a record's deletes that came too late (the start itself, the hook, or a wait for the throttle
+   * took longer than the bound allowed), before the record is given up: kept, failed, retried by the next run.
+   * A record that went stale waiting while other records' deletes went is verified again without a limit: each
+   * such wait is those records' progress (README "Deleting").
+   */
+  static final int MOST_LATE_STARTS = 3;
+
+  private static final long FRESH_NANOS = FRESH_FOR.toNanos();
+  private static final long GATHER_NANOS = GATHERS_FOR.toNanos();
   private static final AtomicLong BATCHES = new AtomicLong();
 
   private final RecordStore store;
@@ -78,8 +113,12 @@ public final class RecordExecutor implements AutoCloseable {
   private final DeleteThrottle throttle;
   private final ExecutionHook hook;
   private final Clock clock;
-  private final ExecutorService verifiers;
+  private final LongSupplier nanoTime;
   private final DeleteJournal journal;
+  private final int verifyThreads;
+  private final ExecutorService verifiers;
+  /** Read state files again while verifications still run (on the verifiers they could wait behind those). */
+  private ExecutorService rereaders;
 
   /** Verifies one record at a time. */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
@@ -100,12 +139,21 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   /**
-   * As above, writing each window's intent to {@code journal} before its first delete: a window whose intent
-   * cannot be written deletes nothing (README, "Every delete on the record").
+   * As above, writing the intent of each group of records whose deletes start together to {@code journal} before
+   * their first delete: a group whose intent cannot be written deletes nothing (README, "Every delete on the
+   * record").
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
       DeleteJournal journal) {
+    this(store, planner, parser, batchSize, conditional, throttle, hook, clock, verifyThreads, journal,
+        System::nanoTime);
+  }
+
+  /** With the monotonic time source that measures {@link #FRESH_FOR} (a fake one in tests). */
+  RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
+      DeleteJournal journal, LongSupplier nanoTime) {
     if (verifyThreads < 1) {
       throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
     }
@@ -121,9 +169,15 @@ public final class RecordExecutor implements AutoCloseable {
     this.throttle = requireNonNull(throttle, "throttle is null");
     this.hook = requireNonNull(hook, "hook is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
     this.journal = requireNonNull(journal, "journal is null");
-    this.verifiers = verifyThreads == 1 ? null : Executors.newFixedThreadPool(verifyThreads, runnable -> {
-      Thread thread = new Thread(runnable, "statesweep-verify");
+    this.verifyThreads = verifyThreads;
+    this.verifiers = verifyThreads == 1 ? null : threads(verifyThreads, "statesweep-verify");
+  }
+
+  private static ExecutorService threads(int count, String name) {
+    return Executors.newFixedThreadPool(count, runnable -> {
+      Thread thread = new Thread(runnable, name);
       thread.setDaemon(true);
       return thread;
     });
@@ -132,154 +186,518 @@ public final class RecordExecutor implements AutoCloseable {
   /** Executes a window of records; returns one outcome per record, in order. */
   public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
     Instant started = clock.instant();
-    // The permits first: a wait for them must not widen the window between verification and delete. A
-    // window of more keys than a request may carry under the ceiling reserves request by request instead.
     int windowKeys = window.stream().mapToInt(record -> record.deletes().size()).sum();
-    DeleteThrottle.Permit permit = windowKeys > 0 && windowKeys <= throttle.maxBatch() ? throttle.reserve(windowKeys)
-        : null;
-    int[] sent = {0};
-    try {
-      return verifyAndDelete(window, started, permit, sent);
-    } finally {
-      if (permit != null) {
-        permit.closeAfterSending(Math.min(sent[0], windowKeys));
-      }
+    try (WindowPermits permits = WindowPermits.reserve(throttle, windowKeys)) {
+      return new Window(window, started, permits).execute();
     }
-  }
-
-  private List<ExecutionOutcome> verifyAndDelete(List<PlannedRecord> window, Instant started,
-      DeleteThrottle.Permit permit, int[] sent) {
-    // By identity: two plan rows of one state file (a duplicated row) still get one outcome each.
-    Map<PlannedRecord, ExecutionOutcome> outcomes = new IdentityHashMap<>();
-    List<Verified> verified = new ArrayList<>();
-    List<Verification> verifications = inParallel(window, this::verifyOrFail);
-    for (int i = 0; i < window.size(); i++) {
-      PlannedRecord record = window.get(i);
-      Verification verification = verifications.get(i);
-      if (verification.failure != null) {
-        StoreException e = verification.failure;
-        outcomes.put(record, finish(record, Outcome.FAILED, e.getMessage(), List.of(), false, 0,
-            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started, null));
-      } else if (verification.outcome != null) {
-        outcomes.put(record, finish(record, verification.outcome, verification.message, List.of(), false,
-            0, List.of(), started, null));
-      } else {
-        verified.add(verification.verified);
-      }
-    }
-
-    List<DeleteTarget> fileTargets = new ArrayList<>();
-    verified.forEach(record -> fileTargets.addAll(record.targets));
-    // What the window is about to delete is durable before its first delete: if it cannot be written, nothing goes.
-    String notIntended = intend(verified, started);
-    if (notIntended != null) {
-      for (Verified record : verified) {
-        outcomes.put(record.plan, finish(record.plan, Outcome.FAILED, notIntended, List.of(), false,
-            record.alreadyGone, List.of(new KeyFailure(record.plan.stateFileKey(), "LedgerUnavailable", notIntended)),
-            started, null));
-      }
-      return inOrder(window, outcomes);
-    }
-    hook.beforeDelete(fileTargets.stream().map(DeleteTarget::key).toList());
-    Map<String, DeleteResult.KeyError> errors = new HashMap<>();
-    Map<String, Long> deletedAt = new HashMap<>();
-    Map<String, Instant> answeredAt = new HashMap<>();
-    sent[0] += deleteInBatches(fileTargets, deletedAt, answeredAt, errors, permit);
-
-    // Each state file once more, after its record's files went: changed now, the record came back while
-    // they went (its files were uploaded again before it, with the same ETags); unchanged, a due record's
-    // state file may go last, even where conditional deletes are off.
-    List<Verified> toRecheck = verified.stream()
-        .filter(record -> record.targets.stream().anyMatch(target -> deletedAt.containsKey(target.key()))
-            || record.plan.action() == Action.DELETE_RECORD && record.allFilesGone(deletedAt))
-        .toList();
-    List<Recheck> rechecks = inParallel(toRecheck, this::recheck);
-    Map<Verified, Recheck> recheckOf = new IdentityHashMap<>();
-    List<DeleteTarget> stateTargets = new ArrayList<>();
-    for (int i = 0; i < toRecheck.size(); i++) {
-      Verified record = toRecheck.get(i);
-      Recheck recheck = rechecks.get(i);
-      recheckOf.put(record, recheck);
-      String stateKey = record.plan.stateFileKey();
-      if (record.plan.action() != Action.DELETE_RECORD || !record.allFilesGone(deletedAt)) {
-        continue;
-      }
-      if (recheck.failure != null) {
-        errors.put(stateKey, recheck.failure);
-      } else if (recheck.check == StateCheck.UNCHANGED) {
-        stateTargets.add(new DeleteTarget(stateKey, etag(record.plan.stateFile().etag())));
-      } else {
-        errors.put(stateKey, new DeleteResult.KeyError("PreconditionFailed",
-            "the state file " + (recheck.check == StateCheck.GONE ? "is gone" : "changed")
-                + " while its record's files were deleted"));
-      }
-    }
-    sent[0] += deleteInBatches(stateTargets, deletedAt, answeredAt, errors, permit);
-
-    for (Verified record : verified) {
-      outcomes.put(record.plan, outcomeOf(record, recheckOf.get(record), deletedAt, answeredAt, errors, started));
-    }
-    return inOrder(window, outcomes);
-  }
-
-  private static List<ExecutionOutcome> inOrder(List<PlannedRecord> window, Map<PlannedRecord, ExecutionOutcome> outcomes) {
-    List<ExecutionOutcome> ordered = new ArrayList<>(window.size());
-    for (PlannedRecord record : window) {
-      ordered.add(outcomes.get(record));
-    }
-    return ordered;
   }
 
   /**
-   * Writes the window's intent (every verified record with a key that may go: its files, then its state file);
-   * returns null when it is written or there is nothing to delete, else why nothing of the window is deleted.
+   * One window: its records verified at once, each record's deletes started within {@link #FRESH_FOR} of its
+   * last verification, the records ready together sharing their requests.
    */
-  private String intend(List<Verified> verified, Instant started) {
-    List<DeleteJournal.IntendedRecord> intents = new ArrayList<>();
-    for (Verified record : verified) {
-      List<DeleteJournal.IntendedKey> keys = new ArrayList<>();
-      for (DeleteTarget target : record.targets) {
-        keys.add(new DeleteJournal.IntendedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key())));
+  private final class Window {
+    private final List<PlannedRecord> records;
+    private final Instant started;
+    private final WindowPermits permits;
+    private final int keysPerRequest;
+    private final Verifications verifications;
+    /** Each record's last verification that allows deletes, by its place in the window. */
+    private final Verified[] current;
+    private final int[] lateStarts;
+    private final ExecutionOutcome[] outcomes;
+    /** Verified records whose deletes have not started, in the order their verifications ended. */
+    private final List<Integer> ready = new ArrayList<>();
+    /** Whether a ready record's own verification took so long that verifying it again would too. */
+    private boolean costlyReady;
+    /** The longest verification of the window that ended. */
+    private long longestEnded;
+    private final Map<String, Long> deletedAt = new HashMap<>();
+    private final Map<String, Instant> answeredAt = new HashMap<>();
+    private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
+    /** The state files read again after their records' files went. */
+    private final Map<Integer, Recheck> recheckOf = new HashMap<>();
+
+    Window(List<PlannedRecord> records, Instant started, WindowPermits permits) {
+      this.records = records;
+      this.started = started;
+      this.permits = permits;
+      this.keysPerRequest = Math.min(batchSize, throttle.maxBatch());
+      this.verifications = new Verifications(records);
+      this.current = new Verified[records.size()];
+      this.lateStarts = new int[records.size()];
+      this.outcomes = new ExecutionOutcome[records.size()];
+    }
+
+    List<ExecutionOutcome> execute() {
+      try {
+        for (int slot = 0; slot < records.size(); slot++) {
+          verify(slot);
+        }
+        while (verifications.pending() > 0 || !ready.isEmpty()) {
+          long now = nanoTime.getAsLong();
+          long waited = ready.isEmpty() ? 0 : now - current[ready.get(0)].verifiedAt();
+          if (!ready.isEmpty() && (verifications.pending() == 0 || costlyReady
+              || waited >= GATHER_NANOS && (verifiers == null || verifications.longestRunning(now) > longWhile()))) {
+            deleteReady();
+          } else if (ready.isEmpty()) {
+            take(verifications.next(-1));
+          } else {
+            // Until the oldest ready record has gathered, or a verification still running becomes long. A ready
+            // record that goes stale meanwhile is verified again when the others go: verifying it again now
+            // would keep them waiting for that too, and they could go stale in turn.
+            take(verifications.next(Math.max(1, waited < GATHER_NANOS ? GATHER_NANOS - waited
+                : longWhile() - verifications.longestRunning(now) + 1)));
+          }
+        }
+      } finally {
+        verifications.cancel();
       }
-      PlannedRecord plan = record.plan;
-      if (plan.action() == Action.DELETE_RECORD) {
-        keys.add(new DeleteJournal.IntendedKey(plan.stateFileKey(), DeleteRole.STATE_FILE, plan.stateFile().etag()));
+      return List.of(outcomes);
+    }
+
+    /** Verifies the record (again), unless its deletes started too late as often as they may. */
+    private void verify(int slot) {
+      PlannedRecord record = records.get(slot);
+      if (lateStarts[slot] == MOST_LATE_STARTS) {
+        String message = "its deletes could not start within " + FRESH_FOR.toMillis() + " ms of its verification, "
+            + MOST_LATE_STARTS + " times (a slow start of its deletes, or waits for --max-deletes-per-second):"
+            + " nothing is deleted; the state file stays";
+        outcomes[slot] = finish(record, Outcome.FAILED, message, List.of(), false, 0,
+            List.of(new KeyFailure(record.stateFileKey(), "VerifiedTooLongAgo", message)), started, null);
+        return;
       }
-      if (!keys.isEmpty()) {
-        intents.add(new DeleteJournal.IntendedRecord(plan.stateFileKey(), plan.action(), plan.stateFile().etag(), keys,
-            record.alreadyGone, started));
+      current[slot] = null;
+      verifications.submit(slot);
+    }
+
+    /** The record's deletes would have started too late: it is verified again, at most so often. */
+    private void startedLate(int slot) {
+      lateStarts[slot]++;
+      verify(slot);
+    }
+
+    private void take(Verifications.Ended ended) {
+      if (ended == null) {
+        return;
+      }
+      int slot = ended.slot();
+      PlannedRecord record = records.get(slot);
+      Verification verification = ended.verification();
+      if (verification.failure != null) {
+        StoreException e = verification.failure;
+        outcomes[slot] = finish(record, Outcome.FAILED, e.getMessage(), List.of(), false, 0,
+            List.of(new KeyFailure(record.stateFileKey(), e.errorCode(), e.getMessage())), started, null);
+      } else if (verification.outcome != null) {
+        outcomes[slot] = finish(record, verification.outcome, verification.message, List.of(), false, 0, List.of(),
+            started, null);
+      } else {
+        current[slot] = verification.verified;
+        ready.add(slot);
+        // Verifying it again would take as long: without verifiers, waiting is verifying the next record, which
+        // may take long too, so a record that took longer than a gathering goes at once; with them, one that
+        // took longer than the bound (two large records of a window each go when verified, neither twice).
+        costlyReady |= ended.tookNanos() >= (verifiers == null ? GATHER_NANOS : FRESH_NANOS);
+      }
+      longestEnded = Math.max(longestEnded, ended.tookNanos());
+    }
+
+    /**
+     * How long a verification still running must have run for the ready records to go without it: it is not
+     * one of a busy machine's verifications that ended a little later than the others (waiting for those
+     * keeps the window's records together), but one that lists a large folder (a project), whose end would
+     * come after their freshness.
+     */
+    private long longWhile() {
+      return Math.max(GATHER_NANOS, 2 * longestEnded);
+    }
+
+    /** The ready records that are still fresh go now; the others are verified again. */
+    private void deleteReady() {
+      long now = nanoTime.getAsLong();
+      List<Integer> group = new ArrayList<>();
+      for (int slot : ready) {
+        if (isFresh(current[slot], now)) {
+          group.add(slot);
+        } else {
+          verify(slot);
+        }
+      }
+      ready.clear();
+      costlyReady = false;
+      if (group.isEmpty()) {
+        return;
+      }
+      group.sort(null); // their deletes in the order of the window
+      int fileKeys = group.stream().mapToInt(slot -> current[slot].targets().size()).sum();
+      // Keys past the window's reserved ones are reserved here, before the start: a wait for them is
+      // followed by the check that the records are still fresh.
+      DeleteThrottle.Permit first = fileKeys > 0 && permits.available() == 0
+          ? throttle.reserve(Math.min(keysPerRequest, fileKeys)) : null;
+      List<Integer> going;
+      try {
+        going = startDeletes(group);
+      } catch (RuntimeException e) {
+        if (first != null) {
+          first.closeUnsent();
+        }
+        throw e;
+      }
+      List<Integer> begun = sendFiles(going, first);
+      deleteStateFiles(begun);
+      for (int slot : begun) {
+        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, answeredAt, errors, started);
       }
     }
-    if (intents.isEmpty()) {
-      return null;
+
+    /**
+     * The one point where verified records start their deletes (README "Deleting"): what they are about to delete
+     * is made durable first (the intent; if it cannot be written, none of them deletes anything), the hook hears
+     * the files about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified
+     * again instead (its intent stays: the ledger finds its keys in place). Returns the records whose deletes start
+     * now.
+     */
+    private List<Integer> startDeletes(List<Integer> group) {
+      String notIntended = intend(group);
+      if (notIntended != null) {
+        for (int slot : group) {
+          Verified record = current[slot];
+          outcomes[slot] = finish(record.plan, Outcome.FAILED, notIntended, List.of(), false, record.alreadyGone,
+              List.of(new KeyFailure(record.plan.stateFileKey(), "LedgerUnavailable", notIntended)), started, null);
+        }
+        return List.of();
+      }
+      List<String> keys = new ArrayList<>();
+      group.forEach(slot -> current[slot].targets().forEach(target -> keys.add(target.key())));
+      hook.beforeDelete(keys);
+      long now = nanoTime.getAsLong();
+      List<Integer> going = new ArrayList<>(group.size());
+      for (int slot : group) {
+        if (isFresh(current[slot], now)) {
+          going.add(slot);
+        } else {
+          startedLate(slot);
+        }
+      }
+      return going;
     }
-    try {
-      journal.intend(intents);
-      return null;
-    } catch (RuntimeException e) {
-      return "cannot record what this window is about to delete, so nothing of it was deleted: " + e.getMessage();
+
+    /**
+     * Sends the files of {@code going} in DeleteObjects requests, in order, under the window's reserved keys
+     * ({@code first}: the keys of the first request, reserved before the start). Keys past them are reserved
+     * request by request; after such a wait, a record none of whose keys has gone yet is verified again if the
+     * wait made it older than {@link #FRESH_FOR}. Returns the records whose deletes began (every one of the
+     * others is being verified again), in order.
+     */
+    private List<Integer> sendFiles(List<Integer> going, DeleteThrottle.Permit first) {
+      List<Integer> begun = new ArrayList<>();
+      ArrayDeque<Integer> notBegun = new ArrayDeque<>();
+      for (int slot : going) {
+        (current[slot].targets().isEmpty() ? begun : notBegun).add(slot);
+      }
+      ArrayDeque<DeleteTarget> sending = new ArrayDeque<>();
+      DeleteThrottle.Permit own = first;
+      while (!sending.isEmpty() || !notBegun.isEmpty()) {
+        int want = Math.min(keysPerRequest, sending.size() + keysOf(notBegun));
+        int keys = own != null ? 0 : permits.take(want);
+        if (own == null && keys == 0) {
+          own = throttle.reserve(want);
+          long now = nanoTime.getAsLong();
+          for (Iterator<Integer> slots = notBegun.iterator(); slots.hasNext(); ) {
+            int slot = slots.next();
+            if (!isFresh(current[slot], now)) {
+              slots.remove();
+              startedLate(slot);
+            }
+          }
+        }
+        if (own != null) {
+          keys = Math.min(own.keys(), sending.size() + keysOf(notBegun));
+        }
+        List<DeleteTarget> batch = new ArrayList<>(keys);
+        while (batch.size() < keys) {
+          if (sending.isEmpty()) {
+            int slot = notBegun.poll();
+            begun.add(slot);
+            sending.addAll(current[slot].targets());
+          }
+          batch.add(sending.poll());
+        }
+        DeleteThrottle.Permit sentUnder = own;
+        own = null;
+        sendUnder(batch, sentUnder, keys);
+      }
+      if (own != null) {
+        own.closeUnsent(); // every record it was reserved for is being verified again
+      }
+      begun.sort(Comparator.comparingInt(going::indexOf));
+      return begun;
+    }
+
+    private int keysOf(Collection<Integer> slots) {
+      int keys = 0;
+      for (int slot : slots) {
+        keys += current[slot].targets().size();
+      }
+      return keys;
+    }
+
+    /**
+     * Each state file once more, after its record's files went: changed now, the record came back while they
+     * went (its files were uploaded again before it, with the same ETags); unchanged, a due record's state file
+     * may go last, even where conditional deletes are off. A request's keys are reserved before its state files
+     * are read again, so that no wait falls between the read and the delete.
+     */
+    private void deleteStateFiles(List<Integer> begun) {
+      List<Integer> deleting = new ArrayList<>();
+      List<Integer> others = new ArrayList<>();
+      for (int slot : begun) {
+        Verified record = current[slot];
+        if (record.plan().action() == Action.DELETE_RECORD && record.allFilesGone(deletedAt)) {
+          deleting.add(slot);
+        } else if (record.targets().stream().anyMatch(target -> deletedAt.containsKey(target.key()))) {
+          others.add(slot);
+        }
+      }
+      int from = 0;
+      do {
+        int want = Math.min(keysPerRequest, deleting.size() - from);
+        int keys = want == 0 ? 0 : permits.take(want);
+        DeleteThrottle.Permit own = want > 0 && keys == 0 ? throttle.reserve(want) : null;
+        if (own != null) {
+          keys = want;
+        }
+        List<Integer> chunk = deleting.subList(from, from + keys);
+        from += keys;
+        List<Integer> reading = new ArrayList<>(chunk);
+        reading.addAll(others);
+        others.clear();
+        List<Recheck> rechecks = inParallel(reading, slot -> recheck(current[slot]),
+            verifications.pending() == 0 ? verifiers : rereaders());
+        List<DeleteTarget> targets = new ArrayList<>();
+        for (int i = 0; i < reading.size(); i++) {
+          int slot = reading.get(i);
+          Recheck recheck = rechecks.get(i);
+          recheckOf.put(slot, recheck);
+          if (i >= chunk.size()) {
+            continue;
+          }
+          String stateKey = records.get(slot).stateFileKey();
+          if (recheck.failure != null) {
+            errors.put(stateKey, recheck.failure);
+          } else if (recheck.check == StateCheck.UNCHANGED) {
+            targets.add(new DeleteTarget(stateKey, etag(records.get(slot).stateFile().etag())));
+          } else {
+            errors.put(stateKey, new DeleteResult.KeyError("PreconditionFailed",
+                "the state file " + (recheck.check == StateCheck.GONE ? "is gone" : "changed")
+                    + " while its record's files were deleted"));
+          }
+        }
+        sendUnder(targets, own, keys);
+      } while (from < deleting.size());
+    }
+
+    /**
+     * Sends {@code batch} (if it holds keys) under its throttle's keys: a permit of its own, else {@code taken}
+     * keys of the window's, those it did not use given back.
+     */
+    private void sendUnder(List<DeleteTarget> batch, DeleteThrottle.Permit own, int taken) {
+      try {
+        if (!batch.isEmpty()) {
+          send(batch);
+        }
+      } finally {
+        if (own != null) {
+          own.closeAfterSending(batch.size());
+        } else if (taken > 0) {
+          permits.answered(taken - batch.size());
+        }
+      }
+    }
+
+    /**
+     * Writes the group's intent (every record with a key that may go: its files, then its state file); returns
+     * null when it is written or there is nothing to delete, else why nothing of the group is deleted.
+     */
+    private String intend(List<Integer> group) {
+      List<DeleteJournal.IntendedRecord> intents = new ArrayList<>();
+      for (int slot : group) {
+        Verified record = current[slot];
+        List<DeleteJournal.IntendedKey> keys = new ArrayList<>();
+        for (DeleteTarget target : record.targets) {
+          keys.add(new DeleteJournal.IntendedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key())));
+        }
+        PlannedRecord plan = record.plan;
+        if (plan.action() == Action.DELETE_RECORD) {
+          keys.add(new DeleteJournal.IntendedKey(plan.stateFileKey(), DeleteRole.STATE_FILE, plan.stateFile().etag()));
+        }
+        if (!keys.isEmpty()) {
+          intents.add(new DeleteJournal.IntendedRecord(plan.stateFileKey(), plan.action(), plan.stateFile().etag(),
+              keys, record.alreadyGone, started));
+        }
+      }
+      if (intents.isEmpty()) {
+        return null;
+      }
+      try {
+        journal.intend(intents);
+        return null;
+      } catch (RuntimeException e) {
+        return "cannot record what this window is about to delete, so nothing of it was deleted: " + e.getMessage();
+      }
+    }
+
+    /** One DeleteObjects request; its answer, per key, into the window's maps. */
+    private void send(List<DeleteTarget> batch) {
+      try {
+        DeleteResult result = store.delete(batch);
+        long answered = nanoTime.getAsLong();
+        Instant answeredWhen = clock.instant();
+        result.deleted().forEach(key -> {
+          deletedAt.put(key, answered);
+          answeredAt.put(key, answeredWhen);
+        });
+        errors.putAll(result.errors());
+      } catch (StoreException e) {
+        for (DeleteTarget target : batch) {
+          errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
+        }
+      }
+      hook.afterBatch(BATCHES.incrementAndGet());
     }
   }
 
-  /** {@code task} for each item, on the verifiers when there are some, answers in order. */
-  private <T, R> List<R> inParallel(List<T> items, java.util.function.Function<T, R> task) {
+  private static boolean isFresh(Verified record, long at) {
+    return at - record.verifiedAt() <= FRESH_NANOS;
+  }
+
+  /**
+   * The verifications of a window: on the verifiers, or without them one at a time, each when the window
+   * asks for the next answer.
+   */
+  private final class Verifications {
+    /** A verification that ended, and how long it took (waiting for a thread left out). */
+    record Ended(int slot, Verification verification, long tookNanos) {}
+
+    private final List<PlannedRecord> records;
+    /** When each record's verification began on its thread, or {@link Long#MIN_VALUE} while it does not run. */
+    private final AtomicLongArray verifyingSince;
+    private final ArrayDeque<Integer> queued = new ArrayDeque<>();
+    private final BlockingQueue<Object> ended = new LinkedBlockingQueue<>();
+    private final List<Future<?>> running = new ArrayList<>();
+    private int pending;
+
+    Verifications(List<PlannedRecord> records) {
+      this.records = records;
+      this.verifyingSince = new AtomicLongArray(records.size());
+      for (int slot = 0; slot < records.size(); slot++) {
+        verifyingSince.set(slot, Long.MIN_VALUE);
+      }
+    }
+
+    /** How long the longest of the verifications running on the verifiers has run; 0 when none runs. */
+    long longestRunning(long now) {
+      long longest = 0;
+      for (int slot = 0; slot < verifyingSince.length(); slot++) {
+        long since = verifyingSince.get(slot);
+        if (since != Long.MIN_VALUE) {
+          longest = Math.max(longest, now - since);
+        }
+      }
+      return longest;
+    }
+
+    int pending() {
+      return pending;
+    }
+
+    void submit(int slot) {
+      pending++;
+      if (verifiers == null) {
+        queued.add(slot);
+        return;
+      }
+      PlannedRecord record = records.get(slot);
+      running.add(verifiers.submit(() -> {
+        try {
+          ended.add(timed(slot, record));
+        } catch (Error e) {
+          ended.add(e);
+          throw e;
+        }
+      }));
+    }
+
+    /**
+     * The next verification to end; null when none ended within {@code timeoutNanos} (negative: waits for
+     * one). Without verifiers, verifies the next record now.
+     */
+    Ended next(long timeoutNanos) {
+      Object next;
+      if (verifiers == null) {
+        int slot = queued.poll();
+        next = timed(slot, records.get(slot));
+      } else {
+        try {
+          next = timeoutNanos < 0 ? ended.take() : ended.poll(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while verifying records", e);
+        }
+      }
+      if (next instanceof Error e) {
+        throw new IllegalStateException("verifying a record failed", e);
+      }
+      if (next != null) {
+        pending--;
+      }
+      return (Ended) next;
+    }
+
+    private Ended timed(int slot, PlannedRecord record) {
+      long start = nanoTime.getAsLong();
+      verifyingSince.set(slot, start);
+      try {
+        Verification verification = verifyOrFail(record);
+        return new Ended(slot, verification, nanoTime.getAsLong() - start);
+      } finally {
+        verifyingSince.set(slot, Long.MIN_VALUE);
+      }
+    }
+
+    /** Stops what is still verifying (the window failed). */
+    void cancel() {
+      running.forEach(future -> future.cancel(true));
+    }
+  }
+
+  private ExecutorService rereaders() {
+    if (verifiers != null && rereaders == null) {
+      rereaders = threads(verifyThreads, "statesweep-reread");
+    }
+    return rereaders;
+  }
+
+  /** {@code task} for each item, on {@code pool} when there is one, answers in order. */
+  private static <T, R> List<R> inParallel(List<T> items, java.util.function.Function<T, R> task,
+      ExecutorService pool) {
     List<R> answers = new ArrayList<>(items.size());
-    if (verifiers == null || items.size() < 2) {
+    if (pool == null || items.size() < 2) {
       items.forEach(item -> answers.add(task.apply(item)));
       return answers;
     }
     List<Future<R>> futures = new ArrayList<>(items.size());
     for (T item : items) {
-      futures.add(verifiers.submit(() -> task.apply(item)));
+      futures.add(pool.submit(() -> task.apply(item)));
     }
     for (Future<R> future : futures) {
       try {
         answers.add(future.get());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while verifying records", e);
+        throw new IllegalStateException("interrupted while reading state files again", e);
       } catch (ExecutionException e) {
-        throw new IllegalStateException("verifying a record failed", e.getCause());
+        throw new IllegalStateException("reading a state file again failed", e.getCause());
       }
     }
     return answers;
@@ -313,6 +731,9 @@ public final class RecordExecutor implements AutoCloseable {
   public void close() {
     if (verifiers != null) {
       verifiers.shutdownNow();
+    }
+    if (rereaders != null) {
+      rereaders.shutdownNow();
     }
   }
 
@@ -464,7 +885,7 @@ public final class RecordExecutor implements AutoCloseable {
         return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + why);
       }
     }
-    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, System.nanoTime()));
+    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, nanoTime.getAsLong()));
   }
 
   /**
@@ -537,35 +958,6 @@ public final class RecordExecutor implements AutoCloseable {
       length++;
     }
     return a.substring(0, length);
-  }
-
-  /**
-   * Sends {@code targets} in DeleteObjects requests. Under the window's permit (its keys reserved before
-   * it was verified), as they are; without one (a window larger than a request under the ceiling), each
-   * request reserves its keys right before it goes and gives them back once answered. Returns the keys sent.
-   */
-  private int deleteInBatches(List<DeleteTarget> targets, Map<String, Long> deletedAt, Map<String, Instant> answeredAt,
-      Map<String, DeleteResult.KeyError> errors, DeleteThrottle.Permit windowPermit) {
-    int keysPerRequest = windowPermit != null ? batchSize : Math.min(batchSize, throttle.maxBatch());
-    for (int from = 0; from < targets.size(); from += keysPerRequest) {
-      List<DeleteTarget> batch = targets.subList(from, Math.min(targets.size(), from + keysPerRequest));
-      try (DeleteThrottle.Permit permit = windowPermit != null ? null : throttle.reserve(batch.size())) {
-        DeleteResult result = store.delete(batch);
-        long answered = System.nanoTime();
-        Instant answeredWhen = clock.instant();
-        result.deleted().forEach(key -> {
-          deletedAt.put(key, answered);
-          answeredAt.put(key, answeredWhen);
-        });
-        errors.putAll(result.errors());
-      } catch (StoreException e) {
-        for (DeleteTarget target : batch) {
-          errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
-        }
-      }
-      hook.afterBatch(BATCHES.incrementAndGet());
-    }
-    return targets.size();
   }
 
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,

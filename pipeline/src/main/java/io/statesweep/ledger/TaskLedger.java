@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.execute.DeleteJournal;
 import io.statesweep.execute.ExecutionOutcome;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One task attempt's part of an execute's ledger (README, "Every delete on the record"): per window, the intent
@@ -18,6 +20,8 @@ public final class TaskLedger implements DeleteJournal {
   private final LedgerEntry.Header header;
   private final Clock clock;
   private int window;
+  /** The records the current window intended so far, by state file: the window's intent object holds them all. */
+  private final Map<String, IntendedRecord> intended = new LinkedHashMap<>();
 
   /** @param header the run, attempt, warehouse, partition and task attempt (its window and time are set here) */
   public TaskLedger(LedgerStore store, String attemptFolder, LedgerEntry.Header header, Clock clock) {
@@ -30,11 +34,20 @@ public final class TaskLedger implements DeleteJournal {
   /** Begins the next window: its intent and outcomes carry its number. */
   public void nextWindow() {
     window++;
+    intended.clear();
   }
 
+  /**
+   * A window starts its deletes in one group of records or several (README "Deleting"): each call writes the
+   * window's intent object again with every record intended in the window so far, a record's latest intent in
+   * place of an earlier one (it was verified again when its start came too late), so that no write loses another's.
+   */
   @Override
   public void intend(List<IntendedRecord> records) {
-    write(new LedgerEntry.Intent(header.at(current(), clock.instant()), records), LedgerKeys.Kind.INTENT);
+    current();
+    records.forEach(record -> intended.put(record.stateFileKey(), record));
+    write(new LedgerEntry.Intent(header.at(current(), clock.instant()), List.copyOf(intended.values())),
+        LedgerKeys.Kind.INTENT);
   }
 
   /** What the window did: written after its last delete, before its rows are reported anywhere. */

@@ -82,10 +82,20 @@ class RecordExecutorTest {
     return executor(batchSize, conditional, throttle, hook, 1);
   }
 
+  /**
+   * The executor's decisions alone, on a time source that stands still: no record goes stale, and a window's
+   * records go together however long their verification takes (FreshVerificationTest covers the time).
+   */
   private RecordExecutor executor(int batchSize, ConditionalDeletes conditional, DeleteThrottle throttle,
       ExecutionHook hook, int verifyThreads) {
     return new RecordExecutor(store, PLANNER, PARSER, batchSize, conditional, throttle, hook,
-        Clock.fixed(NOW, ZoneOffset.UTC), verifyThreads);
+        Clock.fixed(NOW, ZoneOffset.UTC), verifyThreads, DeleteJournal.NONE, () -> 0L);
+  }
+
+  /** On the system's clock, where a test measures the time between a verification and its deletes. */
+  private RecordExecutor timedExecutor(DeleteThrottle throttle) {
+    return new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON, throttle, ExecutionHook.NONE,
+        Clock.fixed(NOW, ZoneOffset.UTC));
   }
 
   /** {@code {"delete": true, "files": [...]}}. */
@@ -1000,7 +1010,7 @@ class RecordExecutorTest {
       records.add(dueRecord(state, files));
     }
     // 20 keys a window at 20 keys a second: the second window waits a second for its permits.
-    RecordExecutor throttled = executor(1000, ConditionalDeletes.ON, new DeleteThrottle(20), ExecutionHook.NONE);
+    RecordExecutor throttled = timedExecutor(new DeleteThrottle(20));
 
     long started = System.nanoTime();
     ExecutionOutcome first = executeOne(throttled, records.get(0));
@@ -1020,7 +1030,7 @@ class RecordExecutorTest {
     for (int i = 0; i < 200; i++) {
       files.add(store.put(MEETING + "part-" + i, BEFORE_STATE));
     }
-    RecordExecutor throttled = executor(1000, ConditionalDeletes.ON, new DeleteThrottle(100), ExecutionHook.NONE);
+    RecordExecutor throttled = timedExecutor(new DeleteThrottle(100));
 
     long started = System.nanoTime();
     ExecutionOutcome outcome = executeOne(throttled, dueRecord(state, files));

@@ -5,13 +5,17 @@ import static io.statesweep.ledger.LedgerFixtures.ATTEMPT;
 import static io.statesweep.ledger.LedgerFixtures.AUDIO;
 import static io.statesweep.ledger.LedgerFixtures.MINUTES;
 import static io.statesweep.ledger.LedgerFixtures.STATE;
+import static io.statesweep.ledger.LedgerFixtures.VERIFIED;
 import static io.statesweep.ledger.LedgerFixtures.header;
 import static io.statesweep.ledger.LedgerFixtures.meetingIntent;
 import static io.statesweep.ledger.LedgerFixtures.meetingOutcome;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.execute.DeleteJournal;
 import io.statesweep.execute.Outcome;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.DeleteRole;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -44,6 +48,24 @@ class LedgerReaderTest {
     assertThat(bucket.objects().keySet()).containsExactly(
         "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-intent.json",
         "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-outcomes.json");
+  }
+
+  @Test
+  void aWindowsLaterIntentKeepsTheRecordsOfItsEarlierOne() {
+    // The window started its deletes in two groups (a record verified long before another), then its task stopped.
+    DeleteJournal.IntendedRecord other = new DeleteJournal.IntendedRecord("cogram/projects/p1/state.json",
+        Action.DELETE_RECORD, "project-etag", List.of(new DeleteJournal.IntendedKey("cogram/projects/p1/state.json",
+            DeleteRole.STATE_FILE, "project-etag")), 0, VERIFIED);
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.intend(List.of(meetingIntent(0)));
+    ledger.intend(List.of(other));
+
+    List<LedgerReader.Window> windows = read();
+
+    assertThat(windows).singleElement().satisfies(window -> assertThat(window.tries())
+        .extracting(one -> one.outcome().stateFileKey()).containsExactly(STATE, other.stateFileKey()));
+    assertThat(bucket.objects()).hasSize(1);
   }
 
   @Test

@@ -47,7 +47,10 @@ import java.util.regex.Pattern;
  * does not implement.
  *
  * <p>It can add a fixed latency to every request and answer 503 SlowDown above a request rate per
- * prefix (the first three segments of a key), like S3's per-prefix limits. Like S3, it gives LastModified
+ * prefix (the first three segments of a key), like S3's per-prefix limits; delay the listings of chosen
+ * prefixes ({@link #delayListings}, a slow store under a large folder) and act at a chosen page of them
+ * ({@link #whenListed}), for example write a file again byte for byte ({@link #put}: the same ETag) as the
+ * exporter does for a record that comes back. Like S3, it gives LastModified
  * to the millisecond in listings and in whole seconds in the Last-Modified header. Its ListObjectsV2 can answer
  * as S3 may and clients often do not expect: empty truncated pages ({@link #emptyTruncatedPages}),
  * fewer keys than asked ({@link #shortPages}); and as a broken store would, without a continuation
@@ -81,10 +84,26 @@ public final class SyntheticS3Server implements AutoCloseable {
   private volatile int emptyTruncatedPages;
   private volatile int shortPages;
   private volatile ContinuationTokens continuationTokens = ContinuationTokens.CORRECT;
+  private final Map<String, Duration> listingDelays = new ConcurrentHashMap<>();
+  private final Queue<ListingTrigger> listingTriggers = new ConcurrentLinkedQueue<>();
   private final Queue<String> unsupported = new ConcurrentLinkedQueue<>();
   private final DeleteLog deleteLog = new DeleteLog();
 
   private record Written(byte[] content, String etag, Instant lastModified) {}
+
+  /** An action to run once, before the {@code page}-th listing request of a prefix under {@code prefix} is answered. */
+  private static final class ListingTrigger {
+    final String prefix;
+    final int page;
+    final Runnable action;
+    final AtomicLong requests = new AtomicLong();
+
+    ListingTrigger(String prefix, int page, Runnable action) {
+      this.prefix = prefix;
+      this.page = page;
+      this.action = action;
+    }
+  }
 
   /** Requests of one prefix in the current second. */
   private static final class RateWindow {
@@ -188,6 +207,37 @@ public final class SyntheticS3Server implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Answers every listing request (ListObjectsV2 or V1) whose prefix starts with {@code prefix} {@code delay}
+   * later than others (on top of the latency): a store slow under a large folder. {@link Duration#ZERO} ends it.
+   */
+  public SyntheticS3Server delayListings(String prefix, Duration delay) {
+    requireNonNull(prefix, "prefix is null");
+    if (requireNonNull(delay, "delay is null").isNegative()) {
+      throw new IllegalArgumentException("delay must not be negative: " + delay);
+    }
+    if (delay.isZero()) {
+      listingDelays.remove(prefix);
+    } else {
+      listingDelays.put(prefix, delay);
+    }
+    return this;
+  }
+
+  /**
+   * Runs {@code action} once, on the server's thread, before it answers the {@code page}-th listing request
+   * (1 for the first) whose prefix starts with {@code prefix}, after that request's delay: something that
+   * happens while a client pages through a folder.
+   */
+  public SyntheticS3Server whenListed(String prefix, int page, Runnable action) {
+    if (page < 1) {
+      throw new IllegalArgumentException("page must be at least 1: " + page);
+    }
+    listingTriggers.add(new ListingTrigger(requireNonNull(prefix, "prefix is null"), page,
+        requireNonNull(action, "action is null")));
+    return this;
+  }
+
   /** The first (up to 20) requests answered 501 NotImplemented: method and URI. */
   public List<String> unsupportedRequests() {
     return List.copyOf(unsupported);
@@ -257,8 +307,14 @@ public final class SyntheticS3Server implements AutoCloseable {
       }
       count(operation);
       switch (operation) {
-        case "LIST" -> list(exchange, query);
-        case "LIST_V1" -> listV1(exchange, query);
+        case "LIST" -> {
+          beforeListing(query.getOrDefault("prefix", ""));
+          list(exchange, query);
+        }
+        case "LIST_V1" -> {
+          beforeListing(query.getOrDefault("prefix", ""));
+          listV1(exchange, query);
+        }
         case "HEAD_BUCKET" -> {
           exchange.getResponseHeaders().set("x-amz-bucket-region", REGION);
           exchange.sendResponseHeaders(200, -1);
@@ -288,6 +344,24 @@ public final class SyntheticS3Server implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       error(exchange, 500, "InternalError", String.valueOf(e));
+    }
+  }
+
+  /** The listing's delay ({@link #delayListings}) and its triggers ({@link #whenListed}). */
+  private void beforeListing(String prefix) throws InterruptedException {
+    long delay = 0;
+    for (Map.Entry<String, Duration> entry : listingDelays.entrySet()) {
+      if (prefix.startsWith(entry.getKey())) {
+        delay = Math.max(delay, entry.getValue().toMillis());
+      }
+    }
+    if (delay > 0) {
+      Thread.sleep(delay);
+    }
+    for (ListingTrigger trigger : listingTriggers) {
+      if (prefix.startsWith(trigger.prefix) && trigger.requests.incrementAndGet() == trigger.page) {
+        trigger.action.run();
+      }
     }
   }
 
