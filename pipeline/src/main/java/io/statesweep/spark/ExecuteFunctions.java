@@ -97,9 +97,9 @@ final class ExecuteFunctions {
       TaskLedger ledger = new TaskLedger(new ObjectStoreLedger(store), ledgerFolder, header, Clock.systemUTC());
       // The tasks of this attempt in this JVM share one throttle (see SharedDeleteThrottle).
       SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(ledgerHeader.attemptId(), keysPerSecondPerTask);
-      // A window: records verified together, then deleted at once. Small, so that a record's files go
-      // well within a second of its verification: at most two records per verifying thread, a batch of
-      // keys, and no more keys than one request under the throttle may carry.
+      // A window: records verified in parallel, whose deletes start within a second of each one's own
+      // verification (RecordExecutor; README "Deleting"): at most two records per verifying thread, a batch
+      // of keys, and no more keys than one request under the throttle may carry.
       int windowRecords = Math.max(1, 2 * workers);
       int windowKeys = Math.max(1, Math.min(batchSize, share.throttle().maxBatch()));
       StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
