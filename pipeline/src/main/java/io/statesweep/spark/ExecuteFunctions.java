@@ -140,8 +140,13 @@ final class ExecuteFunctions {
           }
         }
       } finally {
-        share.close();
-        metrics.addRequests(store.requestCounts());
+        try {
+          // The last window's outcomes are durable before the task ends, whatever ends it.
+          ledger.close();
+        } finally {
+          share.close();
+          metrics.addRequests(store.requestCounts());
+        }
       }
     }
   }

@@ -11,6 +11,7 @@ import static io.statesweep.ledger.LedgerFixtures.meetingIntent;
 import static io.statesweep.ledger.LedgerFixtures.meetingOutcome;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.execute.DeleteJournal;
 import io.statesweep.execute.Outcome;
@@ -44,6 +45,7 @@ class LedgerReaderTest {
     ledger.nextWindow();
     ledger.intend(List.of(meetingIntent(0)));
     ledger.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
+    ledger.flush();
 
     assertThat(bucket.objects().keySet()).containsExactly(
         "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-intent.json",
@@ -69,11 +71,35 @@ class LedgerReaderTest {
   }
 
   @Test
+  void outcomesWrittenInTheBackgroundAreDurableAtCloseAndAFailedWriteFailsTheNextCall() {
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
+    ledger.close();
+    assertThat(bucket.objects().keySet()).singleElement().asString().endsWith("t7-w000001-outcomes.json");
+
+    LedgerStore unwritable = new MemoryLedgerStore() {
+      @Override
+      public void write(String key, byte[] content) {
+        throw new IllegalStateException("Cannot write s3://archive/" + key + ": SlowDown (503)");
+      }
+    };
+    TaskLedger failing = new TaskLedger(unwritable, ATTEMPT, header(8, 0, ANSWERED), Clock.fixed(ANSWERED,
+        ZoneOffset.UTC));
+    failing.nextWindow();
+    failing.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
+    failing.nextWindow();
+    assertThatThrownBy(() -> failing.recordOutcomes(List.of())).hasMessageEndingWith(": SlowDown (503)");
+    failing.close();
+  }
+
+  @Test
   void aWindowWithOutcomesIsWhatTheySayAndItsIntentIsNotRead() {
     TaskLedger ledger = taskLedger(7);
     ledger.nextWindow();
     ledger.intend(List.of(meetingIntent(0)));
     ledger.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
+    ledger.flush();
 
     List<LedgerReader.Window> windows = read();
 
@@ -94,12 +120,14 @@ class LedgerReaderTest {
     TaskLedger stopped = taskLedger(12);
     stopped.nextWindow();
     stopped.recordOutcomes(List.of(meetingOutcome(Outcome.ALREADY_DELETED, 0, ANSWERED)));
+    stopped.flush();
     stopped.nextWindow();
     stopped.intend(List.of(meetingIntent(0)));
     TaskLedger retry = taskLedger(120);
     retry.nextWindow();
     retry.intend(List.of(meetingIntent(0)));
     retry.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
+    retry.flush();
 
     List<LedgerReader.Window> windows = read();
 

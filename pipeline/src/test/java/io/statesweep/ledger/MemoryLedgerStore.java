@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /** An in-memory bucket for the ledger's tests: keys in order, objects with an ETag, reads counted. */
-final class MemoryLedgerStore implements LedgerStore {
+class MemoryLedgerStore implements LedgerStore {
   private final NavigableMap<String, byte[]> objects = new TreeMap<>();
   private final NavigableMap<String, String> etags = new TreeMap<>();
   private final List<String> reads = new ArrayList<>();
