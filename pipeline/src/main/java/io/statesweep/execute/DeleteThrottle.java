@@ -172,6 +172,14 @@ public final class DeleteThrottle {
     }
   }
 
+  /** The keys, reserved now without waiting, or null when they do not fit yet (nothing is reserved then). */
+  synchronized Permit tryReserve(int keys) {
+    if (keys < 0) {
+      throw new IllegalArgumentException("keys must not be negative: " + keys);
+    }
+    return tryReserve(keys, ticker.nanoTime());
+  }
+
   /** The keys, reserved now, or null when they do not fit yet (nothing is reserved then). */
   synchronized Permit tryReserve(int keys, long now) {
     if (keysPerSecond == 0 || keys == 0) {

@@ -13,6 +13,11 @@ import java.util.List;
  * record alone is larger than a request; keys past these are reserved request by request, right before each
  * request, by the caller, who then checks again how long ago what it sends was verified.
  *
+ * <p>Only the first request's worth is waited for; the others are reserved only if they fit at once. A thread
+ * that waits while holding keys could wait forever: two tasks sharing one ceiling, each holding half of it and
+ * waiting for more, would each wait for the other (hold and wait). Keys not reserved here are reserved by the
+ * caller request by request, when it holds none of the window's.
+ *
  * <p>A request takes its keys ({@link #take}), is sent, and is {@link #answered}; a permit whose keys all
  * went is closed then, so that a later reservation of the caller's own never waits on keys it holds itself.
  */
@@ -55,7 +60,11 @@ final class WindowPermits implements AutoCloseable {
     try {
       for (long reserved = 0; reserved < covered; ) {
         int piece = (int) Math.min(covered - reserved, ceiling == 0 ? Integer.MAX_VALUE : maxBatch);
-        permits.held.add(new Held(throttle.reserve(piece)));
+        DeleteThrottle.Permit permit = reserved == 0 ? throttle.reserve(piece) : throttle.tryReserve(piece);
+        if (permit == null) {
+          break; // waiting for it while holding the first could wait forever
+        }
+        permits.held.add(new Held(permit));
         reserved += piece;
       }
     } catch (RuntimeException e) {

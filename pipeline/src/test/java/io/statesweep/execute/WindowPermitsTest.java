@@ -1,0 +1,70 @@
+package io.statesweep.execute;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A window's keys reserved before its verification: never a wait while holding keys, which two tasks sharing
+ * one ceiling would turn into waiting for each other forever.
+ */
+class WindowPermitsTest {
+  /** Two tasks, each on a thread of its own (the common pool may have one thread). */
+  private final ExecutorService tasks = Executors.newSingleThreadExecutor();
+  private final ExecutorService otherTasks = Executors.newSingleThreadExecutor();
+
+  @org.junit.jupiter.api.AfterEach
+  void stopTasks() {
+    tasks.shutdownNow();
+    otherTasks.shutdownNow();
+  }
+
+  @Test
+  void aWindowThatFindsHalfTheCeilingTakenReservesOneRequestAndDoesNotWaitForTheSecond() throws Exception {
+    DeleteThrottle throttle = new DeleteThrottle(120); // requests of 60 keys: a window reserves two
+    assertThat(throttle.maxBatch()).isEqualTo(60);
+    // Another task's window holds its first request's keys and, like this one, would wait for its second.
+    DeleteThrottle.Permit otherTasksFirst = CompletableFuture.supplyAsync(() -> throttle.reserve(60), otherTasks).get();
+
+    WindowPermits window = CompletableFuture.supplyAsync(() -> WindowPermits.reserve(throttle, 300), tasks)
+        .get(5, TimeUnit.SECONDS);
+
+    assertThat(window.available()).isEqualTo(60);
+    // The other task's next reservation is not held up by a wait of this one: it goes once this window's keys go.
+    CompletableFuture<DeleteThrottle.Permit> othersNext =
+        CompletableFuture.supplyAsync(() -> throttle.reserve(60), otherTasks);
+    assertThat(window.take(60)).isEqualTo(60);
+    window.answered(60); // nothing sent: its keys stop counting at once
+    window.close();
+    assertThat(othersNext.get(5, TimeUnit.SECONDS).keys()).isEqualTo(60);
+    otherTasksFirst.closeUnsent();
+  }
+
+  @Test
+  void aWindowOnAnIdleThrottleReservesTwoRequestsWorth() {
+    DeleteThrottle throttle = new DeleteThrottle(120);
+    try (WindowPermits window = WindowPermits.reserve(throttle, 300)) {
+      assertThat(window.available()).isEqualTo(120);
+    }
+    assertThat(throttle.countedKeys(System.nanoTime())).isZero();
+  }
+
+  @Test
+  void twoTasksSharingOneCeilingReservingWindowAfterWindowNeverWaitForEachOther() throws Exception {
+    DeleteThrottle throttle = new DeleteThrottle(120);
+    Runnable windows = () -> {
+      for (int window = 0; window < 2_000; window++) {
+        try (WindowPermits permits = WindowPermits.reserve(throttle, 300)) {
+          assertThat(permits.available()).isPositive();
+        } // nothing sent: the keys stop counting at once
+      }
+    };
+    CompletableFuture<Void> one = CompletableFuture.runAsync(windows, tasks);
+    CompletableFuture<Void> other = CompletableFuture.runAsync(windows, otherTasks);
+    CompletableFuture.allOf(one, other).get(30, TimeUnit.SECONDS);
+  }
+}
