@@ -397,38 +397,41 @@ public final class RecordExecutor implements AutoCloseable {
       }
       ArrayDeque<DeleteTarget> sending = new ArrayDeque<>();
       DeleteThrottle.Permit own = first;
-      while (!sending.isEmpty() || !notBegun.isEmpty()) {
-        int want = Math.min(keysPerRequest, sending.size() + keysOf(notBegun));
-        int keys = own != null ? 0 : permits.take(want);
-        if (own == null && keys == 0) {
-          own = throttle.reserve(want);
-          long now = nanoTime.getAsLong();
-          for (Iterator<Integer> slots = notBegun.iterator(); slots.hasNext(); ) {
-            int slot = slots.next();
-            if (!isFresh(current[slot], now)) {
-              slots.remove();
-              startedLate(slot);
+      try {
+        while (!sending.isEmpty() || !notBegun.isEmpty()) {
+          int want = Math.min(keysPerRequest, sending.size() + keysOf(notBegun));
+          int keys = own != null ? 0 : permits.take(want);
+          if (own == null && keys == 0) {
+            own = throttle.reserve(want);
+            long now = nanoTime.getAsLong();
+            for (Iterator<Integer> slots = notBegun.iterator(); slots.hasNext(); ) {
+              int slot = slots.next();
+              if (!isFresh(current[slot], now)) {
+                slots.remove();
+                startedLate(slot);
+              }
             }
           }
-        }
-        if (own != null) {
-          keys = Math.min(own.keys(), sending.size() + keysOf(notBegun));
-        }
-        List<DeleteTarget> batch = new ArrayList<>(keys);
-        while (batch.size() < keys) {
-          if (sending.isEmpty()) {
-            int slot = notBegun.poll();
-            begun.add(slot);
-            sending.addAll(current[slot].targets());
+          if (own != null) {
+            keys = Math.min(own.keys(), sending.size() + keysOf(notBegun));
           }
-          batch.add(sending.poll());
+          List<DeleteTarget> batch = new ArrayList<>(keys);
+          while (batch.size() < keys) {
+            if (sending.isEmpty()) {
+              int slot = notBegun.poll();
+              begun.add(slot);
+              sending.addAll(current[slot].targets());
+            }
+            batch.add(sending.poll());
+          }
+          DeleteThrottle.Permit sentUnder = own;
+          own = null;
+          sendUnder(batch, sentUnder, keys);
         }
-        DeleteThrottle.Permit sentUnder = own;
-        own = null;
-        sendUnder(batch, sentUnder, keys);
-      }
-      if (own != null) {
-        own.closeUnsent(); // every record it was reserved for is being verified again
+      } finally {
+        if (own != null) {
+          own.closeUnsent(); // every record it was reserved for is being verified again, or the window failed
+        }
       }
       begun.sort(Comparator.comparingInt(going::indexOf));
       return begun;
@@ -472,8 +475,14 @@ public final class RecordExecutor implements AutoCloseable {
         List<Integer> reading = new ArrayList<>(chunk);
         reading.addAll(others);
         others.clear();
-        List<Recheck> rechecks = inParallel(reading, slot -> recheck(current[slot]),
-            verifications.pending() == 0 ? verifiers : rereaders());
+        List<Recheck> rechecks;
+        try {
+          rechecks = inParallel(reading, slot -> recheck(current[slot]),
+              verifications.pending() == 0 ? verifiers : rereaders());
+        } catch (RuntimeException e) {
+          sendUnder(List.of(), own, keys); // the keys go back: other tasks of this JVM share the throttle
+          throw e;
+        }
         List<DeleteTarget> targets = new ArrayList<>();
         for (int i = 0; i < reading.size(); i++) {
           int slot = reading.get(i);
