@@ -116,8 +116,8 @@ class LauncherTest {
 
     assertThatThrownBy(() -> Launcher.DATABRICKS.end("plan", 2, SUMMARY, false, platform))
         .isInstanceOf(StatesweepFailure.class)
-        .hasMessage("statesweep plan failed with exit code 2 (bad settings, or a run that deletes without the run"
-            + " lock's permissions); " + SUMMARY);
+        .hasMessage("statesweep plan failed with exit code 2 (bad settings, or a run that deletes without a run"
+            + " lock it can hold); " + SUMMARY);
     assertThatThrownBy(() -> Launcher.DATABRICKS.end("run", 3, SUMMARY, false, platform))
         .hasMessage("statesweep run failed with exit code 3 (another run holds the export's run lock); " + SUMMARY);
     assertThatThrownBy(() -> Launcher.DATABRICKS.end("approve", 2, null, false, platform))
