@@ -30,8 +30,10 @@ final class Commands {
   static final String CONFIG_FILE = "--config-file";
   static final String EXECUTE = "--execute";
   static final String RUN_ID = "--run-id";
+  static final String LATEST_APPROVED = "--latest-approved";
   static final String BY = "--by";
   static final String NOTE = "--note";
+  static final String DIGEST = "--digest";
   static final String HELP = "help";
 
   /** Settings that may stand alone, as switches: {@code --allow-bucket-root} is {@code --allow-bucket-root true}. */
@@ -46,13 +48,13 @@ final class Commands {
    * {@code --dry-run false}), or a request for help ({@code command} null: the list of commands).
    */
   record Invocation(Statesweep.Command command, Map<String, String> flags, String configFile, String runId,
-      String by, String note, boolean help) {
+      boolean latestApproved, String by, String note, String digest, boolean help) {
     Invocation {
       flags = Map.copyOf(flags);
     }
 
     static Invocation helpFor(Statesweep.Command command) {
-      return new Invocation(command, Map.of(), null, null, null, null, true);
+      return new Invocation(command, Map.of(), null, null, false, null, null, null, true);
     }
   }
 
@@ -118,21 +120,29 @@ final class Commands {
     Map<String, String> flags = new LinkedHashMap<>();
     String configFile = null;
     String runId = null;
+    boolean latestApproved = false;
     String by = null;
     String note = null;
+    String digest = null;
     for (OptionSpec option : sub.matchedOptions()) {
       String flag = option.longestName();
       String value = option.getValue() == null ? null : option.getValue().toString();
       switch (flag) {
         case CONFIG_FILE -> configFile = value;
         case RUN_ID -> runId = value;
+        case LATEST_APPROVED -> latestApproved = true;
         case BY -> by = value;
         case NOTE -> note = value;
+        case DIGEST -> digest = value;
         case EXECUTE -> put(flags, Settings.DRY_RUN.flag(), "false");
         default -> put(flags, flag, value);
       }
     }
-    return new Invocation(command, flags, configFile, runId, by, note, false);
+    if (latestApproved && runId != null) {
+      throw new IllegalArgumentException("Give " + RUN_ID + " or " + LATEST_APPROVED + ", not both: " + RUN_ID
+          + " executes the plan you name, " + LATEST_APPROVED + " the newest approved plan of the bucket and prefix");
+    }
+    return new Invocation(command, flags, configFile, runId, latestApproved, by, note, digest, false);
   }
 
   /**
@@ -160,7 +170,7 @@ final class Commands {
     }
     String flag = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
     boolean elsewhere = Settings.ALL.stream().anyMatch(setting -> setting.flag().equals(flag))
-        || flag.equals(EXECUTE) || flag.equals(RUN_ID) || flag.equals(BY) || flag.equals(NOTE);
+        || Set.of(EXECUTE, RUN_ID, LATEST_APPROVED, BY, NOTE, DIGEST).contains(flag);
     List<String> known = new ArrayList<>();
     spec.options().stream().filter(option -> !option.usageHelp()).forEach(option -> known.add(option.longestName()));
     return new IllegalArgumentException("Unknown option: '" + flag + "'" + (elsewhere ? " (" + command
@@ -185,7 +195,7 @@ final class Commands {
         .footer("%n'<command> --help' lists the command's options.",
             "%nExit codes: 0 a complete run without errors; 1 a run with errors or that did not complete; 2 bad settings"
                 + " (or a run that deletes without the permissions of the run lock); 3 another run holds the export's"
-                + " run lock.")
+                + " run lock; 4 a run that lost files that --fail-on names.")
         .width(WIDTH);
     root.addOption(helpOption());
     for (Statesweep.Command command : Statesweep.Command.values()) {
@@ -220,11 +230,21 @@ final class Commands {
         .longOptionsMaxWidth(30)
         .width(WIDTH);
     switch (command) {
-      case EXECUTE -> spec.addOption(option(RUN_ID, "ID", "the run_id of the plan to execute (table runs); required"));
+      case EXECUTE -> {
+        spec.addOption(option(RUN_ID, "ID", "the run_id of the plan to execute (table runs); this or "
+            + LATEST_APPROVED));
+        spec.addOption(OptionSpec.builder(LATEST_APPROVED).arity("0").type(boolean.class)
+            .description(escape("execute the newest approved complete plan of --bucket and --prefix, made within"
+                + " --max-plan-age and not executed completely yet; with none, delete nothing and exit 0 saying why"
+                + " (the scheduled job)"))
+            .build());
+      }
       case APPROVE -> {
         spec.addOption(option(RUN_ID, "ID", "the run_id of the plan you reviewed (table runs); required"));
         spec.addOption(option(BY, "NAME", "who approves the plan, a name or an email (required)"));
         spec.addOption(option(NOTE, "TEXT", "why, or what you looked at (optional)"));
+        spec.addOption(option(DIGEST, "SHA", "approve only if the plan's rows still have this digest (the plan_digest"
+            + " you reviewed, such as the review notebook shows); optional"));
       }
       default -> { }
     }
@@ -256,9 +276,10 @@ final class Commands {
           + " report (Delta tables state_files, deletion_plan, runs). Deletes nothing."};
       case RUN -> new String[] {"the scheduled job: plan, then with --execute delete what the plan says", "", "The scheduled job: plan, then with --execute (or dry_run=false) delete what the plan"
           + " says, each record verified right before its keys go. Without --execute it is plan."};
-      case EXECUTE -> new String[] {"execute a plan written earlier and approved (--run-id), exactly as planned", "",
-          "Executes a plan written earlier and approved, exactly as planned: give --run-id ID"
-          + " and the plan's --bucket and --prefix. It never deletes a key that is not in that plan, and can be run"
+      case EXECUTE -> new String[] {"execute a plan written earlier and approved (--run-id or --latest-approved),"
+          + " exactly as planned", "",
+          "Executes a plan written earlier and approved, exactly as planned: give --run-id ID (or --latest-approved"
+          + " for the newest approved plan) and the plan's --bucket and --prefix. It never deletes a key that is not in that plan, and can be run"
           + " again to finish an attempt that stopped."};
       case APPROVE -> new String[] {"record that you reviewed a plan (--run-id, --by) so that execute may run it", "",
           "Records that you reviewed the plan of --run-id ID and approve its execution (table"

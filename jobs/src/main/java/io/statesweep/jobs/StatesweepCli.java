@@ -23,7 +23,8 @@ import org.apache.spark.sql.SparkSession;
  * the action API ({@link Statesweep}), with a Spark session made from the resolved settings. Exit codes: 0 a
  * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings (or a run that
  * deletes without a run lock it can hold: the lock's permissions are missing, or the store ignores its
- * conditional write), 3 another run holds the export's run lock.
+ * conditional write), 3 another run holds the export's run lock, 4 a run that lost files that {@code --fail-on}
+ * names (it completed without errors otherwise).
  *
  * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
  * it (spec section 4): one that stops before it counts anything prints {@link RunSummary#stopped}.
@@ -33,6 +34,7 @@ public final class StatesweepCli {
   static final int RUN_FAILED = 1;
   static final int BAD_SETTINGS = 2;
   static final int LOCKED = 3;
+  static final int LOST_FILES = RunSummary.LOST_FILES;
 
   private StatesweepCli() {}
 
@@ -95,7 +97,7 @@ public final class StatesweepCli {
           ending.settings(plan.settings());
           PlanResult result = plan.execute();
           print(result, ending, err);
-          yield result.exitCode() == 0 ? OK : RUN_FAILED;
+          yield ended(result.exitCode(), result.summary(), err);
         }
         case RUN -> {
           Statesweep.RunAction run = configure(statesweep.run(), invocation, environment).lines(printer(out));
@@ -103,15 +105,15 @@ public final class StatesweepCli {
           yield print(run.execute(), ending, err);
         }
         case EXECUTE -> {
-          Statesweep.ExecuteAction execute = configure(statesweep.execute(invocation.runId()), invocation,
-              environment).lines(printer(out));
+          Statesweep.ExecuteAction execute = configure(invocation.latestApproved() ? statesweep.executeLatestApproved()
+              : statesweep.execute(invocation.runId()), invocation, environment).lines(printer(out));
           ExecuteResult result = execute.execute();
           print(result, ending, err);
-          yield result.exitCode() == 0 ? OK : RUN_FAILED;
+          yield ended(result.exitCode(), result.summary(), err);
         }
         case APPROVE -> {
           Statesweep.ApproveAction approve = configure(statesweep.approve(invocation.runId()), invocation,
-              environment).by(invocation.by()).note(invocation.note());
+              environment).by(invocation.by()).note(invocation.note()).digest(invocation.digest());
           SparkApproveAction.Approval approval = approve.execute();
           out.println(approval.line());
           out.println("execute it with: statesweep execute --run-id " + LineText.escape(approval.runId())
@@ -262,12 +264,33 @@ public final class StatesweepCli {
     } else {
       print(result.execution(), ending, err);
     }
-    return result.exitCode() == 0 ? OK : RUN_FAILED;
+    return ended(result.exitCode(), result.summary(), err);
+  }
+
+  /**
+   * The command's exit code from its result's: 0, {@link #LOST_FILES} (with a line to {@code err} that says which
+   * losses failed the run) or {@link #RUN_FAILED}.
+   */
+  private static int ended(int exitCode, RunSummary summary, PrintStream err) {
+    if (exitCode == OK) {
+      return OK;
+    }
+    if (exitCode == LOST_FILES) {
+      err.println("statesweep: the run lost files (" + LineText.escape(summary.extra().get(RunSummary.FAILED_ON))
+          + ", see its summary) and --fail-on makes that a failure: exit code " + LOST_FILES);
+      return LOST_FILES;
+    }
+    return RUN_FAILED;
   }
 
   static void print(ExecuteResult result, Ending ending, PrintStream err) {
     PrintStream out = ending.out();
     print(result.runLock(), out, err);
+    if (result.notExecuted() != null) {
+      out.println("nothing to execute: " + LineText.escape(result.notExecuted()));
+      ending.summary(result.summary());
+      return;
+    }
     if (result.failure() != null) {
       out.println("run " + result.runId() + " attempt " + result.attemptId() + " did not complete: "
           + LineText.escape(result.failure()) + " (execute --run-id " + result.runId() + " again finishes the rest)");

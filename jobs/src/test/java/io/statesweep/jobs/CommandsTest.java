@@ -93,7 +93,7 @@ class CommandsTest {
 
     assertThat(approve.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(approve.errors).isEqualTo("statesweep: Unknown option: '--grace-days' (approve does not use it); the"
-        + " options of approve: --run-id, --by, --note, --region, --endpoint, --path-style, --warehouse,"
+        + " options of approve: --run-id, --by, --note, --digest, --region, --endpoint, --path-style, --warehouse,"
         + " --catalog-schema, --config-file\n");
     assertThat(approve.text).isEmpty();
 
@@ -101,7 +101,7 @@ class CommandsTest {
 
     assertThat(execute.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(execute.errors).startsWith("statesweep: Unknown option: '--log-lines' (execute does not use it); the"
-        + " options of execute: --run-id, --bucket, --prefix, --grace-days,");
+        + " options of execute: --run-id, --latest-approved, --bucket, --prefix, --grace-days,");
     assertThat(execute.text).isEqualTo(STOPPED_DRY_RUN.replace("dry_run=true", "dry_run=false") + "\n");
 
     assertThatThrownBy(() -> Commands.parse(new String[] {"execute", "--run-id", "r", "--dry-run", "false"}))

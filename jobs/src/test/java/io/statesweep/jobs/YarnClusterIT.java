@@ -46,7 +46,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The EMR step as YARN runs it: the spark-submit arguments of {@code conf/deploy/emr-step.json}, with
+ * The EMR steps as YARN runs them: the spark-submit arguments of {@code conf/deploy/emr-step.json}, with
  * the bucket, the warehouse and the jars' paths substituted, submitted with {@code --master yarn} (EMR's
  * default) and the step's own {@code --deploy-mode cluster} to a MiniYARNCluster in this JVM (one
  * ResourceManager, one NodeManager). The driver runs in the ApplicationMaster's container, one executor
@@ -68,6 +68,9 @@ class YarnClusterIT {
   private static final Path JAR = Path.of(System.getProperty("statesweep.jar")).toAbsolutePath();
   private static final Path EMR_STEP = Path.of("..", "conf", "deploy", "emr-step.json");
   private static final String PREFIX = "cogram/";
+  /** The steps of the file: the execute of the newest approved plan, then the plan for the day's review. */
+  private static final int EXECUTE_STEP = 0;
+  private static final int PLAN_STEP = 1;
   private static final Duration SUBMIT_TIMEOUT = Duration.ofMinutes(8);
   /** The delta jars on an EMR 7 node, and their Maven artifacts. */
   private static final Map<String, String> DELTA_JARS = Map.of(
@@ -131,23 +134,41 @@ class YarnClusterIT {
     }
   }
 
+  /**
+   * The first morning of a deployment: the execute step finds no approved plan, deletes nothing and succeeds; the
+   * plan step that follows writes the plan for review and, as the archive has live records whose files are
+   * missing, fails with exit code 4 (its {@code --fail-on missing}). Both in one attempt, the lock released.
+   */
   @Test
-  void theStepOnACleanArchiveEndsSucceededInOneAttempt(LocalS3Server server) throws Exception {
+  void theStepsOnAFreshArchiveDeleteNothingUnapprovedAndAPlanWithMissingFilesFails(LocalS3Server server)
+      throws Exception {
     String bucket = server.createBucket("yarn-clean");
     String reports = server.createBucket("yarn-clean-reports");
     ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, PREFIX, 60, 41L, Instant.now());
     Set<String> before = exportKeys(store);
+    assertThat(manifest.expectedDeletes(graceDays())).as("something is due").isNotEmpty();
 
-    Application application = submit(stepArgs(bucket, reports, Map.of()), server.endpoint(), server);
+    Application execute = submit(stepArgs(EXECUTE_STEP, bucket, reports, Map.of()), server.endpoint(), server);
 
-    assertThat(application.finalStatus()).as(application.describe()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
-    assertThat(application.attempts()).as(application.describe()).isEqualTo(1);
-    assertThat(application.driverSummary()).as(application.describe())
-        .startsWith("summary: dry_run=false complete=true ").contains(" errors=0 ");
-    Set<String> expectedLeft = new TreeSet<>(before);
-    expectedLeft.removeAll(manifest.expectedDeletes(graceDays()));
-    assertThat(exportKeys(store)).as("the bucket less the planned keys").isEqualTo(expectedLeft);
+    assertThat(execute.finalStatus()).as(execute.describe()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
+    assertThat(execute.attempts()).as(execute.describe()).isEqualTo(1);
+    assertThat(execute.driverSummary()).as(execute.describe())
+        .startsWith("summary: dry_run=false complete=true state_files_scanned=0 records_deleted=0 ")
+        .contains(" approved_plan=none");
+    assertThat(exportKeys(store)).as("nothing approved, nothing deleted").isEqualTo(before);
+
+    Application plan = submit(stepArgs(PLAN_STEP, bucket, reports, Map.of()), server.endpoint(), server);
+
+    // The sample archive has live records whose files are missing: the step's --fail-on missing fails it (exit 4).
+    assertThat(plan.finalStatus()).as(plan.describe()).isEqualTo(FinalApplicationStatus.FAILED);
+    assertThat(plan.attempts()).as(plan.describe()).isEqualTo(1);
+    assertThat(plan.driverSummary()).as(plan.describe()).startsWith("summary: dry_run=true complete=true ")
+        .contains(" errors=0 ").contains(" records_deleted=" + manifest.countsByAction(graceDays())
+            .getOrDefault("delete_record", 0L) + " ").endsWith(" failed_on=missing");
+    assertThat(plan.diagnostics()).as(plan.describe())
+        .startsWith(userClassThrew("plan", StatesweepCli.LOST_FILES, plan.driverSummary()));
+    assertThat(exportKeys(store)).isEqualTo(before);
     assertThat(store.read("cogram.statesweep/lock", 4096)).as("the lock released").isNull();
   }
 
@@ -159,7 +180,7 @@ class YarnClusterIT {
     ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
     SampleArchive.generate(store, PREFIX, 60, 43L, Instant.now());
     Set<String> before = exportKeys(store);
-    List<String> args = stepArgs(bucket, reports, Map.of("--grace-days", "seven"));
+    List<String> args = stepArgs(EXECUTE_STEP, bucket, reports, Map.of("--grace-days", "seven"));
     assertThat(args).containsSubsequence("--grace-days", "seven");
 
     Application application = submit(args, server.endpoint(), server);
@@ -171,7 +192,7 @@ class YarnClusterIT {
         + " stopped=bad_settings";
     assertThat(application.driverSummary()).as(application.describe()).isEqualTo(summary);
     assertThat(application.diagnostics()).as(application.describe())
-        .startsWith(userClassThrew(StatesweepCli.BAD_SETTINGS, summary));
+        .startsWith(userClassThrew("execute", StatesweepCli.BAD_SETTINGS, summary));
     assertThat(exportKeys(store)).isEqualTo(before);
   }
 
@@ -188,34 +209,34 @@ class YarnClusterIT {
       proxy.plan(request -> request.method().equals("GET") && request.target().startsWith("/" + bucket + "/" + unreadable)
           ? FaultProxy.Fault.ACCESS_DENIED : null);
 
-      Application application = submit(stepArgs(bucket, reports, Map.of()), proxy.endpoint(), server);
+      Application application = submit(stepArgs(PLAN_STEP, bucket, reports, Map.of()), proxy.endpoint(), server);
 
       assertThat(proxy.injected()).as("the state file's GET was denied").containsKey(FaultProxy.Fault.ACCESS_DENIED);
       assertThat(application.finalStatus()).as(application.describe()).isEqualTo(FinalApplicationStatus.FAILED);
       assertThat(application.attempts()).as(application.describe()).isEqualTo(1);
       String summary = application.driverSummary();
-      assertThat(summary).as(application.describe()).startsWith("summary: dry_run=false complete=true ")
+      assertThat(summary).as(application.describe()).startsWith("summary: dry_run=true complete=true ")
           .contains(" errors=1 ");
       assertThat(application.diagnostics()).as(application.describe())
-          .startsWith(userClassThrew(StatesweepCli.RUN_FAILED, summary));
+          .startsWith(userClassThrew("plan", StatesweepCli.RUN_FAILED, summary));
     }
   }
 
   /** The diagnostics of an application whose main threw the failure of the step's run command. */
-  private static String userClassThrew(int exitCode, String summary) {
+  private static String userClassThrew(String command, int exitCode, String summary) {
     return "User class threw exception: " + StatesweepFailure.class.getName() + ": "
-        + StatesweepFailure.message("run", exitCode, summary);
+        + StatesweepFailure.message(command, exitCode, summary);
   }
 
   /** The step's grace period, as its arguments say. */
   private static Duration graceDays() throws IOException {
-    List<String> args = emrStepArgs();
+    List<String> args = emrStepArgs(PLAN_STEP);
     return Duration.ofDays(Integer.parseInt(args.get(args.indexOf("--grace-days") + 1)));
   }
 
   /** What the step gives spark-submit: its Args after "spark-submit". */
-  private static List<String> emrStepArgs() throws IOException {
-    JsonNode step = new ObjectMapper().readTree(EMR_STEP.toFile()).get(0);
+  private static List<String> emrStepArgs(int index) throws IOException {
+    JsonNode step = new ObjectMapper().readTree(EMR_STEP.toFile()).get(index);
     List<String> args = new ArrayList<>();
     step.get("Args").forEach(arg -> args.add(arg.asText()));
     assertThat(args.get(0)).isEqualTo("spark-submit");
@@ -227,8 +248,9 @@ class YarnClusterIT {
    * on S3Proxy, as the step's is on S3), the job jar as built, Delta's jars from the Maven repository;
    * {@code values} replaces the values of the step's flags it names.
    */
-  private static List<String> stepArgs(String bucket, String reports, Map<String, String> values) throws IOException {
-    List<String> args = emrStepArgs();
+  private static List<String> stepArgs(int index, String bucket, String reports, Map<String, String> values)
+      throws IOException {
+    List<String> args = emrStepArgs(index);
     assertThat(args).as("the step runs in YARN cluster mode").containsSubsequence("--deploy-mode", "cluster");
     List<String> substituted = new ArrayList<>();
     String previous = "";

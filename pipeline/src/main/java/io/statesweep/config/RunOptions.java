@@ -4,7 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.Layout;
+import io.statesweep.plan.FailOn;
 import io.statesweep.plan.Grace;
+import io.statesweep.plan.Scope;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.scan.InventoryManifest;
 import java.io.Serializable;
@@ -18,6 +20,10 @@ import java.util.Map;
  *
  * @param logLines how many {@code would delete} lines to print; -1 for all (other per-key lines are never capped)
  * @param catalogSchema the schema every table is registered in by name ({@code main.statesweep}), or null
+ * @param failOn which lost files fail the run (exit code 4)
+ * @param maxDeletes at most this many keys deleted per run, whole records (0: no bound)
+ * @param scope which records a plan covers ({@code --scope-prefix}, {@code --projects}, {@code --kinds})
+ * @param maxBytes at most this many bytes deleted per run, whole records (0: no bound)
  * @param unsafeLock whether a run that deletes takes the run lock on a store that ignores PutObject
  *     {@code If-None-Match: *} ({@code --unsafe-lock-without-conditional-writes}) instead of refusing it
  */
@@ -46,7 +52,11 @@ public record RunOptions(
     boolean unsafeLock,
     int progressSeconds,
     Map<String, String> settings,
-    String catalogSchema) implements Serializable {
+    String catalogSchema,
+    FailOn failOn,
+    long maxDeletes,
+    long maxBytes,
+    Scope scope) implements Serializable {
 
   /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
   public enum ConditionalMode { AUTO, ON, OFF }
@@ -66,6 +76,11 @@ public record RunOptions(
     requireNonNull(listing, "listing is null");
     requireNonNull(maxPlanAge, "maxPlanAge is null");
     requireNonNull(lockTtl, "lockTtl is null");
+    requireNonNull(failOn, "failOn is null");
+    requireNonNull(scope, "scope is null");
+    if (maxDeletes < 0 || maxBytes < 0) {
+      throw new IllegalArgumentException("a run's bounds are 0 (none) or more: " + maxDeletes + ", " + maxBytes);
+    }
     if ((listing == Listing.INVENTORY) != (inventory != null)) {
       throw new IllegalArgumentException("an inventory location goes with the inventory listing only");
     }
@@ -174,7 +189,79 @@ public record RunOptions(
         duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
         lockTtl(settings.value(Settings.LOCK_TTL)), settings.bool(Settings.UNSAFE_LOCK),
         settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap(),
-        catalogSchema(settings.value(Settings.CATALOG_SCHEMA)));
+        catalogSchema(settings.value(Settings.CATALOG_SCHEMA)),
+        FailOn.parse(settings.string(Settings.FAIL_ON), settings.value(Settings.FAIL_ON).source()),
+        settings.integer(Settings.MAX_DELETES, 0, Integer.MAX_VALUE), bytes(settings.value(Settings.MAX_BYTES)),
+        scope(settings, prefix, layout));
+  }
+
+  /** {@code --scope-prefix}, {@code --projects}, {@code --kinds}: each a comma-separated list, each entry checked. */
+  static Scope scope(Settings settings, ExportPrefix prefix, Layout layout) {
+    java.util.List<String> prefixes = new java.util.ArrayList<>();
+    for (String entry : list(settings.value(Settings.SCOPE_PREFIXES))) {
+      String message = "Invalid " + Settings.SCOPE_PREFIXES.key() + " '" + settings.string(Settings.SCOPE_PREFIXES)
+          + "' (from " + settings.value(Settings.SCOPE_PREFIXES).source() + "): ";
+      if (entry.startsWith("/") || entry.startsWith(prefix.value()) && !prefix.isBucketRoot()) {
+        throw new IllegalArgumentException(message + "'" + entry + "' is given relative to the export prefix "
+            + prefix + ", such as projects/p-0001/");
+      }
+      for (String segment : entry.split("/", -1)) {
+        if (segment.equals(".") || segment.equals("..")) {
+          throw new IllegalArgumentException(message + "'" + entry + "' has a . or .. folder");
+        }
+      }
+      prefixes.add(prefix.value() + entry);
+    }
+    java.util.Set<String> projects = new java.util.TreeSet<>();
+    for (String entry : list(settings.value(Settings.SCOPE_PROJECTS))) {
+      if (entry.contains("/")) {
+        throw new IllegalArgumentException("Invalid " + Settings.SCOPE_PROJECTS.key() + " '"
+            + settings.string(Settings.SCOPE_PROJECTS) + "' (from " + settings.value(Settings.SCOPE_PROJECTS).source()
+            + "): '" + entry + "' is no project id (give the folder name under projects/, without a /)");
+      }
+      projects.add(entry);
+    }
+    java.util.Set<String> kinds = new java.util.TreeSet<>();
+    for (String entry : list(settings.value(Settings.SCOPE_KINDS))) {
+      if (!layout.kinds().contains(entry)) {
+        throw new IllegalArgumentException("Invalid " + Settings.SCOPE_KINDS.key() + " '"
+            + settings.string(Settings.SCOPE_KINDS) + "' (from " + settings.value(Settings.SCOPE_KINDS).source()
+            + "): '" + entry + "' is not a kind of layout " + layout.name() + "; its kinds are "
+            + String.join(", ", new java.util.TreeSet<>(layout.kinds())));
+      }
+      kinds.add(entry);
+    }
+    return new Scope(prefixes, projects, kinds);
+  }
+
+  private static java.util.List<String> list(Settings.Value value) {
+    if (value == null || value.value().isBlank()) {
+      return java.util.List.of();
+    }
+    return java.util.Arrays.stream(value.value().split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+
+  /** {@code --max-bytes}: a whole number of bytes, or one with K, M, G or T (powers of 1024); 0 for none. */
+  static long bytes(Settings.Value value) {
+    String text = value.value().trim().toUpperCase(java.util.Locale.ROOT);
+    java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,15})\\s*([KMGT]?)I?B?").matcher(text);
+    if (!matcher.matches()) {
+      throw new IllegalArgumentException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
+          + value.source() + "): give a whole number of bytes, or one with K, M, G or T, such as 500G");
+    }
+    int shift = switch (matcher.group(2)) {
+      case "K" -> 10;
+      case "M" -> 20;
+      case "G" -> 30;
+      case "T" -> 40;
+      default -> 0;
+    };
+    long amount = Long.parseLong(matcher.group(1));
+    if (amount > (Long.MAX_VALUE >> shift)) {
+      throw new IllegalArgumentException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
+          + value.source() + "): too large");
+    }
+    return amount << shift;
   }
 
   /** {@code --catalog-schema}: one or two names, or none. */

@@ -111,10 +111,31 @@ public final class Settings {
           + " s3a://, dbfs:/ or file:)",
       List.of());
 
+  public static final Setting MAX_DELETES = new Setting("sweep.bound.max-deletes", "--max-deletes",
+      "STATESWEEP_MAX_DELETES", "0",
+      "at most this many keys deleted per run, whole records in key order (the next run goes on); 0 for no bound",
+      List.of());
+  public static final Setting MAX_BYTES = new Setting("sweep.bound.max-bytes", "--max-bytes", "STATESWEEP_MAX_BYTES",
+      "0", "at most this many bytes deleted per run, such as 500G or 2T (K, M, G, T: powers of 1024), whole records;"
+          + " 0 for no bound", List.of());
+
+  public static final Setting SCOPE_PREFIXES = new Setting("sweep.scope.prefixes", "--scope-prefix",
+      "STATESWEEP_SCOPE_PREFIX", "",
+      "plan only the records whose state files are under these folders of the export, comma-separated, such as"
+          + " projects/p-0001/,workflows/ (relative to --prefix)", List.of());
+  public static final Setting SCOPE_PROJECTS = new Setting("sweep.scope.projects", "--projects",
+      "STATESWEEP_PROJECTS", "", "plan only the records of these projects, comma-separated project ids", List.of());
+  public static final Setting SCOPE_KINDS = new Setting("sweep.scope.kinds", "--kinds", "STATESWEEP_KINDS", "",
+      "plan only the records of these kind folders, comma-separated, such as emails,drawings", List.of());
+
+  public static final Setting FAIL_ON = new Setting("sweep.fail-on", "--fail-on", "STATESWEEP_FAIL_ON", "none",
+      "fail the run (exit code 4) when it loses files: came_back (a record came back during its deletion), missing"
+          + " (a live record lists a file the bucket lacks), both comma-separated, all, or none", List.of());
+
   public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
       PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
       MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, UNSAFE_LOCK,
-      PROGRESS_SECONDS, CATALOG_SCHEMA, PRICES);
+      PROGRESS_SECONDS, CATALOG_SCHEMA, PRICES, FAIL_ON, MAX_DELETES, MAX_BYTES, SCOPE_PREFIXES, SCOPE_PROJECTS, SCOPE_KINDS);
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}

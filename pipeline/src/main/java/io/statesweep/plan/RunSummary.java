@@ -76,8 +76,17 @@ public record RunSummary(
     return line.toString();
   }
 
-  /** A scheduled job must show as failed when the run had errors or did not complete. */
+  /** The exit code of a run that lost files and was told to fail on them ({@link FailOn}). */
+  public static final int LOST_FILES = 4;
+
+  /** The pair that says which lost files failed the run ({@link FailOn#appliedTo}). */
+  public static final String FAILED_ON = "failed_on";
+
+  /**
+   * A scheduled job must show as failed when the run had errors or did not complete (1), or lost files that
+   * {@code --fail-on} names ({@link #LOST_FILES}); else 0.
+   */
   public int exitCode() {
-    return errors > 0 || !complete ? 1 : 0;
+    return errors > 0 || !complete ? 1 : extra.containsKey(FAILED_ON) ? LOST_FILES : 0;
   }
 }

@@ -14,19 +14,37 @@ import java.util.Map;
  * @param log the first {@link LogLine#RESULT_SAMPLE} of the lines that went to the action's sink as they were
  *     produced (kept, refused, failed and came-back lines)
  * @param lineCounts how many lines of each kind went to the sink (a kind without lines is absent)
+ * @param notExecuted why no plan was executed ({@code execute --latest-approved} found none to execute), or null;
+ *     then {@code runId} and {@code attemptId} are null
  */
 public record ExecuteResult(String runId, String attemptId, RunSummary summary, Tables tables,
     String conditionalDeletes, List<LogLine> log, Map<LogLine.Kind, Long> lineCounts, String failure,
-    String metricsJson, LockOutcome runLock) {
+    String metricsJson, LockOutcome runLock, String notExecuted) {
   public ExecuteResult {
-    requireNonNull(runId, "runId is null");
-    requireNonNull(attemptId, "attemptId is null");
+    if (notExecuted == null) {
+      requireNonNull(runId, "runId is null");
+      requireNonNull(attemptId, "attemptId is null");
+    }
     requireNonNull(summary, "summary is null");
     requireNonNull(tables, "tables is null");
     requireNonNull(runLock, "runLock is null");
     log = List.copyOf(log);
     lineCounts = Map.copyOf(lineCounts);
   }
+
+  /**
+   * The result of an {@code execute --latest-approved} that found no plan to execute: complete, nothing deleted,
+   * its summary's pair {@code approved_plan=none}, and {@code why} as {@link #notExecuted}.
+   */
+  static ExecuteResult nothingToExecute(Tables tables, String why, LockOutcome runLock) {
+    RunSummary summary = runLock.appliedTo(new RunSummary(false, true, 0, 0, 0, 0, 0, 0, 0, 0,
+        Map.of(NOTHING_APPROVED_PAIR, "none")));
+    return new ExecuteResult(null, null, summary, tables, "not probed: nothing was executed", List.of(), Map.of(), null,
+        "{}", runLock, requireNonNull(why, "why is null"));
+  }
+
+  /** The summary pair of an execute that found no approved plan to execute. */
+  public static final String NOTHING_APPROVED_PAIR = "approved_plan";
 
   /** How many lines of {@code kind} went to the sink. */
   public long lineCount(LogLine.Kind kind) {
@@ -43,7 +61,10 @@ public record ExecuteResult(String runId, String attemptId, RunSummary summary, 
     return Metrics.of(metricsJson);
   }
 
-  /** 0 for a complete attempt without errors that held its run lock to the end, else 1. */
+  /**
+   * 0 for a complete attempt without errors that held its run lock to the end; 4 for one that lost files that
+   * {@code --fail-on} names ({@link io.statesweep.plan.FailOn}); else 1.
+   */
   public int exitCode() {
     return runLock.lost() ? 1 : summary.exitCode();
   }

@@ -153,9 +153,7 @@ final class LedgerRecorder {
     }
     if (partitions.isEmpty()) {
       // Nothing was executed: the table exists all the same, for those who read it.
-      TableDocs.createIfMissing(spark, SparkPlanAction.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
-          Tables.EXECUTIONS_COLUMNS), tables.executions());
-      CatalogTables.register(spark, tables, Tables.EXECUTIONS);
+      createTableIfMissing(spark, tables);
       return Recorded.NOTHING;
     }
     java.util.Set<String> keep = new java.util.TreeSet<>();
@@ -271,6 +269,13 @@ final class LedgerRecorder {
   }
 
   /** The rows with their nested structs' fields under the table's snake_case names. */
+  /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
+  static void createTableIfMissing(SparkSession spark, Tables tables) {
+    TableDocs.createIfMissing(spark, SparkPlanAction.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
+        Tables.EXECUTIONS_COLUMNS), tables.executions());
+    CatalogTables.register(spark, tables, Tables.EXECUTIONS);
+  }
+
   private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {
     return executionsDS.toDF()
         .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"

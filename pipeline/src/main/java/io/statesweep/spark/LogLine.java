@@ -37,7 +37,9 @@ public record LogLine(Kind kind, String key, String text) {
     /** {@code <state file> came back during its deletion: <key> was deleted; ...}: a file lost to a comeback. */
     CAME_BACK,
     /** The bucket keeps noncurrent versions: the bytes a run frees go only when they expire (key: the bucket). */
-    VERSIONING
+    VERSIONING,
+    /** {@code stopped at the bound ...}: a bounded run left records for the next (key: the first one left). */
+    BOUND
   }
 
   public LogLine {
@@ -50,6 +52,10 @@ public record LogLine(Kind kind, String key, String text) {
           + LineText.escape(key) + " has U+" + String.format("%04X", (int) text.charAt(breaking)) + " at index "
           + breaking + ": escape it with LineText.escape");
     }
+  }
+
+  static LogLine bound(String firstLeft, String text) {
+    return new LogLine(Kind.BOUND, firstLeft, text);
   }
 
   static LogLine wouldDelete(String key) {

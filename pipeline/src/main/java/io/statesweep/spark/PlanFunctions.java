@@ -153,6 +153,21 @@ final class PlanFunctions {
     }
   }
 
+  /** The state-named keys in the run's scope ({@link io.statesweep.plan.Scope}). */
+  static final class InScope implements org.apache.spark.api.java.function.FilterFunction<StateFileRow> {
+    private static final long serialVersionUID = 1L;
+    private final io.statesweep.plan.Scope scope;
+
+    InScope(io.statesweep.plan.Scope scope) {
+      this.scope = requireNonNull(scope, "scope is null");
+    }
+
+    @Override
+    public boolean call(StateFileRow row) {
+      return scope.includes(row.getKey(), row.getKind(), row.getIds());
+    }
+  }
+
   /** GETs and parses the listed state files of a partition, {@code workers} at a time; skipped rows pass through. */
   static final class ReadStateFiles implements MapPartitionsFunction<StateFileRow, StateFileRow> {
     private static final long serialVersionUID = 1L;

@@ -49,7 +49,8 @@ public record PlanResult(String runId, RunSummary summary, Tables tables, List<L
 
   /**
    * 0 for a complete plan without errors that kept its run lock to the end (or never had it: a dry run
-   * the store denied it), else 1: a plan that lost the lock may have overlapped another run.
+   * the store denied it); 4 for one that saw lost files that {@code --fail-on} names
+   * ({@link io.statesweep.plan.FailOn}); else 1: a plan that lost the lock may have overlapped another run.
    */
   public int exitCode() {
     return runLock.lost() ? 1 : summary.exitCode();

@@ -71,6 +71,29 @@ public final class SparkApproveAction {
   }
 
   public Approval approve(String runId, String approvedBy, String note) {
+    return approve(runId, approvedBy, note, null);
+  }
+
+  /**
+   * What an approval of {@code runId} would record now (its counts and the digest of the plan's rows), recording
+   * nothing: a reviewer sees the digest before approving, and approves that digest ({@link #approve(String, String,
+   * String, String)}). Its {@code approvedBy} is empty and {@code approvedAt} the time of the preview.
+   */
+  public Approval preview(String runId) {
+    requireNonNull(runId, "runId is null");
+    Row plan = RunsTable.planRow(spark, tables, runId);
+    String runDate = plan.getAs("run_date");
+    long version = PlanDigest.currentVersion(spark, tables);
+    return counted(runId, "", clock.instant(), runDate, version);
+  }
+
+  /**
+   * Records the approval of {@code runId}, only when the digest of its rows now is {@code expectedDigest} (null:
+   * whatever it is): an approval typed or saved for one version of the plan does not approve another.
+   *
+   * @throws IllegalArgumentException when the digest differs, naming both
+   */
+  public Approval approve(String runId, String approvedBy, String note, String expectedDigest) {
     requireNonNull(runId, "runId is null");
     if (approvedBy == null || approvedBy.isBlank()) {
       throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");
@@ -83,19 +106,106 @@ public final class SparkApproveAction {
     String runDate = plan.getAs("run_date");
     // The counts and the digest read one version of the plan: what they describe is what was approved.
     long version = PlanDigest.currentVersion(spark, tables);
+    Approval approval = counted(runId, approvedBy.trim(), clock.instant(), runDate, version);
+    if (expectedDigest != null && !expectedDigest.trim().equals(approval.planDigest())) {
+      throw new IllegalArgumentException("Not approved: the plan of run " + runId + " has digest "
+          + approval.planDigest() + " (" + approval.planRows() + " rows), not " + LineText.escape(expectedDigest.trim())
+          + ", the digest given to approve: its rows changed since that digest was read, or it is another plan's."
+          + " Review the plan again and approve its digest");
+    }
+    Row row = RowFactory.create(runId, runDate, approval.approvedBy(), Timestamp.from(approval.approvedAt()),
+        note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
+        plan.getAs("planned_at"), approval.recordsToDelete(), approval.recordsWithRemovedFiles(),
+        approval.keysToDelete(), approval.bytesToDelete(), approval.planRows(), approval.planDigest());
+    SparkPlanAction.append(spark.createDataFrame(List.of(row), SCHEMA), tables, Tables.APPROVALS);
+    return approval;
+  }
+
+  /** The counts and the digest of one version of the plan: what they describe is what is approved. */
+  private Approval counted(String runId, String approvedBy, Instant at, String runDate, long version) {
     PlanDigest.Result digest = PlanDigest.of(spark, tables, version, runDate, runId);
     Row counts = PlanDigest.planRows(spark, tables, version, runDate, runId)
         .agg(expr("count_if(action = 'delete_record')"), expr("count_if(action = 'delete_removed_files')"),
             expr("coalesce(sum(keys_to_delete), 0)"), expr("coalesce(sum(bytes_to_delete), 0)"))
         .first();
-    Instant now = clock.instant();
-    Row row = RowFactory.create(runId, runDate, approvedBy.trim(), Timestamp.from(now),
-        note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
-        plan.getAs("planned_at"), counts.getLong(0), counts.getLong(1), counts.getLong(2), counts.getLong(3),
-        digest.rows(), digest.digest());
-    SparkPlanAction.append(spark.createDataFrame(List.of(row), SCHEMA), tables, Tables.APPROVALS);
-    return new Approval(runId, approvedBy.trim(), now, counts.getLong(0), counts.getLong(1), counts.getLong(2),
+    return new Approval(runId, approvedBy, at, counts.getLong(0), counts.getLong(1), counts.getLong(2),
         counts.getLong(3), digest.rows(), digest.digest());
+  }
+
+  /** Table approvals, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
+  static void createTableIfMissing(SparkSession spark, Tables tables) {
+    TableDocs.createIfMissing(spark, spark.createDataFrame(List.of(), SCHEMA), tables.approvals());
+    CatalogTables.register(spark, tables, Tables.APPROVALS);
+  }
+
+  /**
+   * Which plan {@code execute --latest-approved} executes: the newest complete plan of {@code bucket} and
+   * {@code prefix} that someone approved, if it was made within {@code maxPlanAge} of {@code now} and no execute
+   * attempt of it completed yet; otherwise none, and why ({@link LatestApproved#why}). Only the newest approved
+   * plan counts: an older one is never executed after a newer one was approved, since the newer one saw the bucket
+   * later. Whether its rows still match its approval is {@link SparkExecuteAction}'s check, as for any run id.
+   */
+  static LatestApproved latestApproved(SparkSession spark, Tables tables, String bucket, String prefix,
+      java.time.Duration maxPlanAge, Instant now) {
+    String export = "s3://" + bucket + "/" + prefix;
+    if (!DeltaTable.isDeltaTable(spark, tables.runs())) {
+      return LatestApproved.none("no plan of " + export + " was made in " + tables.warehouse() + " yet: run plan,"
+          + " review it and approve it");
+    }
+    Dataset<Row> plans = spark.read().format("delta").load(tables.runs())
+        .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(bucket))
+            .and(col("prefix").equalTo(prefix)))
+        .select("run_id", "planned_at");
+    List<Row> newestPlan = plans.orderBy(col("planned_at").desc(), col("run_id").desc()).limit(1).collectAsList();
+    if (newestPlan.isEmpty()) {
+      return LatestApproved.none("no complete plan of " + export + " is in " + tables.runs() + ": run plan, review it"
+          + " and approve it");
+    }
+    String newest = "the newest plan, run " + newestPlan.get(0).getString(0) + " of "
+        + newestPlan.get(0).getTimestamp(1).toInstant() + ", ";
+    String approve = "statesweep approve --run-id " + newestPlan.get(0).getString(0) + " --by <your name> --warehouse "
+        + tables.warehouse();
+    if (!DeltaTable.isDeltaTable(spark, tables.approvals())) {
+      return LatestApproved.none("no plan of " + export + " was approved yet: " + newest + "awaits review; approve"
+          + " it with: " + approve);
+    }
+    Dataset<Row> approved = spark.read().format("delta").load(tables.approvals()).select("run_id").distinct();
+    List<Row> newestApproved = plans.join(approved, "run_id")
+        .orderBy(col("planned_at").desc(), col("run_id").desc()).limit(1).collectAsList();
+    if (newestApproved.isEmpty()) {
+      return LatestApproved.none("no plan of " + export + " was approved yet: " + newest + "awaits review; approve"
+          + " it with: " + approve);
+    }
+    String runId = newestApproved.get(0).getString(0);
+    Instant plannedAt = newestApproved.get(0).getTimestamp(1).toInstant();
+    boolean newerAwaits = !runId.equals(newestPlan.get(0).getString(0));
+    String awaits = newerAwaits ? "; " + newest + "awaits review (approve it with: " + approve + ")" : "";
+    if (java.time.Duration.between(plannedAt, now).compareTo(maxPlanAge) > 0) {
+      return LatestApproved.none("the newest approved plan of " + export + ", run " + runId + ", was made at "
+          + plannedAt + ", longer ago than max-plan-age " + maxPlanAge.toString().substring(2).toLowerCase(
+              java.util.Locale.ROOT) + awaits);
+    }
+    List<Row> done = spark.read().format("delta").load(tables.runs())
+        .filter(col("run_id").equalTo(runId).and(col("command").equalTo("execute")).and(col("complete")))
+        .select("attempt_id", "ended_at").orderBy(col("ended_at")).limit(1).collectAsList();
+    if (!done.isEmpty()) {
+      return LatestApproved.none("the newest approved plan of " + export + ", run " + runId + ", was executed"
+          + " completely by attempt " + done.get(0).getString(0) + " at " + done.get(0).getTimestamp(1).toInstant()
+          + awaits);
+    }
+    return new LatestApproved(runId, null);
+  }
+
+  /**
+   * The plan that {@code execute --latest-approved} executes, or none and why.
+   *
+   * @param runId the run id of the plan to execute; null for none
+   * @param why why no plan is executed; null when one is
+   */
+  record LatestApproved(String runId, String why) {
+    static LatestApproved none(String why) {
+      return new LatestApproved(null, requireNonNull(why, "why is null"));
+    }
   }
 
   /**

@@ -64,7 +64,9 @@ public final class SparkExecuteAction {
 
   private final SparkSession spark;
   private final RunOptions options;
-  private final String runId;
+  /** The plan executed: given, or with {@link #latestApproved} found under the run lock. */
+  private String runId;
+  private final boolean latestApproved;
   private ExecutionHook hook = ExecutionHook.NONE;
   private boolean plannedInThisJob;
   private Clock clock = Clock.systemUTC();
@@ -82,6 +84,25 @@ public final class SparkExecuteAction {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
     this.runId = requireNonNull(runId, "runId is null");
+    this.latestApproved = false;
+  }
+
+  private SparkExecuteAction(SparkSession spark, RunOptions options) {
+    this.spark = requireNonNull(spark, "spark is null");
+    this.options = requireNonNull(options, "options is null");
+    this.runId = null;
+    this.latestApproved = true;
+  }
+
+  /**
+   * The execute of the newest approved complete plan of the options' bucket and prefix, made within
+   * {@code max-plan-age} and not yet executed completely ({@code execute --latest-approved}, the scheduled
+   * approval-gated job): found under the run lock, then checked and executed as {@code execute --run-id} is. With
+   * none, {@link #execute()} deletes nothing and returns a complete result that says why
+   * ({@link ExecuteResult#notExecuted()}).
+   */
+  public static SparkExecuteAction latestApproved(SparkSession spark, RunOptions options) {
+    return new SparkExecuteAction(spark, options);
   }
 
   /** A hook into every executor's deletes (tests: a crash after N batches, a write between verify and delete). */
@@ -149,10 +170,23 @@ public final class SparkExecuteAction {
    * and nothing is deleted. An attempt that stops returns a result that says why.
    */
   public ExecuteResult execute() {
-    try (ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, "execute --run-id " + runId)) {
+    String label = latestApproved ? "execute --latest-approved" : "execute --run-id " + runId;
+    try (ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, label)) {
       if (!lock.taken()) {
-        throw new IllegalStateException("The execute of run " + runId + " needs the run lock " + lock.key()
+        throw new IllegalStateException("The " + label + " needs the run lock " + lock.key()
             + ", and the run it is part of has none: nothing was deleted");
+      }
+      if (latestApproved) {
+        Tables tables = new Tables(options.warehouse(), options.catalogSchema());
+        SparkApproveAction.LatestApproved found = SparkApproveAction.latestApproved(spark, tables, options.bucket(),
+            options.prefix().value(), options.maxPlanAge(), clock.instant());
+        if (found.runId() == null) {
+          LOG.info("Nothing to execute: {}", LineText.escape(found.why()));
+          return ExecuteResult.nothingToExecute(tables, found.why(), lock.outcome());
+        }
+        runId = found.runId();
+        LOG.info("Executing the newest approved plan of s3://{}/{}: run {}", options.bucket(),
+            LineText.escape(options.prefix().value()), LineText.escape(runId));
       }
       // From the moment the lock is lost no delete is sent: another run may hold it.
       lock.onLost(() -> cancel("lost the run lock " + lock.key() + ": " + lock.lossReason()));
@@ -195,6 +229,7 @@ public final class SparkExecuteAction {
     DeleteTasks deleteTasks = DeleteTasks.watch(spark.sparkContext(), tag);
     boolean deletesDone = false;
     Exception stopped = null;
+    DeleteBound.Selection bound = null;
     LineStream lines = new LineStream(sink);
     try {
       stopIfCancelled();
@@ -208,7 +243,10 @@ public final class SparkExecuteAction {
       spark.sparkContext().addJobTag(tag);
       deleteTag = tag;
       stopIfCancelled();
-      Dataset<PlanRow> planDS = plannedRows(tables, runDate);
+      // A bounded run deletes whole records up to --max-deletes keys and --max-bytes bytes; the rest waits.
+      bound = DeleteBound.select(spark, plannedRows(tables, runDate), tables.executions(), runDate, runId,
+          options.maxDeletes(), options.maxBytes());
+      Dataset<PlanRow> planDS = bound.rows();
       progress.phase("delete", "records_verified", planDS.count());
       int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
       int ceiling = options.maxDeletesPerSecond();
@@ -275,6 +313,11 @@ public final class SparkExecuteAction {
         summary = summary.with("ledgers_recorded", String.join(",", recordedBefore));
       }
       logLines(tables, runDate, attemptId, lines);
+      if (bound != null && bound.bounded()) {
+        summary = summary.with("deferred_records", Long.toString(bound.deferredRecords()))
+            .with("deferred_keys", Long.toString(bound.deferredKeys()));
+        boundLines(bound, lines);
+      }
       PlanCost cost = null;
       try {
         cost = attemptCost(prices, metrics, lock, lockBefore);
@@ -287,8 +330,9 @@ public final class SparkExecuteAction {
           lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
       LockOutcome runLock = lock.outcome();
-      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(),
-          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
+      return new ExecuteResult(runId, attemptId, options.failOn().appliedTo(runLock.appliedTo(summary)), tables, conditional.describe(),
+          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock,
+          null);
     } catch (Exception e) {
       // The ledger could not be recorded: it stays in the bucket, and the next execute records it first.
       String failure = (stopped != null ? SparkPlanAction.rootMessage(stopped) + "; " : "")
@@ -305,14 +349,44 @@ public final class SparkExecuteAction {
       }
       seconds.put("failed", (System.nanoTime() - phaseStart) / 1e9);
       LockOutcome runLock = lock.outcome();
-      return new ExecuteResult(runId, attemptId, runLock.appliedTo(summary), tables, conditional.describe(),
-          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock);
+      return new ExecuteResult(runId, attemptId, options.failOn().appliedTo(runLock.appliedTo(summary)), tables, conditional.describe(),
+          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock,
+          null);
     } finally {
       deleteTasks.close(spark.sparkContext());
       spark.sparkContext().removeSparkListener(lateJobs);
       progress.close();
       spark.sparkContext().clearJobGroup();
     }
+  }
+
+  /**
+   * The lines of a run that stopped at its bound: each record that alone exceeds it (no run with that bound deletes
+   * it), and how much it left for the next run, from which record.
+   */
+  private void boundLines(DeleteBound.Selection bound, LineStream lines) {
+    List<String> limits = new ArrayList<>();
+    if (options.maxDeletes() > 0) {
+      limits.add(io.statesweep.config.Settings.MAX_DELETES.flag() + " " + options.maxDeletes());
+    }
+    if (options.maxBytes() > 0) {
+      limits.add(io.statesweep.config.Settings.MAX_BYTES.flag() + " " + options.maxBytes());
+    }
+    String bounds = String.join(", ", limits);
+    long oversizedKeys = bound.oversized().stream().mapToLong(DeleteBound.Oversized::keys).sum();
+    long oversizedBytes = bound.oversized().stream().mapToLong(DeleteBound.Oversized::bytes).sum();
+    for (DeleteBound.Oversized record : bound.oversized()) {
+      lines.accept(LogLine.bound(record.stateFileKey(), "left " + LineText.escape(record.stateFileKey()) + " for a"
+          + " larger bound: its " + record.keys() + " keys and " + record.bytes() + " bytes exceed the bound (" + bounds
+          + "), so no run with this bound deletes it"));
+    }
+    if (bound.firstDeferred() == null) {
+      return;
+    }
+    lines.accept(LogLine.bound(bound.firstDeferred(), "stopped at the bound (" + bounds + "): "
+        + (bound.deferredRecords() - bound.oversized().size()) + " records ("
+        + (bound.deferredKeys() - oversizedKeys) + " keys, " + (bound.deferredBytes() - oversizedBytes)
+        + " bytes) are left for the next run, from " + LineText.escape(bound.firstDeferred())));
   }
 
   /** How long the driver waits for the delete phase's last tasks to end before it records the ledger anyway. */

@@ -163,10 +163,13 @@ public final class SparkPlanAction {
         lines.accept(LogLine.versioning(options.bucket(), cost.versioningNote()));
       }
       writeRun(run, tables, startedAt, summary, counts, null, cost);
+      // Every table the review reads exists after the first plan, empty where nothing happened yet.
+      SparkApproveAction.createTableIfMissing(spark, tables);
+      LedgerRecorder.createTableIfMissing(spark, tables);
       PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
       LockOutcome runLock = lock.outcome();
-      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, lines.sample(), lines.counts(), null,
+      return new PlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables, lines.sample(), lines.counts(), null,
           seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
@@ -180,7 +183,7 @@ public final class SparkPlanAction {
       }
       Map<String, Double> seconds = phaseSeconds();
       LockOutcome runLock = lock.outcome();
-      return new PlanResult(run.runId(), runLock.appliedTo(summary), tables, lines.sample(), lines.counts(),
+      return new PlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables, lines.sample(), lines.counts(),
           rootMessage(e), seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } finally {
       progress.close();
@@ -266,6 +269,10 @@ public final class SparkPlanAction {
     Dataset<StateFileRow> classifiedDS = listingDS
         .filter(new PlanFunctions.IsStateFileName())
         .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
+    if (!options.scope().all()) {
+      // Only the records in scope are read and planned; owners still come from the whole listing (RecordJoin).
+      classifiedDS = classifiedDS.filter(new PlanFunctions.InScope(options.scope()));
+    }
     String previous = options.reuseStateFiles() ? previousPlan(tables) : null;
     if (previous != null) {
       classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous);
@@ -447,6 +454,9 @@ public final class SparkPlanAction {
     extra.put("bytes_deleted", Long.toString(counts.bytes()));
     extra.put("keys_listed", Long.toString(counts.keysListed()));
     extra.put("state_file_gets", Long.toString(stateReads));
+    if (!options.scope().all()) {
+      extra.put("scope", options.scope().describe());
+    }
     extra.put("run_id", run.runId());
     // As in the contract's example: every scanned state file whose record is not deleted is kept.
     long recordsKept = counts.stateFiles() - counts.recordsDeleted();

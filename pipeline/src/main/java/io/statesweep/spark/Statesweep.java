@@ -59,14 +59,16 @@ public final class Statesweep {
         Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
         Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
         Settings.PAGES_PER_TASK, Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL,
-        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
+        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES, Settings.FAIL_ON, Settings.SCOPE_PREFIXES,
+        Settings.SCOPE_PROJECTS, Settings.SCOPE_KINDS)),
     /** The scheduled job, plan then (when not a dry run) execute: {@link SparkRunAction}. */
     RUN("run", List.of(Settings.BUCKET, Settings.PREFIX, Settings.DRY_RUN, Settings.GRACE_DAYS,
         Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
         Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
         Settings.BATCH_SIZE, Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.PAGES_PER_TASK,
         Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL, Settings.UNSAFE_LOCK,
-        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES)),
+        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES, Settings.FAIL_ON, Settings.MAX_DELETES,
+        Settings.MAX_BYTES, Settings.SCOPE_PREFIXES, Settings.SCOPE_PROJECTS, Settings.SCOPE_KINDS)),
     /**
      * A reviewed plan, exactly as planned: {@link SparkExecuteAction}. It lists nothing and prints no
      * {@code would delete} lines; it decides each record again with this run's grace periods (a row may only
@@ -77,7 +79,7 @@ public final class Statesweep {
         Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.MAX_STATE_BYTES, Settings.BATCH_SIZE,
         Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.SKIP_APPROVAL, Settings.MAX_PLAN_AGE,
         Settings.LOCK_TTL, Settings.UNSAFE_LOCK, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA,
-        Settings.PRICES)),
+        Settings.PRICES, Settings.FAIL_ON, Settings.MAX_DELETES, Settings.MAX_BYTES)),
     /** Records an approval: {@link SparkApproveAction}. It reads the tables only (and S3A, for them). */
     APPROVE("approve", List.of(Settings.REGION, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
         Settings.CATALOG_SCHEMA));
@@ -152,9 +154,19 @@ public final class Statesweep {
    */
   public ExecuteAction execute(String runId) {
     if (runId == null || runId.isBlank()) {
-      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs)");
+      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs), or"
+          + " --latest-approved for the newest approved plan of the bucket and prefix");
     }
     return new ExecuteAction(this, runId.trim());
+  }
+
+  /**
+   * The execute of the newest approved complete plan of the bucket and prefix, made within {@code max-plan-age}
+   * and not yet executed completely: the scheduled, approval-gated job ({@code execute --latest-approved}). With no
+   * such plan it deletes nothing and its result says why ({@link ExecuteResult#notExecuted()}).
+   */
+  public ExecuteAction executeLatestApproved() {
+    return new ExecuteAction(this, null);
   }
 
   /**
@@ -411,6 +423,7 @@ public final class Statesweep {
       this.runId = runId;
     }
 
+    /** The run id of the plan to execute; null for the newest approved one ({@link #executeLatestApproved()}). */
     public String runId() {
       return runId;
     }
@@ -430,6 +443,13 @@ public final class Statesweep {
             + dryRun.source() + "): unset it, or use plan for a dry run");
       }
       RunOptions options = runOptions(settings);
+      if (runId == null) {
+        if (options.skipApproval()) {
+          throw new IllegalArgumentException("execute --latest-approved executes approved plans only, but skip-approval"
+              + " is true (from " + settings.value(Settings.SKIP_APPROVAL).source() + "): drop one of them");
+        }
+        return SparkExecuteAction.latestApproved(session(settings), options).lines(lines()).execute();
+      }
       return new SparkExecuteAction(session(settings), options, runId).lines(lines()).execute();
     }
   }
@@ -439,6 +459,7 @@ public final class Statesweep {
     private final String runId;
     private String by;
     private String note;
+    private String digest;
 
     ApproveAction(Statesweep statesweep, String runId) {
       super(statesweep, Command.APPROVE);
@@ -462,6 +483,21 @@ public final class Statesweep {
     }
 
     /**
+     * The digest of the plan's rows that the reviewer approves ({@link #preview()} shows it): the approval is
+     * recorded only while the plan still has it. Null (the default): the digest the plan has when approved.
+     */
+    public ApproveAction digest(String planDigest) {
+      this.digest = planDigest == null || planDigest.isBlank() ? null : planDigest.trim();
+      return this;
+    }
+
+    /** What {@link #execute()} would record now, its digest included, recording nothing. */
+    public SparkApproveAction.Approval preview() {
+      Settings settings = settings();
+      return new SparkApproveAction(session(settings), tables(settings)).preview(runId);
+    }
+
+    /**
      * Records the approval in table {@code approvals}.
      *
      * @throws IllegalArgumentException without {@link #by}, or for a run with no complete plan in the warehouse
@@ -472,7 +508,7 @@ public final class Statesweep {
       if (by == null || by.isBlank()) {
         throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");
       }
-      return new SparkApproveAction(session(settings), tables(settings)).approve(runId, by, note);
+      return new SparkApproveAction(session(settings), tables(settings)).approve(runId, by, note, digest);
     }
   }
 }

@@ -455,4 +455,39 @@ class RunOptionsTest {
         .hasMessage("Invalid sweep.catalog-schema 'a.b.c': give catalog.schema (main.statesweep) or a schema"
             + " (statesweep), each name of letters, digits and underscores only");
   }
+
+  @Test
+  void aRunIsBoundedByKeysAndBytesAndScopedByFoldersProjectsAndKinds() {
+    RunOptions options = options(Map.of("--bucket", "b", "--prefix", "cogram/", "--max-deletes", "1000",
+        "--max-bytes", "500G", "--scope-prefix", "projects/p-1/, workflows/", "--projects", "p-1,p-2",
+        "--kinds", "emails"), Map.of(), null);
+
+    assertThat(options.maxDeletes()).isEqualTo(1000);
+    assertThat(options.maxBytes()).isEqualTo(500L << 30);
+    assertThat(options.scope().prefixes()).containsExactly("cogram/projects/p-1/", "cogram/workflows/");
+    assertThat(options.scope().projects()).containsExactlyInAnyOrder("p-1", "p-2");
+    assertThat(options.scope().kinds()).containsExactly("emails");
+    RunOptions defaults = options(Map.of("--bucket", "b", "--prefix", "cogram/"), Map.of(), null);
+    assertThat(defaults.maxDeletes()).isZero();
+    assertThat(defaults.maxBytes()).isZero();
+    assertThat(defaults.scope().all()).isTrue();
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "cogram/", "--max-bytes", "1048576"), Map.of(), null)
+        .maxBytes()).isEqualTo(1L << 20);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "--max-bytes|5 GB please|Invalid sweep.bound.max-bytes '5 GB please' (from --max-bytes): give a whole number of"
+          + " bytes, or one with K, M, G or T, such as 500G",
+      "--max-deletes|-1|Invalid sweep.bound.max-deletes '-1' (from --max-deletes): must be from 0 to 2147483647",
+      "--scope-prefix|cogram/projects/|Invalid sweep.scope.prefixes 'cogram/projects/' (from --scope-prefix):"
+          + " 'cogram/projects/' is given relative to the export prefix cogram/, such as projects/p-0001/",
+      "--scope-prefix|projects/../x/|Invalid sweep.scope.prefixes 'projects/../x/' (from --scope-prefix):"
+          + " 'projects/../x/' has a . or .. folder",
+      "--projects|p-1/emails|Invalid sweep.scope.projects 'p-1/emails' (from --projects): 'p-1/emails' is no project"
+          + " id (give the folder name under projects/, without a /)"})
+  void aBadBoundOrScopeIsRefusedNamingItsSource(String flag, String value, String message) {
+    assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "cogram/", flag, value), Map.of(), null))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
 }
