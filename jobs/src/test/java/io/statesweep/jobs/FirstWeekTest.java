@@ -126,11 +126,12 @@ class FirstWeekTest {
   }
 
   @Test
-  void aReviewedPlanIsExecutedInBoundedSlicesUntilItIsDone(LocalS3Server server, @TempDir Path warehouse) {
+  void anApprovedPlanIsExecutedInBoundedSlicesUntilItIsDone(LocalS3Server server, @TempDir Path warehouse) {
     Archive archive = Archive.of(server, "slices", 200, 23L, warehouse);
     String runId = field(CommandOutput.run(archive.environment, "plan").summary(), "run_id");
+    assertThat(CommandOutput.run(Map.of(), "approve", "--run-id", runId, "--by", "ana", "--warehouse",
+        archive.environment.get("STATESWEEP_WAREHOUSE")).code()).isZero();
     Map<String, String> environment = new HashMap<>(archive.environment);
-    environment.put("STATESWEEP_SKIP_APPROVAL", "true");
     // A bound that every record fits in, well below what is due: several slices.
     int largest = archive.manifest.records().values().stream()
         .mapToInt(record -> record.expectedDeletes(archive.manifest.now(), Duration.ZERO).size()).max().orElseThrow();
@@ -142,8 +143,10 @@ class FirstWeekTest {
     int slices = 0;
     String summary;
     do {
-      CommandOutput slice = CommandOutput.run(environment, "execute", "--run-id", runId);
+      // The scheduled execute goes on with the approved plan while an attempt of it stopped at its bound.
+      CommandOutput slice = CommandOutput.run(environment, "execute", "--latest-approved");
       assertThat(slice.code()).as(slice.all()).isZero();
+      assertThat(slice.summary()).contains(" run_id=" + runId + " ");
       summary = slice.summary();
       slices++;
       Set<String> gone = new TreeSet<>(archive.before);
@@ -153,6 +156,9 @@ class FirstWeekTest {
 
     assertThat(slices).isBetween(3, 6);
     assertThat(archive.left()).isEqualTo(archive.expectedLeft());
+    assertThat(CommandOutput.run(environment, "execute", "--latest-approved").lines("nothing to execute: "))
+        .singleElement().asString().startsWith("nothing to execute: the newest approved plan of s3://slices/cogram/,"
+            + " run " + runId + ", was executed completely by attempt ");
   }
 
   @Test

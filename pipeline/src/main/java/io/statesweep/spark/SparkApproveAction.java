@@ -15,6 +15,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -141,7 +142,7 @@ public final class SparkApproveAction {
   /**
    * Which plan {@code execute --latest-approved} executes: the newest complete plan of {@code bucket} and
    * {@code prefix} that someone approved, if it was made within {@code maxPlanAge} of {@code now} and no execute
-   * attempt of it completed yet; otherwise none, and why ({@link LatestApproved#why}). Only the newest approved
+   * attempt of it completed yet (one that stopped at its bound did not: the next goes on); otherwise none, and why ({@link LatestApproved#why}). Only the newest approved
    * plan counts: an older one is never executed after a newer one was approved, since the newer one saw the bucket
    * later. Whether its rows still match its approval is {@link SparkExecuteAction}'s check, as for any run id.
    */
@@ -186,7 +187,9 @@ public final class SparkApproveAction {
               java.util.Locale.ROOT) + awaits);
     }
     List<Row> done = spark.read().format("delta").load(tables.runs())
-        .filter(col("run_id").equalTo(runId).and(col("command").equalTo("execute")).and(col("complete")))
+        .filter(col("run_id").equalTo(runId).and(col("command").equalTo("execute")).and(col("complete"))
+            // An attempt that stopped at its bound left the rest of the plan for the next one.
+            .and(functions.not(col("summary").contains(" deferred_records="))))
         .select("attempt_id", "ended_at").orderBy(col("ended_at")).limit(1).collectAsList();
     if (!done.isEmpty()) {
       return LatestApproved.none("the newest approved plan of " + export + ", run " + runId + ", was executed"
