@@ -125,7 +125,8 @@ class ComingBackRaceTest {
       // Uploads from now on are in a later second than every state file: newer, as a listing sees them.
       Thread.sleep(1_100);
 
-      RunOptions options = options(Map.of("--dry-run", "false", "--max-deletes-per-second", "120"));
+      RunOptions options = options(Map.of("--dry-run", "false", "--max-deletes-per-second", "120", "--fail-on",
+          "came_back"));
       PlanResult plan = new SparkPlanAction(SharedSpark.session(), options).execute();
       assertThat(plan.failure()).isNull();
 
@@ -153,7 +154,7 @@ class ComingBackRaceTest {
           namedByExecute.add(matcher.group(2));
         }
       }
-      PlanResult next = new SparkPlanAction(SharedSpark.session(), options(Map.of())).execute();
+      PlanResult next = new SparkPlanAction(SharedSpark.session(), options(Map.of("--fail-on", "missing"))).execute();
       assertThat(next.failure()).isNull();
       for (String line : next.logLines()) {
         Matcher matcher = MISSING.matcher(line);
@@ -170,6 +171,11 @@ class ComingBackRaceTest {
           }
         }
       }
+      // Lost files page someone (--fail-on): exit code 4 exactly when a line named one.
+      assertThat(result.exitCode()).as(result.summary().line())
+          .isEqualTo(namedByExecute.isEmpty() ? 0 : io.statesweep.plan.RunSummary.LOST_FILES);
+      assertThat(next.exitCode()).as(next.summary().line())
+          .isEqualTo(namedByPlan.isEmpty() ? 0 : io.statesweep.plan.RunSummary.LOST_FILES);
       Set<String> named = new TreeSet<>(namedByExecute);
       named.addAll(namedByPlan);
       assertThat(named).as("files lost to records that came back (outcomes %s)", outcomes).containsAll(lost);
