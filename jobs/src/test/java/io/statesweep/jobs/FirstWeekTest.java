@@ -106,6 +106,8 @@ class FirstWeekTest {
     assertThat(bounded.code()).as(bounded.all()).isZero();
     Set<String> gone = new TreeSet<>(archive.before);
     gone.removeAll(archive.keys());
+    System.out.printf("bounded run: %d of %d due keys deleted under --max-deletes 100; %s%n", gone.size(),
+        archive.manifest.expectedDeletes().size(), bounded.lines("stopped at the bound"));
     assertThat(gone).hasSizeBetween(1, 100);
     // Whole records: each record's planned keys are all gone or all there.
     for (SampleArchive.SampleRecord record : archive.manifest.records().values()) {
@@ -154,6 +156,8 @@ class FirstWeekTest {
       assertThat(gone.size()).as("keys gone after %d slices of %d", slices, bound).isLessThanOrEqualTo(bound * slices);
     } while (summary.contains("deferred_records") && slices < 20);
 
+    System.out.printf("approved plan: %d due keys deleted in %d bounded executes of at most %d keys%n", due, slices,
+        bound);
     assertThat(slices).isBetween(3, 6);
     assertThat(archive.left()).isEqualTo(archive.expectedLeft());
     assertThat(CommandOutput.run(environment, "execute", "--latest-approved").lines("nothing to execute: "))
