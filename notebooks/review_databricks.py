@@ -4,9 +4,13 @@
 # MAGIC
 # MAGIC Review the plan of one run before it is executed. Set `catalog_schema` to the schema statesweep registers
 # MAGIC its tables in (`--catalog-schema`, such as `main.statesweep`), or `warehouse` to where it writes them (a
-# MAGIC path such as `s3://my-reports-bucket/statesweep`), and `run_id` to the plan under review (empty: the latest
-# MAGIC complete plan). When the plan is right, approve it in the last cell (type the run id in the `approve`
-# MAGIC widget first), or from a terminal or a job:
+# MAGIC path such as `s3://my-reports-bucket/statesweep`); `bucket` and `prefix` to the export under review (empty:
+# MAGIC the only export the warehouse holds plans of; with several, the first cell stops and lists them); and `run_id`
+# MAGIC to the plan under review (empty: the latest complete plan of that export, by `planned_at`). It runs whole on a
+# MAGIC warehouse that holds a single plan. Charts show with `display(fig)`.
+# MAGIC
+# MAGIC When the plan is right, approve it in the last cell: run it once, it prints the plan's `plan_digest`; type that
+# MAGIC digest in the `approve` widget and run the cell again. Or approve from a terminal or a job:
 # MAGIC
 # MAGIC     statesweep approve --run-id <run_id> --by <your name> --warehouse <warehouse>
 # MAGIC
@@ -17,11 +21,15 @@
 
 dbutils.widgets.text("catalog_schema", "", "catalog_schema (such as main.statesweep)")
 dbutils.widgets.text("warehouse", "", "or warehouse (such as s3://my-reports-bucket/statesweep)")
-dbutils.widgets.text("run_id", "", "run_id (empty: the latest plan)")
-dbutils.widgets.text("approve", "", "approve: the run_id, to approve it")
+dbutils.widgets.text("bucket", "", "bucket (empty: the only one planned)")
+dbutils.widgets.text("prefix", "", "prefix (empty: the only one planned)")
+dbutils.widgets.text("run_id", "", "run_id (empty: the latest complete plan)")
+dbutils.widgets.text("approve", "", "approve: the plan_digest the last cell shows")
 dbutils.widgets.text("note", "", "note of the approval")
 schema = dbutils.widgets.get("catalog_schema").strip() or None
 warehouse = dbutils.widgets.get("warehouse").strip().rstrip("/")
+bucket = dbutils.widgets.get("bucket").strip()
+prefix = dbutils.widgets.get("prefix").strip()
 run_id = dbutils.widgets.get("run_id").strip()
 if not schema and not warehouse:
     raise ValueError("Set the catalog_schema widget (where statesweep registers its tables) or warehouse (their path)")
@@ -35,22 +43,52 @@ def table(name):
 if not warehouse:
     # The tables are registered at their paths: the approval cell needs the warehouse they are in.
     warehouse = spark.sql(f"DESCRIBE DETAIL {table('runs')}").first()["location"].rstrip("/").rsplit("/", 1)[0]
+# Every plan creates all six tables (approvals and executions empty until an approval or an execute).
 TABLES = ["runs", "deletion_plan", "state_files", "plan_summary", "executions", "approvals"]
 for name in TABLES:
-    try:
-        spark.sql(f"SELECT * FROM {table(name)}").createOrReplaceTempView(name)
-    except Exception as e:  # executions and approvals exist once a plan was approved or executed
-        print(f"no table {table(name)} yet ({type(e).__name__}); queries that read it will fail")
+    spark.sql(f"SELECT * FROM {table(name)}").createOrReplaceTempView(name)
+exports = spark.sql("""
+SELECT bucket, prefix, count(*) AS plans, max(planned_at) AS latest_plan
+FROM runs
+WHERE command = 'plan' AND complete
+GROUP BY bucket, prefix
+ORDER BY bucket, prefix
+""").collect()
+chosen = [e for e in exports if (not bucket or e["bucket"] == bucket) and (not prefix or e["prefix"] == prefix)]
+if len(chosen) != 1:
+    found = "; ".join(f"bucket {e['bucket']} prefix {e['prefix']} ({e['plans']} plans)" for e in exports) or "none"
+    raise ValueError(f"Set the bucket and prefix of one export (given: bucket '{bucket}', prefix '{prefix}'); "
+                     f"complete plans found in {schema or warehouse}: {found}")
+bucket, prefix = chosen[0]["bucket"], chosen[0]["prefix"]
+spark.createDataFrame([(bucket, prefix)], "bucket string, prefix string").createOrReplaceTempView("review_export")
 if not run_id:
-    run_id = spark.sql("SELECT max(run_id) FROM runs WHERE command = 'plan' AND complete").first()[0]
+    run_id = spark.sql("""
+SELECT r.run_id
+FROM runs r JOIN review_export e ON r.bucket = e.bucket AND r.prefix = e.prefix
+WHERE r.command = 'plan' AND r.complete
+ORDER BY r.planned_at DESC, r.run_id DESC
+LIMIT 1
+""").first()[0]
 spark.createDataFrame([(run_id,)], "run_id string").createOrReplaceTempView("review_run")
-print(f"reviewing run {run_id} in {schema or warehouse}")
+# The complete plan of the same export before the one under review (none for the first plan).
+spark.sql("""
+CREATE OR REPLACE TEMPORARY VIEW previous_run AS
+SELECT r.run_id, r.planned_at
+FROM runs r JOIN review_export e ON r.bucket = e.bucket AND r.prefix = e.prefix
+WHERE r.command = 'plan' AND r.complete
+  AND r.planned_at < (SELECT max(planned_at) FROM runs WHERE command = 'plan' AND run_id = (SELECT run_id FROM review_run))
+ORDER BY r.planned_at DESC
+LIMIT 1
+""")
+previous_run_id = spark.sql("SELECT max(run_id) FROM previous_run").first()[0]
+print(f"reviewing run {run_id} of s3://{bucket}/{prefix} in {schema or warehouse}; "
+      f"previous complete plan: {previous_run_id or 'none'}")
 
 # COMMAND ----------
 
 # MAGIC %md
 # MAGIC ## Run history
-# MAGIC Every command of the last runs: plans and execute attempts, their counts, and why an incomplete one stopped.
+# MAGIC Every command of the last runs of this export (`bucket`, `prefix`): plans and execute attempts, their counts, and why an incomplete one stopped.
 
 # COMMAND ----------
 
@@ -59,6 +97,7 @@ print(f"reviewing run {run_id} in {schema or warehouse}")
 # MAGIC        state_files_scanned, records_deleted, child_keys_deleted, bytes_deleted,
 # MAGIC        kept_newer_files, kept_refused, bad_state, not_yet_due, skipped, errors, failure
 # MAGIC FROM runs
+# MAGIC WHERE bucket = (SELECT bucket FROM review_export) AND prefix = (SELECT prefix FROM review_export)
 # MAGIC ORDER BY started_at DESC
 # MAGIC LIMIT 50
 
@@ -66,7 +105,7 @@ print(f"reviewing run {run_id} in {schema or warehouse}")
 
 # MAGIC %md
 # MAGIC ## The plan under review
-# MAGIC The run this notebook reviews (the `run_id` widget or parameter; else the latest complete plan), its settings and whether it was approved.
+# MAGIC The run this notebook reviews (the `run_id` widget; else the latest complete plan of the export), its settings and its approvals, newest first (none yet: `approved_by` is empty).
 
 # COMMAND ----------
 
@@ -78,6 +117,7 @@ print(f"reviewing run {run_id} in {schema or warehouse}")
 # MAGIC FROM runs r
 # MAGIC LEFT JOIN approvals a ON a.run_id = r.run_id
 # MAGIC WHERE r.run_id = (SELECT run_id FROM review_run) AND r.command = 'plan'
+# MAGIC ORDER BY a.approved_at DESC NULLS LAST
 
 # COMMAND ----------
 
@@ -109,9 +149,74 @@ WHERE run_id = (SELECT run_id FROM review_run) AND action IN ('delete_record', '
 GROUP BY coalesce(kind, record_type)
 ORDER BY mib_to_delete DESC
 """).toPandas()
-ax = by_kind.plot.barh(x="kind", y="mib_to_delete", legend=False, title="MiB to delete by kind")
+fig, ax = plt.subplots(figsize=(8, 4))
+if by_kind.empty:
+    ax.set_title("nothing to delete")
+else:
+    by_kind.plot.barh(x="kind", y="mib_to_delete", ax=ax, legend=False, title="MiB to delete by kind")
+ax.set_xlabel("MiB")
 ax.invert_yaxis()
-display(plt.gcf())
+display(fig)
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## This plan and the previous one
+# MAGIC Records and keys by action in this plan and in the previous complete plan of the same export, side by side: a
+# MAGIC jump in `delete_record` that the export's own activity does not explain needs a look before approving. The
+# MAGIC first plan of an export has no previous plan (its bars are zero).
+
+# COMMAND ----------
+
+import matplotlib.pyplot as plt
+
+compared = spark.sql("""
+SELECT s.action,
+       sum(IF(s.run_id = (SELECT run_id FROM review_run), s.records, 0)) AS records_this_plan,
+       sum(IF(s.run_id = (SELECT run_id FROM review_run), 0, s.records)) AS records_previous_plan,
+       sum(IF(s.run_id = (SELECT run_id FROM review_run), s.keys_to_delete, 0)) AS keys_this_plan,
+       sum(IF(s.run_id = (SELECT run_id FROM review_run), 0, s.keys_to_delete)) AS keys_previous_plan
+FROM plan_summary s
+WHERE s.run_id IN (SELECT run_id FROM review_run UNION ALL SELECT run_id FROM previous_run)
+GROUP BY s.action
+ORDER BY s.action
+""").toPandas().set_index("action").astype("int64")
+print(compared.to_string())
+fig, (records, keys) = plt.subplots(1, 2, figsize=(12, 4))
+if not compared.empty:
+    compared[["records_previous_plan", "records_this_plan"]].plot.barh(ax=records, title="records by action")
+    compared[["keys_previous_plan", "keys_this_plan"]].plot.barh(ax=keys, title="keys to delete by action")
+records.set_xlabel("records")
+keys.set_xlabel("keys")
+fig.suptitle(f"run {run_id} against the previous plan {previous_run_id or '(none)'}")
+display(fig)
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## When the deleted records became due
+# MAGIC Records the plan deletes whole (`delete_record`), by the day they became due (`due_at`). Most exports spread
+# MAGIC over many days; a tall spike on one day is a mass marking (many records removed at once in the exporter):
+# MAGIC check that it was meant.
+
+# COMMAND ----------
+
+import matplotlib.pyplot as plt
+
+due = spark.sql("""
+SELECT CAST(date_trunc('DAY', due_at) AS date) AS due_day, count(*) AS records
+FROM deletion_plan
+WHERE run_id = (SELECT run_id FROM review_run) AND action = 'delete_record'
+GROUP BY CAST(date_trunc('DAY', due_at) AS date)
+ORDER BY due_day
+""").toPandas()
+fig, ax = plt.subplots(figsize=(12, 4))
+ax.bar(due["due_day"], due["records"], width=1.0)
+ax.set_xlabel("due_at (day)")
+ax.set_ylabel("records deleted whole")
+ax.set_title("delete_record rows by due day")
+fig.autofmt_xdate()
+display(fig)
 
 # COMMAND ----------
 
@@ -142,10 +247,19 @@ ORDER BY mib_to_delete DESC
 print(cost[["price_region", "bucket_versioning", "requests", "execute_requests"]].to_string(index=False))
 if cost["versioning_note"].notna().any():
     print(cost["versioning_note"].iloc[0])
-fig, (dollars, classes) = plt.subplots(1, 2, figsize=(12, 4))
-cost[["plan_usd", "execute_usd", "early_delete_usd", "saves_usd_per_month"]].T.plot.barh(
-    ax=dollars, legend=False, title="USD at " + str(cost["price_region"].iloc[0]) + " list prices")
-by_class.plot.barh(x="storage_class", y="mib_to_delete", ax=classes, legend=False, title="MiB to delete by storage class")
+prices = str(cost["price_region"].iloc[0])
+# One-time dollars and dollars a month are different quantities: each has its own panel and axis.
+fig, (once, monthly, classes) = plt.subplots(1, 3, figsize=(15, 4), gridspec_kw={"width_ratios": [3, 1.5, 3]})
+cost[["plan_usd", "execute_usd", "early_delete_usd"]].T.plot.barh(
+    ax=once, legend=False, title=f"one-time cost, USD ({prices} list prices)")
+once.set_xlabel("USD, once")
+cost[["saves_usd_per_month"]].T.plot.barh(ax=monthly, legend=False, color="tab:green", title="saving, USD a month")
+monthly.set_xlabel("USD per month")
+if not by_class.empty:
+    by_class.plot.barh(x="storage_class", y="mib_to_delete", ax=classes, legend=False)
+classes.set_title("MiB to delete by storage class")
+classes.set_xlabel("MiB")
+fig.tight_layout()
 display(fig)
 
 # COMMAND ----------
@@ -305,53 +419,67 @@ display(fig)
 
 # MAGIC %md
 # MAGIC ## Trend over runs
-# MAGIC Per plan: records deleted, records coming back, refused and bad. A line chart over run_date reads best.
-# MAGIC
-# MAGIC (In the result, choose a line chart: Databricks keeps the chart with the notebook.)
+# MAGIC Per complete plan of this export (`bucket`, `prefix`): records deleted, records coming back, refused, bad state
+# MAGIC files and files missing from live records. The chart's scale is logarithmic (zero included), so that a few
+# MAGIC refused or bad records show next to thousands deleted.
 
 # COMMAND ----------
 
 # MAGIC %sql
-# MAGIC SELECT run_date, run_id, records_deleted, child_keys_deleted, kept_newer_files, kept_refused, bad_state,
-# MAGIC        not_yet_due, round(bytes_deleted / 1048576, 1) AS mib_deleted
+# MAGIC SELECT run_date, run_id, planned_at, records_deleted, child_keys_deleted, kept_newer_files, kept_refused, bad_state,
+# MAGIC        missing_files, not_yet_due, round(bytes_deleted / 1048576, 1) AS mib_deleted
 # MAGIC FROM runs
 # MAGIC WHERE command = 'plan' AND complete
-# MAGIC ORDER BY started_at
+# MAGIC   AND bucket = (SELECT bucket FROM review_export) AND prefix = (SELECT prefix FROM review_export)
+# MAGIC ORDER BY planned_at
 
 # COMMAND ----------
 
 import matplotlib.pyplot as plt
 
 trend = spark.sql("""
-SELECT run_date, sum(records_deleted) AS records_deleted, sum(kept_newer_files) AS kept_newer_files,
-       sum(kept_refused) AS kept_refused, sum(bad_state) AS bad_state
+SELECT planned_at, coalesce(records_deleted, 0) AS records_deleted, coalesce(kept_newer_files, 0) AS kept_newer_files,
+       coalesce(kept_refused, 0) AS kept_refused, coalesce(bad_state, 0) AS bad_state,
+       coalesce(missing_files, 0) AS missing_files
 FROM runs
 WHERE command = 'plan' AND complete
-GROUP BY run_date
-ORDER BY run_date
+  AND bucket = (SELECT bucket FROM review_export) AND prefix = (SELECT prefix FROM review_export)
+ORDER BY planned_at
 """).toPandas()
-ax = trend.plot(x="run_date", y=["records_deleted", "kept_newer_files", "kept_refused", "bad_state"],
-                marker="o", title="statesweep plans over time")
-ax.set_ylabel("records")
-display(plt.gcf())
+fig, ax = plt.subplots(figsize=(12, 4))
+trend.plot(x="planned_at", y=["records_deleted", "kept_newer_files", "kept_refused", "bad_state", "missing_files"],
+           ax=ax, marker="o", title=f"complete plans of s3://{bucket}/{prefix}")
+ax.set_yscale("symlog", linthresh=1)  # logarithmic above 1, linear through 0: zero counts stay on the chart
+ax.set_ylim(bottom=0)
+ax.set_ylabel("records per plan (log scale)")
+display(fig)
 
 # COMMAND ----------
 
 # MAGIC %md
 # MAGIC ## Approve the plan
-# MAGIC Records the approval exactly as `statesweep approve` does (who, when, what the plan deletes, and the digest
-# MAGIC of its rows: an execute refuses the plan if a row changes after this), by you, the workspace user
-# MAGIC (`current_user()`), with the `note` widget. It approves only when the `approve` widget holds the run id under
-# MAGIC review, so running every cell never approves by accident. Needs statesweep's jar on the cluster (a cluster
-# MAGIC library).
+# MAGIC Run this cell once: it shows what an approval of the plan under review would record (the counts, `plan_rows` and
+# MAGIC `plan_digest`, the digest of the plan's rows) and records nothing. To approve, type that `plan_digest` in the
+# MAGIC `approve` widget and run the cell again: it records the approval exactly as `statesweep approve` does, by you,
+# MAGIC the workspace user (`current_user()`), with the `note` widget, only if the plan's rows still have that digest
+# MAGIC (checked again as the approval is recorded). A digest saved in the widget from another plan, or from rows that
+# MAGIC changed since, approves nothing; `approve` is empty by default, so "Run all" never approves. An execute refuses
+# MAGIC the plan if a row changes after the approval. Needs statesweep's jar on the cluster (a cluster library).
 
 # COMMAND ----------
 
 approve = dbutils.widgets.get("approve").strip()
 note = dbutils.widgets.get("note").strip() or None
-if not run_id or approve != run_id:
-    print(f"Not approved: to approve run {run_id}, type that run id in the approve widget and run this cell again")
+action = spark._jvm.io.statesweep.spark.Statesweep.get(spark._jsparkSession).approve(run_id).warehouse(warehouse).catalogSchema(schema)
+preview = action.preview()
+print(f"run {run_id} of s3://{bucket}/{prefix}: records_to_delete={preview.recordsToDelete()}"
+      f" records_with_removed_files={preview.recordsWithRemovedFiles()} keys_to_delete={preview.keysToDelete()}"
+      f" bytes_to_delete={preview.bytesToDelete()} plan_rows={preview.planRows()}")
+print(f"plan_digest={preview.planDigest()}")
+if not approve or approve != preview.planDigest():
+    print(f"Not approved: to approve run {run_id} as counted above, type its plan_digest in the approve widget"
+          + (f" (it holds {approve}, not this plan's digest)" if approve else "") + " and run this cell again")
 else:
     user = spark.sql("SELECT current_user()").first()[0]
-    approval = spark._jvm.io.statesweep.spark.Statesweep.get(spark._jsparkSession).approve(run_id).warehouse(warehouse).catalogSchema(schema).by(user).note(note).execute()
+    approval = action.by(user).note(note).digest(approve).execute()
     print(approval.line())

@@ -69,10 +69,11 @@ class CatalogTablesTest {
     assertThat(executed.failure()).isNull();
   }
 
+  /** A plan writes its tables and makes, empty, the two the review reads before anything is approved or executed. */
   @Test
-  void aDryRunRegistersTheTablesItWrites() {
-    assertThat(registeredByThePlan).containsExactly(Tables.DELETION_PLAN, Tables.PLAN_SUMMARY, Tables.RUNS,
-        Tables.STATE_FILES);
+  void aDryRunRegistersTheTablesItWritesAndThoseTheReviewReads() {
+    assertThat(registeredByThePlan).containsExactly(Tables.APPROVALS, Tables.DELETION_PLAN, Tables.EXECUTIONS,
+        Tables.PLAN_SUMMARY, Tables.RUNS, Tables.STATE_FILES);
   }
 
   @Test
@@ -120,7 +121,8 @@ class CatalogTablesTest {
 
   /**
    * The cell in schema mode: {@code schema} set, {@code warehouse} from the runs table's location (as the
-   * notebook's first cell finds it); the approval it records is the {@code approve} command's, by the user.
+   * notebook's first cell finds it), {@code approve} the digest its preview shows; the approval it records is the
+   * {@code approve} command's, by the user.
    */
   private void approvesThroughTheCell(ReviewNotebooks.Notebook notebook, String schema) throws Exception {
     String location = spark.sql("DESCRIBE DETAIL " + SCHEMA + "." + Tables.RUNS).first().getAs("location");
@@ -129,11 +131,13 @@ class CatalogTablesTest {
         null);
     String user = spark.sql("SELECT current_user()").first().getString(0);
 
-    String line = notebook.approve(spark, Map.of("run_id", reviewed, "warehouse", foundWarehouse, "schema", schema,
-        "note", "reviewed by name in " + notebook.file()));
+    ReviewNotebooks.Approval approval = notebook.approve(spark, Map.of("run_id", reviewed, "warehouse",
+        foundWarehouse, "schema", schema, "note", "reviewed by name in " + notebook.file(), "approve",
+        byTheCommand.planDigest()));
 
     assertThat(user).isNotBlank();
-    assertThat(line).startsWith("approved run " + reviewed + " by " + user + " at ")
+    assertThat(approval.previewDigest()).isEqualTo(byTheCommand.planDigest());
+    assertThat(approval.line()).startsWith("approved run " + reviewed + " by " + user + " at ")
         .endsWith(" plan_rows=" + byTheCommand.planRows() + " plan_digest=" + byTheCommand.planDigest());
     Row newest = spark.table(schema + "." + Tables.APPROVALS).where("run_id = '" + reviewed + "'")
         .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();

@@ -32,9 +32,13 @@ final class ReviewNotebooks {
       Pattern.DOTALL);
   private static final Pattern TABLES_LIST = Pattern.compile("\\nTABLES = \\[([^\\]]*)\\]");
   private static final Pattern TABLE_CALL = Pattern.compile("\\{table\\((?:'([^']*)'|\"([^\"]*)\"|(name))\\)\\}");
-  private static final Pattern JVM_CALL = Pattern.compile("spark\\._jvm\\.([\\w.]+)\\.(\\w+)\\(([^()]*)\\)"
-      + "((?:\\.\\w+\\([^()]*\\))*)");
+  /** {@code name = spark._jvm.<class>.<method>(<arg>).<call>(<arg>)...} or {@code name = <variable>.<call>(<arg>)...}. */
+  private static final Pattern JVM_ASSIGNMENT = Pattern.compile("(?m)^[ ]*(\\w+) = (?:spark\\._jvm\\.([\\w.]+)\\.(\\w+)"
+      + "\\(([^()]*)\\)|([a-z_]\\w*))((?:\\.\\w+\\([^()]*\\))+)[ ]*$");
   private static final Pattern CHAINED = Pattern.compile("\\.(\\w+)\\(([^()]*)\\)");
+  private static final Pattern VIEW = Pattern.compile("(?i)^CREATE OR REPLACE TEMPORARY VIEW (\\w+) AS\\s");
+  /** The approval cell's guard: it approves only the digest its own {@code preview()} shows. */
+  static final String GUARD = "if not approve or approve != preview.planDigest():\n";
 
   /** A notebook: its Python code cells and its SQL cells, in order. */
   record Notebook(String file, List<String> pythonCells, List<String> sqlCells) {
@@ -87,11 +91,30 @@ final class ReviewNotebooks {
         String text = source.toString().strip();
         if (text.startsWith("%%sql")) {
           sql.add(text.substring(text.indexOf('\n') + 1));
+        } else if (text.startsWith("%matplot")) {
+          continue; // sparkmagic's magic that draws the cluster's figure: no Python, no SQL
         } else {
           python.add(text);
         }
       }
       return new Notebook("review_jupyter.ipynb", python, sql);
+    }
+
+    /** The text of every code cell of the Jupyter notebook, in order, magics included. */
+    static List<String> jupyterCodeCells() {
+      List<String> cells = new ArrayList<>();
+      try {
+        for (JsonNode cell : new ObjectMapper().readTree(read("review_jupyter.ipynb")).get("cells")) {
+          if (cell.get("cell_type").asText().equals("code")) {
+            StringBuilder source = new StringBuilder();
+            cell.get("source").forEach(line -> source.append(line.asText()));
+            cells.add(source.toString().strip());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return cells;
     }
 
     private static String read(String file) {
@@ -156,28 +179,50 @@ final class ReviewNotebooks {
     }
 
     /**
-     * Evaluates the approval cell as the reviewer who typed the run id in ({@code approve}): the user from the
-     * cell's own {@code spark.sql} statement, {@code spark._jsparkSession} the Java session, the cell's other
-     * variables from {@code variables}; returns the approval's {@code line()}. The cell must approve only when
-     * {@code approve} holds the run under review, and {@code approve} must be empty until the reviewer sets it.
+     * Evaluates the approval cell as the reviewer who typed {@code approve} in (empty: as saved): the top of the
+     * cell (its {@code spark._jvm} action and {@code preview = action.preview()}), then its guard
+     * ({@link #GUARD}) in Java, then, when the guard lets it through, the else branch (the user from the cell's own
+     * {@code spark.sql} statement, then the call that approves). {@code spark._jsparkSession} is the Java session;
+     * the cell's other variables come from {@code variables}. The cell must approve only in the else branch, with
+     * {@code .digest(approve)}, and {@code approve} must be empty until the reviewer sets it.
      */
-    String approve(SparkSession spark, Map<String, Object> variables) throws ReflectiveOperationException {
+    Approval approve(SparkSession spark, Map<String, Object> variables) throws ReflectiveOperationException {
       String cell = approvalCell();
-      assertThat(cell).as(file + ": the approval is guarded").contains("if not run_id or approve != run_id:\n");
-      assertThat(cell).as(file + ": the call is the else branch's")
-          .containsPattern("\\nelse:\\n(    [^\\n]*\\n)*    approval = spark\\._jvm\\.");
+      assertThat(cell).as(file + ": the approval is guarded by the digest the preview shows").contains(GUARD);
+      String top = cell.substring(0, cell.indexOf(GUARD));
+      String rest = cell.substring(cell.indexOf(GUARD) + GUARD.length());
+      assertThat(rest).as(file + ": an if/else").contains("\nelse:\n");
+      String otherwise = rest.substring(rest.indexOf("\nelse:\n") + "\nelse:\n".length());
+      assertThat(top).as(file + ": the preview comes from the action").containsPattern("(?m)^preview = action\\.preview\\(\\)$");
+      assertThat(top + rest.substring(0, rest.indexOf("\nelse:\n"))).as(file + ": nothing approves before the guard")
+          .doesNotContain(".execute()");
+      assertThat(otherwise).as(file + ": the approval repeats the digest check as it records")
+          .containsPattern("(?m)^    approval = action\\.by\\(user\\)\\.note\\(note\\)\\.digest\\(approve\\)\\.execute\\(\\)$");
       assertThat(python()).as(file + ": approve is empty until the reviewer sets it")
           .containsPattern("dbutils\\.widgets\\.text\\(\"approve\", \"\",|\\napprove = \"\"  #|^approve = \"\"  #");
-      List<Statement> userSql = new Notebook(file, List.of(cell), List.of()).statements();
-      assertThat(userSql).as(file + ": the approval cell asks Spark who the user is").hasSize(1);
-      String user = spark.sql(userSql.get(0).sql()).first().getString(0);
       Map<String, Object> bound = new java.util.HashMap<>(variables);
       bound.put("spark._jsparkSession", spark);
-      bound.put("user", user);
-      Object approval = JvmCall.of(cell).evaluate(bound);
-      Method line = approval.getClass().getMethod("line");
-      line.setAccessible(true);
-      return (String) line.invoke(approval);
+      assertThat(bound).as("the reviewer's approve").containsKey("approve");
+      evaluateAssignments(top, bound);
+      Object preview = bound.get("preview");
+      String digest = (String) call(preview, "planDigest");
+      String approve = (String) bound.get("approve");
+      if (approve == null || approve.isEmpty() || !approve.equals(digest)) {
+        return new Approval(preview, null);
+      }
+      List<Statement> userSql = new Notebook(file, List.of(otherwise), List.of()).statements();
+      assertThat(userSql).as(file + ": the approval cell asks Spark who the user is").hasSize(1);
+      bound.put("user", spark.sql(userSql.get(0).sql()).first().getString(0));
+      evaluateAssignments(otherwise, bound);
+      return new Approval(preview, (String) call(bound.get("approval"), "line"));
+    }
+
+    /** Runs each JVM assignment of {@code code} in order, binding its name. */
+    private static void evaluateAssignments(String code, Map<String, Object> bound) throws ReflectiveOperationException {
+      Matcher matcher = JVM_ASSIGNMENT.matcher(code);
+      while (matcher.find()) {
+        bound.put(matcher.group(1), JvmCall.of(matcher).evaluate(bound));
+      }
     }
 
     /**
@@ -197,9 +242,21 @@ final class ReviewNotebooks {
       for (String name : tables()) {
         spark.sql(views.get(0).evaluate(this, schema, warehouse, name)).createOrReplaceTempView(name);
       }
+      // As the first cell does: the export of the plan under review, the run, then the views it defines.
+      spark.sql("SELECT bucket, prefix FROM runs WHERE command = 'plan' AND run_id = '" + runId + "'")
+          .createOrReplaceTempView("review_export");
       spark.sql("SELECT '" + runId + "' AS run_id").createOrReplaceTempView("review_run");
       for (Statement statement : statements) {
-        if (statement.perTable()) {
+        if (statement.view()) {
+          try {
+            spark.sql(statement.evaluate(this, schema, warehouse, null));
+          } catch (Exception e) {
+            failures.put(statement.sql(), SparkPlanAction.rootMessage(e));
+          }
+        }
+      }
+      for (Statement statement : statements) {
+        if (statement.perTable() || statement.view()) {
           continue;
         }
         String sql = statement.evaluate(this, schema, warehouse, null);
@@ -215,8 +272,34 @@ final class ReviewNotebooks {
     }
   }
 
+  /** What the approval cell did: the {@code preview()} it showed, and the approval's line (null: not approved). */
+  record Approval(Object preview, String line) {
+    String previewDigest() {
+      try {
+        return (String) call(preview, "planDigest");
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    boolean approved() {
+      return line != null;
+    }
+  }
+
+  private static Object call(Object target, String method) throws ReflectiveOperationException {
+    Method found = JvmCall.method(target.getClass(), method, 0);
+    found.setAccessible(true);
+    return found.invoke(target);
+  }
+
   /** One SQL statement of a notebook; an f-string's {@code {table(...)}} are evaluated by the notebook's helper. */
   record Statement(String sql, boolean formatted) {
+    /** A temporary view the notebook defines (it returns no rows; the statements after it read it). */
+    boolean view() {
+      return VIEW.matcher(sql).find();
+    }
+
     boolean perTable() {
       return formatted && sql.contains("{table(name)}");
     }
@@ -237,20 +320,23 @@ final class ReviewNotebooks {
     }
   }
 
-  /** The approval cell's call into the JVM: the class after {@code spark._jvm.}, then each call of the chain. */
-  record JvmCall(String className, List<Call> calls) {
+  /**
+   * One call chain of the approval cell: from the class after {@code spark._jvm.} (a static method first), or from
+   * a variable of the cell ({@code target}), then each method of the chain.
+   */
+  record JvmCall(String className, String target, List<Call> calls) {
     record Call(String method, String argument) {}
 
-    static JvmCall of(String cell) {
-      Matcher matcher = JVM_CALL.matcher(cell);
-      assertThat(matcher.find()).as("a spark._jvm call chain in " + cell).isTrue();
+    static JvmCall of(Matcher assignment) {
       List<Call> calls = new ArrayList<>();
-      calls.add(new Call(matcher.group(2), matcher.group(3).strip()));
-      Matcher chained = CHAINED.matcher(matcher.group(4));
+      if (assignment.group(2) != null) {
+        calls.add(new Call(assignment.group(3), assignment.group(4).strip()));
+      }
+      Matcher chained = CHAINED.matcher(assignment.group(6));
       while (chained.find()) {
         calls.add(new Call(chained.group(1), chained.group(2).strip()));
       }
-      return new JvmCall(matcher.group(1), calls);
+      return new JvmCall(assignment.group(2), assignment.group(5), calls);
     }
 
     /**
@@ -259,7 +345,14 @@ final class ReviewNotebooks {
      */
     Object evaluate(Map<String, Object> variables) throws ReflectiveOperationException {
       Object target = null;
-      Class<?> type = Class.forName(className);
+      Class<?> type;
+      if (className != null) {
+        type = Class.forName(className);
+      } else {
+        assertThat(variables).as("the cell's variable " + this.target + " is bound").containsKey(this.target);
+        target = variables.get(this.target);
+        type = target.getClass();
+      }
       for (Call call : calls) {
         Object[] arguments = call.argument().isEmpty() ? new Object[0] : new Object[] {value(variables, call)};
         Method method = method(type, call.method(), arguments.length);

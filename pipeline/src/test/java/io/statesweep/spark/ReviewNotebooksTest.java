@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The review path on tables a real run wrote (plan, approve, execute, plan again on the generated
  * sample archive): every SQL statement of both review notebooks runs and finds rows, so the notebooks
- * cannot rot; every table and column carries its comment; {@code plan_summary} adds up to the plan.
+ * cannot rot; every table and column carries its comment; {@code plan_summary} adds up to the plan. And on a
+ * warehouse that holds one plan and nothing else (the first review of an export), every statement runs.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -40,8 +41,13 @@ class ReviewNotebooksTest {
 
   @TempDir
   static Path warehouse;
+  @TempDir
+  static Path onePlanWarehouse;
   private String reviewed;
+  private String latest;
   private Tables tables;
+  private String onePlan;
+  private Tables onePlanTables;
   private final Map<String, String> flags = new HashMap<>();
 
   @BeforeAll
@@ -66,8 +72,22 @@ class ReviewNotebooksTest {
         reviewed).execute();
     assertThat(executed.failure()).isNull();
     flags.put("--dry-run", "true");
-    assertThat(new SparkPlanAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null))).execute()
-        .failure()).isNull();
+    PlanResult again = new SparkPlanAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null))).execute();
+    assertThat(again.failure()).isNull();
+    latest = again.runId();
+
+    // The first review of an export: one plan (a dry run) and nothing else in its warehouse.
+    server.createBucket("first-review");
+    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), "first-review"), "cogram/",
+        SampleArchive.minimumRecordCount(), 11L, Instant.now());
+    Map<String, String> first = new HashMap<>(flags);
+    first.put("--bucket", "first-review");
+    first.put("--warehouse", onePlanWarehouse.toString());
+    first.put("--dry-run", "true");
+    PlanResult only = new SparkPlanAction(spark, RunOptions.from(Settings.resolve(first, Map.of(), null))).execute();
+    assertThat(only.failure()).isNull();
+    onePlan = only.runId();
+    onePlanTables = only.tables();
   }
 
   @Test
@@ -89,6 +109,97 @@ class ReviewNotebooksTest {
   }
 
   @Test
+  void reviewingTheNewestPlanComparesItWithThePreviousPlanOfTheExport() {
+    SparkSession spark = SharedSpark.session();
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      // The newest plan, after the execute: little or nothing left to delete, never executed, but nothing fails.
+      assertThat(notebook.runReview(spark, null, tables.warehouse(), latest)).as(notebook.file())
+          .allSatisfy((sql, why) -> assertThat(why).as(sql).isEqualTo("no rows"));
+      assertThat(spark.sql("SELECT * FROM previous_run").collectAsList()).as(notebook.file() + ": previous_run")
+          .extracting(row -> row.getString(0)).containsExactly(reviewed);
+      String compared = notebook.statements().stream().map(ReviewNotebooks.Statement::sql)
+          .filter(sql -> sql.contains("FROM previous_run") && sql.contains("plan_summary")).findFirst().orElseThrow();
+      Row delete = spark.sql(compared).where("action = 'delete_record'").first();
+      assertThat((Long) delete.getAs("records_this_plan")).as("nothing left to delete after the execute")
+          .isLessThan((Long) delete.getAs("records_previous_plan"));
+      assertThat((Long) delete.getAs("records_previous_plan")).isPositive();
+    }
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      notebook.runReview(spark, null, tables.warehouse(), reviewed);
+      assertThat(spark.sql("SELECT * FROM previous_run").count()).as("the first plan has none").isZero();
+    }
+  }
+
+  @Test
+  void theLatestPlanIsTheNewestCompletePlanOfTheExportAndEveryExportIsListed() {
+    SparkSession spark = SharedSpark.session();
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      notebook.runReview(spark, null, tables.warehouse(), reviewed);
+      List<String> statements = notebook.statements().stream().map(ReviewNotebooks.Statement::sql).toList();
+      String latestPlan = statements.stream().filter(sql -> sql.startsWith("SELECT r.run_id\n")
+          && sql.contains("ORDER BY r.planned_at DESC")).findFirst().orElseThrow();
+      assertThat(spark.sql(latestPlan).first().getString(0)).as(notebook.file()).isEqualTo(latest);
+      String exports = statements.stream().filter(sql -> sql.startsWith("SELECT bucket, prefix, count(*) AS plans"))
+          .findFirst().orElseThrow();
+      assertThat(spark.sql(exports).collectAsList()).as(notebook.file()).extracting(row -> row.getString(0)
+          + " " + row.getString(1) + " " + row.getLong(2)).containsExactly("review cogram/ 2");
+    }
+  }
+
+  @Test
+  void onAWarehouseWithOnePlanEveryStatementOfBothNotebooksRunsAndTheApprovalCellShowsItsDigest() throws Exception {
+    SparkSession spark = SharedSpark.session();
+    SparkApproveAction.Approval expected = new SparkApproveAction(spark, onePlanTables).preview(onePlan);
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      // Nothing may fail; empty are only what needs an approval, an execute or an earlier plan.
+      assertThat(notebook.runReview(spark, null, onePlanTables.warehouse(), onePlan)).as(notebook.file())
+          .allSatisfy((sql, why) -> {
+            assertThat(why).as(sql).isEqualTo("no rows");
+            assertThat(sql).as(why).containsAnyOf("FROM executions", "JOIN approvals", "FROM previous_run");
+          });
+      Map<String, Object> variables = new HashMap<>();
+      variables.put("run_id", onePlan);
+      variables.put("warehouse", onePlanTables.warehouse());
+      variables.put("schema", null);
+      variables.put("note", null);
+      variables.put("approve", "");
+
+      ReviewNotebooks.Approval shown = notebook.approve(spark, variables);
+
+      assertThat(shown.approved()).as(notebook.file() + ": run all never approves").isFalse();
+      assertThat(shown.previewDigest()).isEqualTo(expected.planDigest());
+      assertThat(spark.read().format("delta").load(onePlanTables.approvals()).count()).isZero();
+    }
+  }
+
+  @Test
+  void theJupyterNotebookShowsEachChartOnSparkmagicAndThePlainKernelAndDatabricksDisplaysEach() {
+    List<String> cells = ReviewNotebooks.Notebook.jupyterCodeCells();
+    int charts = 0;
+    for (int i = 0; i < cells.size(); i++) {
+      if (cells.get(i).contains("plt.subplots(")) {
+        charts++;
+        assertThat(cells.get(i)).as("a chart cell shows its figure on a plain kernel").endsWith(
+            "plt.show()  # EMR Studio / sparkmagic: run the %matplot plt cell below");
+        assertThat(cells.get(i + 1)).as("sparkmagic shows the figure of the cell before").isEqualTo("%matplot plt");
+      } else if (cells.get(i).startsWith("%matplot")) {
+        assertThat(cells.get(i - 1)).as("a %matplot cell follows a chart").contains("plt.subplots(");
+      }
+    }
+    assertThat(charts).isEqualTo(5);
+    assertThat(ReviewNotebooks.Notebook.jupyter().python()).as("a plain kernel defines %%sql and %matplot")
+        .contains("register_magic_function(lambda line: None, \"line\", \"matplot\")")
+        .contains("\"cell\", \"sql\")");
+    List<String> databricks = ReviewNotebooks.Notebook.databricks().pythonCells().stream()
+        .filter(cell -> cell.contains("plt.subplots(")).toList();
+    assertThat(databricks).hasSize(5).allSatisfy(cell -> assertThat(cell).endsWith("display(fig)"));
+  }
+
+  @Test
   void byPathTheNotebooksReadEachTableThroughTheDeltaPath() {
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
@@ -98,25 +209,22 @@ class ReviewNotebooksTest {
   }
 
   @Test
-  void bothApprovalCellsApproveByPathAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
+  void bothApprovalCellsApproveByPathTheDigestTheyShowAsApproveDoesAndTheExecuteAcceptsIt() throws Exception {
     SparkSession spark = SharedSpark.session();
     String user = spark.sql("SELECT current_user()").first().getString(0);
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
       SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
           null);
-      Map<String, Object> variables = new HashMap<>();
-      variables.put("run_id", reviewed);
-      variables.put("warehouse", tables.warehouse());
-      variables.put("schema", null);
-      variables.put("note", "reviewed in " + notebook.file());
+      Map<String, Object> variables = variables(notebook);
+      variables.put("approve", byTheCommand.planDigest());
 
-      String line = notebook.approve(spark, variables);
+      ReviewNotebooks.Approval approved = notebook.approve(spark, variables);
 
-      assertThat(line).as(notebook.file()).startsWith("approved run " + reviewed + " by " + user + " at ")
+      assertThat(approved.previewDigest()).isEqualTo(byTheCommand.planDigest());
+      assertThat(approved.line()).as(notebook.file()).startsWith("approved run " + reviewed + " by " + user + " at ")
           .endsWith(" plan_rows=" + byTheCommand.planRows() + " plan_digest=" + byTheCommand.planDigest());
-      Row newest = spark.read().format("delta").load(tables.approvals()).where("run_id = '" + reviewed + "'")
-          .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
+      Row newest = newestApproval(spark);
       assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
       assertThat((String) newest.getAs("note")).isEqualTo("reviewed in " + notebook.file());
       assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
@@ -125,6 +233,43 @@ class ReviewNotebooksTest {
           reviewed).execute();
       assertThat(executed.failure()).as(notebook.file()).isNull();
     }
+  }
+
+  @Test
+  void anApprovalCellApprovesNothingForAStaleOrAnotherPlansDigestOrWhenEmpty() throws Exception {
+    SparkSession spark = SharedSpark.session();
+    String otherPlans = new SparkApproveAction(spark, tables).preview(latest).planDigest();
+    String current = new SparkApproveAction(spark, tables).preview(reviewed).planDigest();
+    assertThat(otherPlans).isNotEqualTo(current);
+    for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
+        ReviewNotebooks.Notebook.jupyter())) {
+      for (String typed : List.of("", otherPlans, "0".repeat(current.length()))) {
+        long approvals = spark.read().format("delta").load(tables.approvals()).count();
+        Map<String, Object> variables = variables(notebook);
+        variables.put("approve", typed);
+
+        ReviewNotebooks.Approval shown = notebook.approve(spark, variables);
+
+        assertThat(shown.approved()).as(notebook.file() + " with approve '" + typed + "'").isFalse();
+        assertThat(shown.previewDigest()).isEqualTo(current);
+        assertThat(spark.read().format("delta").load(tables.approvals()).count()).as("nothing recorded")
+            .isEqualTo(approvals);
+      }
+    }
+  }
+
+  private Map<String, Object> variables(ReviewNotebooks.Notebook notebook) {
+    Map<String, Object> variables = new HashMap<>();
+    variables.put("run_id", reviewed);
+    variables.put("warehouse", tables.warehouse());
+    variables.put("schema", null);
+    variables.put("note", "reviewed in " + notebook.file());
+    return variables;
+  }
+
+  private Row newestApproval(SparkSession spark) {
+    return spark.read().format("delta").load(tables.approvals()).where("run_id = '" + reviewed + "'")
+        .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
   }
 
   @Test
