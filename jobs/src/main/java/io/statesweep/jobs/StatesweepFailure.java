@@ -29,7 +29,7 @@ public final class StatesweepFailure extends RuntimeException {
     this.summaryLine = summaryLine;
   }
 
-  /** The exit code the command returned: 1, 2 or 3 (see {@link StatesweepCli}). */
+  /** The exit code the command returned: 1, 2, 3 or 4 (see {@link StatesweepCli}). */
   public int exitCode() {
     return exitCode;
   }
@@ -50,6 +50,7 @@ public final class StatesweepFailure extends RuntimeException {
       case StatesweepCli.RUN_FAILED -> "a run with errors or that did not complete";
       case StatesweepCli.BAD_SETTINGS -> "bad settings, or a run that deletes without a run lock it can hold";
       case StatesweepCli.LOCKED -> "another run holds the export's run lock";
+      case StatesweepCli.LOST_FILES -> "a run that lost files that --fail-on names";
       default -> "unknown exit code";
     };
   }

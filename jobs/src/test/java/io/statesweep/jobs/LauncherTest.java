@@ -120,6 +120,8 @@ class LauncherTest {
             + " lock it can hold); " + SUMMARY);
     assertThatThrownBy(() -> Launcher.DATABRICKS.end("run", 3, SUMMARY, false, platform))
         .hasMessage("statesweep run failed with exit code 3 (another run holds the export's run lock); " + SUMMARY);
+    assertThatThrownBy(() -> Launcher.DATABRICKS.end("plan", 4, SUMMARY, false, platform))
+        .hasMessage("statesweep plan failed with exit code 4 (a run that lost files that --fail-on names); " + SUMMARY);
     assertThatThrownBy(() -> Launcher.DATABRICKS.end("approve", 2, null, false, platform))
         .hasMessageEndingWith("; no summary line");
     assertThat(platform.calls).isEmpty();
