@@ -369,7 +369,7 @@ class DeployDefinitionsTest {
     String bucket = "arn:aws:s3:::" + options.bucket();
     String prefix = options.prefix().value();
     String lock = RunLock.keyFor(prefix);
-    String lockFolder = lock.substring(0, lock.lastIndexOf('/') + 1);
+    String lockFolder = lockFolder(prefix);
     String warehouse = "arn:aws:s3:::" + options.warehouse().replaceFirst("^s3a://", "");
 
     assertThat(allows(policy, "s3:DeleteObject", bucket + "/" + prefix + "projects/p-1/state.json")).isTrue();
@@ -431,7 +431,7 @@ class DeployDefinitionsTest {
     RunOptions options = jobs("emr").get(0).options();
     String bucket = "arn:aws:s3:::" + options.bucket();
     String prefix = options.prefix().value();
-    String lockFolder = RunLock.keyFor(prefix).replaceFirst("[^/]*$", "");
+    String lockFolder = lockFolder(prefix);
     String warehouse = "arn:aws:s3:::" + options.warehouse().replaceFirst("^s3a://", "");
     Grants named = new Grants();
     shippedJobs().forEach(job -> named.addAll(needs(job)));
@@ -873,10 +873,9 @@ class DeployDefinitionsTest {
 
     RunOptions options = job.options();
     String prefix = options.prefix().value();
-    String lock = RunLock.keyFor(prefix);
     needs.folder(options.bucket(), prefix, true, job.deletes() ? new String[] {"s3:GetObject", "s3:DeleteObject"}
         : new String[] {"s3:GetObject"});
-    needs.folder(options.bucket(), lock.substring(0, lock.lastIndexOf('/') + 1), true, "s3:PutObject",
+    needs.folder(options.bucket(), lockFolder(prefix), true, "s3:PutObject",
         "s3:GetObject", "s3:DeleteObject");
     needs.allow("arn:aws:s3:::" + options.bucket(), "s3:GetBucketVersioning");
 
@@ -1151,5 +1150,11 @@ class DeployDefinitionsTest {
 
   private static JsonNode read(String file) throws IOException {
     return JSON.readTree(DEPLOY.resolve(file).toFile());
+  }
+
+  /** statesweep's own folder beside the export prefix: the run lock's, where the probes and the ledger go too. */
+  private static String lockFolder(String prefix) {
+    String lock = RunLock.keyFor(prefix);
+    return lock.substring(0, lock.lastIndexOf('/') + 1);
   }
 }
