@@ -59,6 +59,10 @@ final class LineStream implements Consumer<LogLine> {
    * session's shuffle partitions (or adaptive execution's coalescing) decide how much arrives at once.
    */
   static Iterator<Row> inOrder(Dataset<Row> rowsDS, long rows, Column... order) {
+    if (rows == 0) {
+      // Counted exactly from the same rows (the plan's counts): no job to find none.
+      return Collections.emptyIterator();
+    }
     int partitions = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (rows + ROWS_PER_PARTITION - 1) / ROWS_PER_PARTITION));
     return rowsDS.repartitionByRange(partitions, order).sortWithinPartitions(order).toLocalIterator();
   }

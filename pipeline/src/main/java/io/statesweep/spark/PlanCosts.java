@@ -109,11 +109,9 @@ final class PlanCosts {
     return sum;
   }
 
-  /** The plan's rows that execution acts on. */
-  private static Dataset<Row> deleteRows(SparkSession spark, Tables tables, String runId, String runDate) {
-    return spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId))
-            .and(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label())));
+  /** The rows of a plan (its {@code deletion_plan} rows) that execution acts on. */
+  private static Dataset<Row> deleteRows(Dataset<Row> planRows) {
+    return planRows.filter(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label()));
   }
 
   /** Key and storage class of every listed key, for joins with the plan's deletes. */
@@ -125,13 +123,12 @@ final class PlanCosts {
    * The requests an execute of the plan will make, estimated: its rows spread over the tasks as the
    * execute spreads them, each task's windows replayed by {@link ExecuteRequestEstimate}.
    */
-  static Map<String, Long> executeRequests(SparkSession spark, RunOptions options, Tables tables, String runId,
-      String runDate) {
+  static Map<String, Long> executeRequests(SparkSession spark, RunOptions options, Dataset<Row> planRows) {
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     int ceiling = options.maxDeletesPerSecond();
     RunMetrics.Requests estimated = new RunMetrics.Requests();
     spark.sparkContext().register(estimated, "statesweep.execute_requests_estimate");
-    Dataset<Row> rows = deleteRows(spark, tables, runId, runDate)
+    Dataset<Row> rows = deleteRows(planRows)
         .dropDuplicates("state_file_key")
         .select(col("state_file_key"), col("action"), col("child_keys_to_delete"),
             expr("coalesce(keys_to_delete, 0) + coalesce(kept_keys, 0)").as("folder_keys"));
@@ -174,9 +171,8 @@ final class PlanCosts {
   /** Bytes and byte-days of minimum storage duration left, by storage class, of the keys the plan deletes. */
   record Freed(Map<String, Long> bytes, Map<String, BigDecimal> byteDaysLeft) {}
 
-  static Freed freed(SparkSession spark, Tables tables, String runId, String runDate, Instant plannedAt,
-      Dataset<Row> storageClasses, PriceTable prices) {
-    Dataset<Row> deletes = deleteRows(spark, tables, runId, runDate)
+  static Freed freed(Dataset<Row> planRows, Instant plannedAt, Dataset<Row> storageClasses, PriceTable prices) {
+    Dataset<Row> deletes = deleteRows(planRows)
         .select(explode(col("deletes")).as("d"))
         .select(col("d.key").as("key"), col("d.size").as("size"), col("d.last_modified").as("last_modified"));
     // The class's minimum as a value compared to the column, never spliced into SQL text: a price file names classes.

@@ -12,7 +12,6 @@ import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.types.DataTypes;
@@ -35,13 +34,12 @@ final class PlanSummary {
   private PlanSummary() {}
 
   /**
+   * @param planRows a plan's {@code deletion_plan} rows
    * @param storageClasses key and storage class of every listed key ({@link PlanCosts#storageClasses})
    * @param region the region whose storage prices give {@code saves_usd_per_month} (null when the table has none)
    */
-  static Dataset<Row> of(SparkSession spark, Tables tables, String runId, String runDate,
-      Dataset<Row> storageClasses, PriceTable prices, String region) {
-    Dataset<Row> recordsDS = spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_date").equalTo(runDate).and(col("run_id").equalTo(runId)))
+  static Dataset<Row> of(Dataset<Row> planRows, Dataset<Row> storageClasses, PriceTable prices, String region) {
+    Dataset<Row> recordsDS = planRows
         .selectExpr("run_id", "run_date", "planned_at", "record_type", "kind", "ids['project'] as project",
             "action", REASON_PATTERN + " as reason_pattern", "grace_rule", "child_keys_to_delete",
             "keys_to_delete", "bytes_to_delete", "missing_keys", "kept_keys", "deletes");

@@ -82,6 +82,12 @@ public final class SparkApproveAction {
    */
   public Approval preview(String runId) {
     requireNonNull(runId, "runId is null");
+    try (ActionSettings settings = ActionSettings.of(spark)) {
+      return previewed(runId);
+    }
+  }
+
+  private Approval previewed(String runId) {
     Row plan = RunsTable.planRow(spark, tables, runId);
     String runDate = plan.getAs("run_date");
     long version = PlanDigest.currentVersion(spark, tables);
@@ -102,6 +108,12 @@ public final class SparkApproveAction {
     if (approvedBy.length() > MAX_NAME) {
       throw new IllegalArgumentException("--by is longer than " + MAX_NAME + " characters");
     }
+    try (ActionSettings settings = ActionSettings.of(spark)) {
+      return approved(runId, approvedBy, note, expectedDigest);
+    }
+  }
+
+  private Approval approved(String runId, String approvedBy, String note, String expectedDigest) {
     CatalogTables.registerAll(spark, tables);
     Row plan = RunsTable.planRow(spark, tables, runId);
     String runDate = plan.getAs("run_date");

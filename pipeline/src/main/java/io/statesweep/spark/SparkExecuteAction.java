@@ -171,7 +171,8 @@ public final class SparkExecuteAction {
    */
   public ExecuteResult execute() {
     String label = latestApproved ? "execute --latest-approved" : "execute --run-id " + runId;
-    try (ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, label)) {
+    try (ActionSettings settings = ActionSettings.of(spark);
+        ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, label)) {
       if (!lock.taken()) {
         throw new IllegalStateException("The " + label + " needs the run lock " + lock.key()
             + ", and the run it is part of has none: nothing was deleted");

@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * the {@link Planner}, and appends the dry-run report to the Delta tables {@code state_files},
  * {@code deletion_plan} and {@code runs}. It deletes nothing.
  *
- * <p>The driver holds only the listing tasks (folder names) and the summary, never the keys. Its
- * counts are read back from the table it wrote, so the summary is exactly what analysts see.
+ * <p>The driver holds only the listing tasks (folder names) and the summary, never the keys. The records are planned
+ * once, into rows held by the job (a local checkpoint): the tables are written from them, and the summary, the cost
+ * and the per-key lines are read from the same rows, so the summary is exactly what analysts see.
  *
  * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
  * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it, and
@@ -88,8 +89,13 @@ public final class SparkPlanAction {
   private ActionLock heldLock;
   /** Key and storage class of every listed key (see {@link PlanCosts#storageClasses}). */
   private Dataset<Row> storageClassesDS;
+  /** The rows of this run's {@code state_files} and {@code deletion_plan}, as they were written. */
+  private Dataset<Row> stateFileRows;
+  private Dataset<Row> planRows;
   private PriceTable priceTable;
   private BucketVersioning versioning;
+  /** The plan's tables, made on a thread of their own where they are missing. */
+  private PlanTables planTables;
 
   public SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -132,12 +138,13 @@ public final class SparkPlanAction {
    * that does not complete returns a result that says why ({@link PlanResult#failure()}).
    */
   public PlanResult execute() {
-    try (ActionLock lock = heldLock != null ? heldLock : ActionLock.forDryRun(options, "plan")) {
-      return plan(lock);
+    try (ActionSettings settings = ActionSettings.of(spark);
+        ActionLock lock = heldLock != null ? heldLock : ActionLock.forDryRun(options, "plan")) {
+      return plan(lock, settings);
     }
   }
 
-  private PlanResult plan(ActionLock lock) {
+  private PlanResult plan(ActionLock lock, ActionSettings settings) {
     RunContext run = RunContext.start(clock.instant(), options.graceDays());
     Tables tables = new Tables(options.warehouse(), options.catalogSchema());
     // A schema the catalog lacks, or a table name it holds elsewhere, is a bad setting: nothing is listed or written.
@@ -151,8 +158,9 @@ public final class SparkPlanAction {
     LineStream lines = new LineStream(sink);
     try {
       priceTable = PlanCosts.priceTable(spark, options);
+      planTables = PlanTables.makeMissing(spark, tables, priceTable, PlanCosts.region(options).name());
       versioning = bucketVersioning();
-      Counts counts = plan(run, tables);
+      Counts counts = plan(run, tables, settings);
       PlanCost cost = cost(run, tables, lock, counts);
       RunSummary summary = summary(run, counts, true, 0);
       for (Map.Entry<String, String> pair : cost.summaryPairs().entrySet()) {
@@ -163,9 +171,6 @@ public final class SparkPlanAction {
         lines.accept(LogLine.versioning(options.bucket(), cost.versioningNote()));
       }
       writeRun(run, tables, startedAt, summary, counts, null, cost);
-      // Every table the review reads exists after the first plan, empty where nothing happened yet.
-      SparkApproveAction.createTableIfMissing(spark, tables);
-      LedgerRecorder.createTableIfMissing(spark, tables);
       PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
       LockOutcome runLock = lock.outcome();
@@ -175,6 +180,9 @@ public final class SparkPlanAction {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), LineText.escape(rootMessage(e)), e);
       RunSummary summary = summary(run, Counts.NONE, false, 1);
+      if (planTables != null) {
+        planTables.awaitQuietly();
+      }
       try {
         writeRun(run, tables, startedAt, summary, Counts.NONE, rootMessage(e), null);
       } catch (RuntimeException writeFailure) {
@@ -186,6 +194,9 @@ public final class SparkPlanAction {
       return new PlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables, lines.sample(), lines.counts(),
           rootMessage(e), seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
     } finally {
+      if (planTables != null) {
+        planTables.awaitQuietly();
+      }
       progress.close();
       spark.sparkContext().clearJobGroup();
     }
@@ -210,9 +221,8 @@ public final class SparkPlanAction {
   private PlanCost cost(RunContext run, Tables tables, ActionLock lock, Counts counts) {
     phase("cost", "Pricing the plan");
     PlanCosts.Region region = PlanCosts.region(options);
-    Map<String, Long> executeRequests = PlanCosts.executeRequests(spark, options, tables, run.runId(), run.runDate());
-    PlanCosts.Freed freed = PlanCosts.freed(spark, tables, run.runId(), run.runDate(), run.now(), storageClassesDS,
-        priceTable);
+    Map<String, Long> executeRequests = PlanCosts.executeRequests(spark, options, planRows);
+    PlanCosts.Freed freed = PlanCosts.freed(planRows, run.now(), storageClassesDS, priceTable);
     // Everything the plan sent until now: its tasks', the driver's, and the run lock's (its release follows).
     Map<String, Long> requests = PlanCosts.plus(PlanCosts.sent(metrics.requests()),
         PlanCosts.sentBy(lock.requestCounts()));
@@ -231,7 +241,7 @@ public final class SparkPlanAction {
     return cost;
   }
 
-  private Counts plan(RunContext run, Tables tables) {
+  private Counts plan(RunContext run, Tables tables, ActionSettings settings) {
     KeyClassifier classifier = options.layout().classifier(options.prefix());
     Planner planner = new Planner(classifier, options.gracePolicy());
 
@@ -240,14 +250,9 @@ public final class SparkPlanAction {
     long keysListed = listingDS.count();
     LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed,
         LineText.escape(listing.description()));
-    String configuredPartitions = spark.conf().get(SHUFFLE_PARTITIONS);
-    int partitions = shufflePartitions(keysListed, Integer.parseInt(configuredPartitions));
-    spark.conf().set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
-    try {
-      return planListed(run, tables, classifier, planner, listing, keysListed, partitions);
-    } finally {
-      spark.conf().set(SHUFFLE_PARTITIONS, configuredPartitions);
-    }
+    int partitions = shufflePartitions(keysListed, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
+    settings.set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
+    return planListed(run, tables, classifier, planner, listing, keysListed, partitions);
   }
 
   /**
@@ -285,7 +290,10 @@ public final class SparkPlanAction {
             options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
-    append(toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS), tables, Tables.STATE_FILES);
+    stateFileRows = toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS);
+    // Every table the review reads exists from here on, empty where nothing happened yet.
+    planTables.await();
+    append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
         previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
 
@@ -293,10 +301,13 @@ public final class SparkPlanAction {
     progress.phase("plan", "records_planned", -1);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
         .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
-    append(planTable(planDS), tables, Tables.DELETION_PLAN);
-    append(PlanSummary.of(spark, tables, run.runId(), run.runDate(), storageClassesDS, priceTable,
-        PlanCosts.region(options).name()), tables, Tables.PLAN_SUMMARY);
-    return counts(run, tables, keysListed, listing.tasks());
+    // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
+    // cost and its lines are all read from them, never from a second planning or a reading of the table back.
+    planRows = planTable(planDS).localCheckpoint(true);
+    append(planRows, tables, Tables.DELETION_PLAN);
+    append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(options).name()), tables,
+        Tables.PLAN_SUMMARY);
+    return counts(keysListed, listing.tasks());
   }
 
   /**
@@ -418,15 +429,14 @@ public final class SparkPlanAction {
     }
   }
 
-  private Counts counts(RunContext run, Tables tables, long keysListed, long listingTasks) {
+  /** The run's counts, from the rows its tables were written from (the state files, the plan). */
+  private Counts counts(long keysListed, long listingTasks) {
     phase("summary", "Counting the plan");
-    Row stateCounts = spark.read().format("delta").load(tables.stateFiles())
-        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
+    Row stateCounts = stateFileRows
         .agg(expr("count_if(status <> 'skipped')"), expr("count_if(status = 'skipped')"),
             expr("count_if(status = 'read_error')"), expr("count_if(status = 'gone')"))
         .first();
-    Row planCounts = spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
+    Row planCounts = planRows
         .agg(expr("count(*)"),
             expr("count_if(action = 'delete_record')"),
             expr("coalesce(sum(child_keys_to_delete), 0)"),
@@ -436,12 +446,14 @@ public final class SparkPlanAction {
             expr("count_if(action = 'bad_state')"),
             expr("count_if(action = 'not_yet_due')"),
             expr("count_if(action = 'delete_removed_files')"),
-            expr("coalesce(sum(size(coalesce(missing_files, array()))), 0)"))
+            expr("coalesce(sum(size(coalesce(missing_files, array()))), 0)"),
+            expr("coalesce(sum(if(action in ('delete_record', 'delete_removed_files'),"
+                + " size(coalesce(deletes, array())), 0)), 0)"))
         .first();
     return new Counts(stateCounts.getLong(0), stateCounts.getLong(1), stateCounts.getLong(2), stateCounts.getLong(3),
         planCounts.getLong(0), planCounts.getLong(1), planCounts.getLong(2), planCounts.getLong(3),
         planCounts.getLong(4), planCounts.getLong(5), planCounts.getLong(6), planCounts.getLong(7),
-        planCounts.getLong(8), planCounts.getLong(9), keysListed, listingTasks);
+        planCounts.getLong(8), planCounts.getLong(9), planCounts.getLong(10), keysListed, listingTasks);
   }
 
   private RunSummary summary(RunContext run, Counts counts, boolean complete, long extraErrors) {
@@ -474,15 +486,14 @@ public final class SparkPlanAction {
    */
   private void logLines(RunContext run, Tables tables, Counts counts, LineStream lines) {
     phase("log-lines", "Printing log lines");
-    Dataset<Row> planDS = spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())));
+    Dataset<Row> planDS = planRows;
     if (options.logLines() != 0) {
       Column[] order = {col("state_file_key"), col("position")};
       Dataset<Row> deletesDS = planDS
           .filter(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label()))
           .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
           .select(col("state_file_key"), col("position"), col("delete.key").as("key"));
-      long deletes = counts.recordsDeleted() + counts.childKeys();
+      long deletes = counts.keysToDelete();
       if (options.logLines() != RunOptions.ALL_LINES) {
         deletesDS = deletesDS.orderBy(order).limit(options.logLines());
         deletes = Math.min(deletes, options.logLines());
@@ -500,8 +511,7 @@ public final class SparkPlanAction {
         .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"));
     LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
         .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
-    Dataset<Row> stateDS = spark.read().format("delta").load(tables.stateFiles())
-        .filter(col("run_date").equalTo(run.runDate()).and(col("run_id").equalTo(run.runId())))
+    Dataset<Row> stateDS = stateFileRows
         .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
         .select(col("status"), col("key"), col("message"));
     LineStream.inOrder(stateDS, counts.skipped() + counts.readErrors(), col("key"))
@@ -618,7 +628,7 @@ public final class SparkPlanAction {
     return beans.select(selected);
   }
 
-  private static Dataset<Row> planTable(Dataset<PlanRow> planDS) {
+  static Dataset<Row> planTable(Dataset<PlanRow> planDS) {
     Dataset<Row> rows = planDS.toDF().withColumn("deletes", expr("transform(deletes, d -> named_struct("
         + "'key', d.key, 'etag', d.etag, 'last_modified', d.lastModified, 'size', d.size, 'role', d.role))"));
     return toTable(rows, Tables.DELETION_PLAN_COLUMNS);
@@ -633,10 +643,10 @@ public final class SparkPlanAction {
     return cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
   }
 
-  /** Counts of one run, read back from its tables. */
+  /** Counts of one run, from the rows of its tables. */
   record Counts(long stateFiles, long skipped, long readErrors, long gone, long planned, long recordsDeleted,
       long childKeys, long bytes, long keptNewer, long keptRefused, long badState, long notYetDue,
-      long removedFilesRecords, long missingFiles, long keysListed, long listingTasks) {
-    static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      long removedFilesRecords, long missingFiles, long keysToDelete, long keysListed, long listingTasks) {
+    static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 }
