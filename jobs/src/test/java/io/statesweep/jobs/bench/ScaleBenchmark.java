@@ -51,6 +51,9 @@ import org.apache.spark.sql.SparkSession;
  * plan and execute under {@code --max-deletes-per-second}, measured at the server.
  * {@code -Dscale.args="missing lines[,lines...] [lost-per-record] [heap] [latency-ms]"} runs {@link MissingLinesRun}:
  * a plan that prints that many {@code missing} lines with a 1 GB heap.
+ * {@code -Dscale.args="small [repetitions] [small,demo]"} runs {@link SmallRunBenchmark}: the shipped jar's
+ * {@code plan} and {@code run --execute} of small archives on a local S3Proxy server, each a JVM of its own,
+ * beside {@link ReferenceCleanup}.
  */
 public final class ScaleBenchmark {
   static final String BUCKET = "bench";
@@ -73,6 +76,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("deletes")) {
       DeleteRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("small")) {
+      SmallRunBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("listing")) {
@@ -271,7 +278,8 @@ public final class ScaleBenchmark {
     return a.wallMillisPerPage() / (c.cpuMillisPerPage() / cores);
   }
 
-  private static long processCpuNanos() {
+  /** This JVM's CPU time so far, every thread's. */
+  static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
