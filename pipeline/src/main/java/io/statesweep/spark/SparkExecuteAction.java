@@ -313,7 +313,7 @@ public final class SparkExecuteAction {
       if (!recordedBefore.isEmpty()) {
         summary = summary.with("ledgers_recorded", String.join(",", recordedBefore));
       }
-      logLines(tables, runDate, attemptId, lines);
+      logLines(tables, runDate, attemptId, counts, lines);
       if (bound != null && bound.bounded()) {
         summary = summary.with("deferred_records", Long.toString(bound.deferredRecords()))
             .with("deferred_keys", Long.toString(bound.deferredKeys()));
@@ -647,8 +647,14 @@ public final class SparkExecuteAction {
 
   /** An attempt's rows of executions, counted by outcome. */
   record AttemptCounts(long deleted, long childKeys, long keptNewer, long failed, long stateChanged,
-      long alreadyDeleted, long changedDuringDelete, long refused, long cameBack, long interrupted, Instant startedAt) {
-    static final AttemptCounts NONE = new AttemptCounts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Instant.EPOCH);
+      long alreadyDeleted, long changedDuringDelete, long refused, long cameBack, long interrupted, long cameBackKeys,
+      Instant startedAt) {
+    static final AttemptCounts NONE = new AttemptCounts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Instant.EPOCH);
+
+    /** Records with a kept line ({@link #logLines}): kept, changed, failed or interrupted. */
+    long keptLines() {
+      return keptNewer + refused + stateChanged + changedDuringDelete + failed + interrupted;
+    }
 
     static AttemptCounts of(SparkSession spark, Tables tables, String runDate, String attemptId) {
       if (!io.delta.tables.DeltaTable.isDeltaTable(spark, tables.executions())) {
@@ -661,11 +667,13 @@ public final class SparkExecuteAction {
               expr("count_if(outcome = 'state_changed')"), expr("count_if(outcome = 'already_deleted')"),
               expr("count_if(outcome = 'changed_during_delete')"), expr("count_if(outcome = 'kept_refused')"),
               expr("count_if(outcome = 'came_back_during_delete')"), expr("count_if(outcome = 'interrupted')"),
+              expr("coalesce(sum(if(outcome = 'came_back_during_delete', size(coalesce(deleted_keys, array())),"
+                  + " 0)), 0)"),
               expr("min(started_at)"))
           .first();
       return new AttemptCounts(counts.getLong(0), counts.getLong(1), counts.getLong(2), counts.getLong(3),
           counts.getLong(4), counts.getLong(5), counts.getLong(6), counts.getLong(7), counts.getLong(8),
-          counts.getLong(9), counts.isNullAt(10) ? Instant.now() : counts.getTimestamp(10).toInstant());
+          counts.getLong(9), counts.getLong(10), counts.isNullAt(11) ? Instant.now() : counts.getTimestamp(11).toInstant());
     }
   }
 
@@ -674,7 +682,11 @@ public final class SparkExecuteAction {
    * only a dry run's {@code would delete} lines): refused and coming-back lines are what users alert on. Each goes
    * to {@code lines} as it is read, a bounded partition at a time ({@link LineStream#inOrder}).
    */
-  private void logLines(Tables tables, String runDate, String attemptId, LineStream lines) {
+  private void logLines(Tables tables, String runDate, String attemptId, AttemptCounts counts, LineStream lines) {
+    if (counts.keptLines() == 0 && counts.cameBackKeys() == 0) {
+      // Counted from the same rows: no line to print, no table to read.
+      return;
+    }
     Dataset<Row> attemptDS = spark.read().format("delta").load(tables.executions())
         .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)));
     Dataset<Row> keptDS = attemptDS
@@ -682,13 +694,13 @@ public final class SparkExecuteAction {
             Outcome.STATE_CHANGED.label(), Outcome.CHANGED_DURING_DELETE.label(), Outcome.FAILED.label(),
             Outcome.INTERRUPTED.label()))
         .select("state_file_key", "message");
-    LineStream.inOrder(keptDS, keptDS.count(), col("state_file_key"))
+    LineStream.inOrder(keptDS, counts.keptLines(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
     // A file lost to a record that came back while it went is never silent: one line per key (spec section 4).
     Dataset<Row> cameBackDS = attemptDS
         .filter(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label()))
         .select(col("state_file_key"), explode(col("deleted_keys")).as("key"));
-    LineStream.inOrder(cameBackDS, cameBackDS.count(), col("state_file_key"), col("key"))
+    LineStream.inOrder(cameBackDS, counts.cameBackKeys(), col("state_file_key"), col("key"))
         .forEachRemaining(row -> lines.accept(LogLine.cameBack(row.getString(0), row.getString(1))));
   }
 

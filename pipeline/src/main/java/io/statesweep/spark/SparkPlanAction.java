@@ -278,9 +278,12 @@ public final class SparkPlanAction {
       // Only the records in scope are read and planned; owners still come from the whole listing (RecordJoin).
       classifiedDS = classifiedDS.filter(new PlanFunctions.InScope(options.scope()));
     }
-    String previous = options.reuseStateFiles() ? previousPlan(tables) : null;
-    if (previous != null) {
-      classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous);
+    Row previousRun = options.reuseStateFiles() ? previousPlan(tables) : null;
+    String previous = previousRun == null ? null : previousRun.getString(0);
+    if (previousRun != null) {
+      // Joined once: the count below and the reads both take these rows.
+      classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous, previousRun.getString(1))
+          .localCheckpoint(true);
     }
     // The rows still "listed" before reading are the ones that need a GET: the phase's total.
     stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
@@ -410,9 +413,9 @@ public final class SparkPlanAction {
 
   /**
    * The last complete plan of this bucket, prefix, layout and state parser version, whose parsed state files this run may
-   * reuse; null when there is none (or no table yet).
+   * reuse, as its run id and run date; null when there is none (or no table yet).
    */
-  private String previousPlan(Tables tables) {
+  private Row previousPlan(Tables tables) {
     try {
       List<Row> rows = spark.read().format("delta").load(tables.runs())
           .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))
@@ -420,8 +423,8 @@ public final class SparkPlanAction {
               .and(col("layout_fingerprint").equalTo(options.layout().fingerprint()))
               // Rows parsed by another version of the parser may hold what this one refuses (altered, too).
               .and(col("state_parser").equalTo(StateParser.VERSION)))
-          .orderBy(col("started_at").desc()).select("run_id").limit(1).collectAsList();
-      return rows.isEmpty() ? null : rows.get(0).getString(0);
+          .orderBy(col("started_at").desc()).select("run_id", "run_date").limit(1).collectAsList();
+      return rows.isEmpty() ? null : rows.get(0);
     } catch (Exception e) {
       // No runs table yet (the first run), or one we cannot read: read every state file.
       LOG.info("No earlier plan to reuse state files from: {}", LineText.escape(rootMessage(e)));

@@ -32,11 +32,16 @@ final class StateReuse {
 
   private StateReuse() {}
 
-  /** The classified rows, with the listed state files that {@code previousRunId} read at the same ETag filled in. */
+  /**
+   * The classified rows, with the listed state files that {@code previousRunId} read at the same ETag filled in.
+   *
+   * @param previousRunDate its run date: only that partition of {@code state_files} is read, never the whole history
+   */
   static Dataset<StateFileRow> withPrevious(SparkSession spark, Dataset<StateFileRow> classifiedDS, Tables tables,
-      String previousRunId) {
+      String previousRunId, String previousRunDate) {
     Dataset<Row> previous = spark.read().format("delta").load(tables.stateFiles())
-        .filter(col("run_id").equalTo(previousRunId).and(col("status").isin(Rows.READ, Rows.BAD_STATE)))
+        .filter(col("run_date").equalTo(previousRunDate).and(col("run_id").equalTo(previousRunId))
+            .and(col("status").isin(Rows.READ, Rows.BAD_STATE)))
         .select(col("key").as("previous_key"), col("etag").as("previous_etag"), col("status").as("p_status"),
             col("message").as("p_message"), col("etag").as("p_etag"), col("delete").as("p_delete"),
             col("expires_at").as("p_expiresAt"), col("marked_at").as("p_markedAt"), col("files").as("p_files"),
