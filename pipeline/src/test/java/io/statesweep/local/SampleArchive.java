@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -54,12 +55,16 @@ import java.util.concurrent.Future;
  * never from {@code io.statesweep.plan.Planner}.
  *
  * <p>Timing. S3Proxy's LastModified has whole seconds, and a record is coming back only when a file
- * is <i>strictly</i> newer than its state file. So objects go in three waves: every file first, then
- * every state file, then, after a pause of just over a second (once), the files of the records that
- * are coming back. Apart from those, no file is newer than any state file. Each wave is written by
- * {@value #WRITER_THREADS} threads. The LastModified of records marked {@code delete: true} without a
- * {@code deleted_at} is read back, since it is their marking time; the coming-back files are read back
- * to check they are strictly newer.
+ * is <i>strictly</i> newer than its state file. So objects go in waves, each written by
+ * {@value #WRITER_THREADS} threads and started only once the one before it is stored: every file
+ * first; then the state files, innermost first (a record's state file in a wave after every state file
+ * in its folder and every state file it lists, so a project's after its records' and theirs after
+ * their chat messages'); then, after a pause of just over a second (once), the files of the records
+ * that are coming back. Since no write of a wave starts before the store has answered every write of
+ * the waves before, no state file is older than a file or a state file it owns or lists, however
+ * slowly the writers are scheduled; only the coming-back files are newer. The LastModified of records
+ * marked {@code delete: true} without a {@code deleted_at} is read back, since it is their marking
+ * time; the coming-back files are read back to check they are strictly newer.
  *
  * <p>Keys avoid what S3Proxy cannot store (a real bucket can): {@code //}, {@code .} and {@code ..}
  * segments, a key that is also the "folder" of another key, segments over 255 bytes. The generator
@@ -404,7 +409,7 @@ public final class SampleArchive {
     }
     String exportPrefix = ExportPrefix.of(prefix).value();
     Design design = new Design(exportPrefix, new Random(seed), now, kinds()).catalogue().fill(recordCount);
-    Map<String, byte[]> stateFiles = design.stateFiles();
+    List<Map<String, byte[]>> stateFileWaves = design.stateFileWaves();
     checkKeys(design.allKeys());
 
     ExecutorService pool = Executors.newFixedThreadPool(WRITER_THREADS, runnable -> {
@@ -414,7 +419,10 @@ public final class SampleArchive {
     });
     try {
       writeAll(store, design.olderObjects, pool);
-      writeAll(store, stateFiles, pool);
+      // A wave starts only once the one before it is stored, so its LastModified is never earlier.
+      for (Map<String, byte[]> stateFiles : stateFileWaves) {
+        writeAll(store, stateFiles, pool);
+      }
       if (!design.newerObjects.isEmpty()) {
         // Once for the whole archive: every later write lands in a later second than every state file.
         sleep(NEWER_FILES_PAUSE);
@@ -1068,14 +1076,59 @@ public final class SampleArchive {
 
     // ---- output --------------------------------------------------------------------------------
 
-    Map<String, byte[]> stateFiles() {
-      Map<String, byte[]> stateFiles = new LinkedHashMap<>();
+    /**
+     * Every state file, in waves to write one after the other: a record's state file comes in a later
+     * wave than every state file in its folder (its nested records', theirs included) and every state
+     * file its {@code files} or {@code delete_files} name. The first wave holds the records that
+     * enclose and name none.
+     */
+    List<Map<String, byte[]>> stateFileWaves() {
+      NavigableMap<String, Draft> byKey = new TreeMap<>();
       for (Draft draft : drafts) {
-        if (stateFiles.put(draft.stateKey, document(draft)) != null || olderObjects.containsKey(draft.stateKey)) {
+        if (byKey.put(draft.stateKey, draft) != null || olderObjects.containsKey(draft.stateKey)) {
           throw new IllegalStateException("Sample state file " + draft.stateKey + " is written twice");
         }
       }
+      Map<String, Integer> waves = new HashMap<>();
+      List<Map<String, byte[]>> stateFiles = new ArrayList<>();
+      for (Draft draft : drafts) {
+        int wave = wave(draft, byKey, waves, new LinkedHashSet<>());
+        while (stateFiles.size() <= wave) {
+          stateFiles.add(new LinkedHashMap<>());
+        }
+        stateFiles.get(wave).put(draft.stateKey, document(draft));
+      }
       return stateFiles;
+    }
+
+    /** One more than the latest wave of the state files {@code draft} encloses or names; 0 if none. */
+    private static int wave(Draft draft, NavigableMap<String, Draft> byKey, Map<String, Integer> waves,
+        Set<String> path) {
+      Integer known = waves.get(draft.stateKey);
+      if (known != null) {
+        return known;
+      }
+      if (!path.add(draft.stateKey)) {
+        throw new IllegalStateException("Sample state files enclose or name each other: " + path);
+      }
+      List<Draft> before = new ArrayList<>();
+      if (draft.shape == Shape.FOLDER) {
+        before.addAll(byKey.subMap(draft.scope, true, draft.scope + Character.MAX_VALUE, true).values());
+        before.remove(draft);
+      }
+      for (String key : concat(draft.files, draft.deleteFiles)) {
+        Draft named = byKey.get(key);
+        if (named != null && named != draft) {
+          before.add(named);
+        }
+      }
+      int wave = 0;
+      for (Draft other : before) {
+        wave = Math.max(wave, wave(other, byKey, waves, path) + 1);
+      }
+      path.remove(draft.stateKey);
+      waves.put(draft.stateKey, wave);
+      return wave;
     }
 
     private byte[] document(Draft draft) {

@@ -17,6 +17,7 @@ import io.statesweep.plan.Action;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.time.Duration;
 import java.time.Instant;
@@ -168,14 +169,32 @@ class SampleArchiveTest {
 
   @Test
   void noOtherFileIsNewerThanItsStateFile() {
-    for (SampleRecord record : manifest.records().values()) {
-      if (!record.newerKeys().isEmpty()) {
-        continue;
-      }
-      StoredObject stateFile = listing.get(record.stateFileKey());
-      for (String key : record.existingKeys()) {
-        assertThat(listing.get(key).isNewerThan(stateFile)).as(key + " of " + record.stateFileKey()).isFalse();
-      }
+    assertNoListedKeyIsNewerThanItsStateFile(manifest, listing);
+  }
+
+  @Test
+  void noStateFileIsOlderThanWhatItsFolderHolds() {
+    assertNoStateFileIsOlderThanWhatItsFolderHolds(manifest, listing);
+  }
+
+  @Test
+  void writesEveryStateFileAfterWhatItHoldsAndListsHoweverSlowThoseWrites(LocalS3Server server) throws Exception {
+    String bucket = server.createBucket("sample-archive-slow-writes");
+    try (FaultProxy proxy = new FaultProxy(server.endpoint());
+        S3Client slowClient = S3Clients.build(server.s3Settings().withEndpoint(proxy.endpoint(), true))) {
+      // Every write of a state file inside a project's folder answers 1.5 s late, as a writer of a busy
+      // machine may: the project's state file must still come after them, in their second or a later one.
+      proxy.plan(request -> request.method().equals("PUT")
+          && request.target().matches("/" + bucket + "/slow/projects/[^/]+/.+state\\.json")
+          ? FaultProxy.Fault.SLOW : null);
+      ObjectStore slowStore = new ObjectStore(slowClient, bucket);
+      Manifest slow = SampleArchive.generate(slowStore, "slow/", SampleArchive.minimumRecordCount(), SEED, now);
+
+      assertThat(proxy.injected()).containsKey(FaultProxy.Fault.SLOW);
+      Map<String, StoredObject> slowListing = new TreeMap<>();
+      slowStore.listAll("slow/", object -> slowListing.put(object.key(), object));
+      assertNoListedKeyIsNewerThanItsStateFile(slow, slowListing);
+      assertNoStateFileIsOlderThanWhatItsFolderHolds(slow, slowListing);
     }
   }
 
@@ -324,6 +343,47 @@ class SampleArchiveTest {
         .hasMessage("Sample key a//b is not storable: the key has an empty segment");
     assertThatThrownBy(() -> SampleArchive.checkKeys(Set.of("a/" + "x".repeat(256))))
         .hasMessageEndingWith("has a segment over 255 bytes");
+  }
+
+  /** Apart from a coming-back record's files, no key a record lists is newer than its state file. */
+  private static void assertNoListedKeyIsNewerThanItsStateFile(Manifest manifest, Map<String, StoredObject> listing) {
+    for (SampleRecord record : manifest.records().values()) {
+      if (!record.newerKeys().isEmpty()) {
+        continue;
+      }
+      StoredObject stateFile = listing.get(record.stateFileKey());
+      for (String key : record.existingKeys()) {
+        assertThat(listing.get(key).isNewerThan(stateFile)).as(key + " of " + record.stateFileKey()).isFalse();
+      }
+    }
+  }
+
+  /**
+   * Apart from coming-back files, nothing in a folder record's folder is newer than its state file:
+   * nested records' files and state files included, so a project's state file is written after its
+   * records' and theirs after their chat messages'.
+   */
+  private static void assertNoStateFileIsOlderThanWhatItsFolderHolds(Manifest manifest,
+      Map<String, StoredObject> listing) {
+    Set<String> comingBack = new HashSet<>();
+    manifest.records().values().forEach(record -> comingBack.addAll(record.newerKeys()));
+    int nested = 0;
+    for (SampleRecord record : manifest.records().values()) {
+      if (!Keys.name(record.stateFileKey()).equals("state.json")) {
+        continue;
+      }
+      String folder = Keys.folder(record.stateFileKey());
+      StoredObject stateFile = listing.get(record.stateFileKey());
+      for (StoredObject object : listing.values()) {
+        if (object.key().startsWith(folder) && !comingBack.contains(object.key())) {
+          assertThat(object.isNewerThan(stateFile)).as(object.key() + " in the folder of " + stateFile.key()).isFalse();
+          if (!object.key().equals(stateFile.key()) && manifest.records().containsKey(object.key())) {
+            nested++;
+          }
+        }
+      }
+    }
+    assertThat(nested).as("nested records").isPositive();
   }
 
   private static SampleRecord firstOf(SampleCase sampleCase) {
