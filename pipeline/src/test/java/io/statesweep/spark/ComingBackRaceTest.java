@@ -19,8 +19,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -37,8 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Verify bucket in the exporter}) or by the next plan ({@code missing <key>: listed by live record
  * <state file>}).
  *
- * <p>To make losses happen in a test of seconds, each window waits a moment between its verification
- * and its deletes (a slow network), which is where the exporter's uploads land.
+ * <p>So that losses happen in every run, however fast or busy the machine, the exporter acts where a
+ * window starts its deletes, after its verification: it uploads the files of the window's returning
+ * records again there and then, rewrites the state file of every other one of them at once (it came
+ * back during its deletion), and the state file of the others only once the execute deleted it (the
+ * next plan finds their files missing).
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -91,6 +100,12 @@ class ComingBackRaceTest {
     final Map<String, Long> outcomes = new TreeMap<>();
     /** The records the exporter brought back. */
     final Set<Integer> returned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The records the exporter brings back when a window is about to delete them. */
+    private final List<Integer> returning = new ArrayList<>();
+    private final ExecutorService exporter = Executors.newFixedThreadPool(8);
+    /** The state files the exporter rewrites once the execute deleted them. */
+    private final List<Future<?>> rewrites = new CopyOnWriteArrayList<>();
+    private volatile boolean executeEnded;
 
     Race(LocalS3Server server, String bucket, Random random) {
       this.server = server;
@@ -135,14 +150,20 @@ class ComingBackRaceTest {
         records.add(record);
       }
       Collections.shuffle(records, random);
-      List<Integer> returning = records.subList(0, COMING_BACK);
-      WINDOWS.clear();
-      Thread exporter = new Thread(() -> comeBack(returning), "exporter");
-      exporter.start();
-      ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob()
-          .hook(new SlowBetweenVerifyAndDelete()).execute();
-      WINDOWS.add(List.of()); // the end
-      exporter.join(TimeUnit.MINUTES.toMillis(2));
+      returning.addAll(records.subList(0, COMING_BACK));
+      ExecuteResult result;
+      EXPORTER = this::comeBack;
+      try {
+        result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob()
+            .hook(new ComeBackBeforeDelete()).execute();
+      } finally {
+        EXPORTER = null;
+        executeEnded = true;
+      }
+      for (Future<?> rewrite : List.copyOf(rewrites)) {
+        rewrite.get(2, TimeUnit.MINUTES);
+      }
+      exporter.shutdown();
       assertThat(result.failure()).isNull();
       SharedSpark.session().read().format("delta").load(result.tables().executions())
           .filter("attempt_id = '" + result.attemptId() + "'").groupBy("outcome").count().collectAsList()
@@ -192,68 +213,74 @@ class ComingBackRaceTest {
     }
 
     /**
-     * The exporter: when a window that holds a returning record's keys is about to delete them, it brings
-     * the record back at once (its files again byte for byte, a pause, then its state file as live),
-     * racing the window's deletes and the re-read of the state file after them.
+     * The exporter, called where a window is about to delete {@code keys} (its records were verified): it
+     * brings back the window's returning records that did not come back yet. Their files are uploaded
+     * again byte for byte before the call returns, so they land between the verification and the deletes;
+     * an even record's state file is rewritten as live right after (before the execute reads it again
+     * after the files went: it came back during its deletion), an odd record's once the execute deleted
+     * it (its files are missing for the next plan).
      */
-    private void comeBack(List<Integer> returning) {
-      Map<String, Integer> recordOfKey = new HashMap<>();
-      for (int record : returning) {
-        files(record).forEach(file -> recordOfKey.put(P + file, record));
-      }
-      // One thread a window: the execute's tasks delete windows at the same time, and a record must come
-      // back while its own window deletes, not after the exporter finished with another task's window.
-      java.util.concurrent.ExecutorService uploads = java.util.concurrent.Executors.newCachedThreadPool();
-      try {
-        while (true) {
-          List<String> window;
-          try {
-            window = WINDOWS.poll(5, TimeUnit.MINUTES);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
+    private void comeBack(List<String> keys) {
+      Set<Integer> inWindow = new TreeSet<>();
+      for (String key : keys) {
+        for (int record : returning) {
+          if (key.startsWith(P + folder(record))) {
+            inWindow.add(record);
           }
-          if (window == null || window.isEmpty()) {
-            return;
-          }
-          Set<Integer> inWindow = new TreeSet<>();
-          window.stream().map(recordOfKey::get).filter(java.util.Objects::nonNull).forEach(inWindow::add);
-          uploads.submit(() -> bringBack(inWindow));
-        }
-      } finally {
-        uploads.shutdown();
-        try {
-          uploads.awaitTermination(1, TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
         }
       }
-    }
-
-    /** Brings back the records of one window that did not come back yet. */
-    private void bringBack(Set<Integer> inWindow) {
+      inWindow.removeIf(record -> !returned.add(record));
+      List<Future<?>> uploads = new ArrayList<>();
       for (int record : inWindow) {
-        if (!returned.add(record)) {
-          continue;
-        }
         for (String file : files(record)) {
-          archive.put(file, content(file));
+          uploads.add(exporter.submit(() -> archive.put(file, content(file))));
         }
-        // A short pause: the state file is rewritten before the execute reads it again after the files
-        // went (came back during its deletion); a long one: after its state file went (missing later).
-        sleepUntil(System.currentTimeMillis() + (record % 2 == 0 ? random.nextInt(50) : 800 + random.nextInt(400)));
-        archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
       }
+      awaitAll(uploads);
+      List<Future<?>> states = new ArrayList<>();
+      for (int record : inWindow) {
+        if (record % 2 == 0) {
+          states.add(exporter.submit(() -> putLive(record)));
+        } else {
+          rewrites.add(exporter.submit(() -> {
+            awaitStateFileGone(record);
+            putLive(record);
+          }));
+        }
+      }
+      awaitAll(states);
     }
 
-    private void sleepUntil(long millis) {
-      long wait = millis - System.currentTimeMillis();
-      if (wait > 0) {
+    private void putLive(int record) {
+      archive.put(folder(record) + "state.json", archive.state(false, null, files(record), List.of()));
+    }
+
+    /** Until the execute deleted the record's state file, or ended without (the record was kept). */
+    private void awaitStateFileGone(int record) {
+      String key = P + folder(record) + "state.json";
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (archive.store().read(key, 1) != null && !executeEnded) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(key + " is still there 10 minutes into the execute");
+        }
         try {
-          Thread.sleep(wait);
+          Thread.sleep(20);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException(e);
+        }
+      }
+    }
+
+    private void awaitAll(List<Future<?>> futures) {
+      for (Future<?> future : futures) {
+        try {
+          future.get();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+          throw new IllegalStateException("the exporter could not write", e.getCause());
         }
       }
     }
@@ -269,26 +296,17 @@ class ComingBackRaceTest {
     }
   }
 
-  /** The keys of each window about to be deleted, for the exporter; an empty list ends it. */
-  static final java.util.concurrent.BlockingQueue<List<String>> WINDOWS =
-      new java.util.concurrent.LinkedBlockingQueue<>();
+  /** The exporter of the race under way, which the execute's hook calls. */
+  static volatile Consumer<List<String>> EXPORTER;
 
-  /**
-   * Tells the exporter which keys a window is about to delete, then waits 300 ms between the window's
-   * verification and its deletes (a slow network).
-   */
-  static final class SlowBetweenVerifyAndDelete implements ExecutionHook {
+  /** Hands the exporter the keys of each group of records about to be deleted, after their verification. */
+  static final class ComeBackBeforeDelete implements ExecutionHook {
     private static final long serialVersionUID = 1L;
 
     @Override
     public void beforeDelete(List<String> keys) {
       if (!keys.isEmpty()) {
-        WINDOWS.add(List.copyOf(keys));
-      }
-      try {
-        Thread.sleep(300);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        EXPORTER.accept(List.copyOf(keys));
       }
     }
   }
