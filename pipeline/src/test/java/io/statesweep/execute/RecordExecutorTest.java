@@ -92,10 +92,14 @@ class RecordExecutorTest {
         Clock.fixed(NOW, ZoneOffset.UTC), verifyThreads, DeleteJournal.NONE, () -> 0L);
   }
 
-  /** On the system's clock, where a test measures the time between a verification and its deletes. */
-  private RecordExecutor timedExecutor(DeleteThrottle throttle) {
-    return new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON, throttle, ExecutionHook.NONE,
-        Clock.fixed(NOW, ZoneOffset.UTC));
+  /**
+   * On the fake clock of {@code time}, which only the throttle's waits move on: a test measures the time
+   * between a verification and its deletes, and how long the throttle held them back, to the nanosecond.
+   */
+  private RecordExecutor timedExecutor(DeleteThrottleTest.FakeTicker time, double keysPerSecond) {
+    return new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        new DeleteThrottle(keysPerSecond, time), ExecutionHook.NONE, Clock.fixed(NOW, ZoneOffset.UTC), 1,
+        DeleteJournal.NONE, time::nanoTime);
   }
 
   /** {@code {"delete": true, "files": [...]}}. */
@@ -1010,17 +1014,19 @@ class RecordExecutorTest {
       records.add(dueRecord(state, files));
     }
     // 20 keys a window at 20 keys a second: the second window waits a second for its permits.
-    RecordExecutor throttled = timedExecutor(new DeleteThrottle(20));
+    DeleteThrottleTest.FakeTicker time = new DeleteThrottleTest.FakeTicker();
+    RecordExecutor throttled = timedExecutor(time, 20);
 
-    long started = System.nanoTime();
+    long started = time.now;
     ExecutionOutcome first = executeOne(throttled, records.get(0));
     ExecutionOutcome second = executeOne(throttled, records.get(1));
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    Duration took = Duration.ofNanos(time.now - started);
 
     assertThat(List.of(first.outcome(), second.outcome())).containsOnly(Outcome.DELETED);
-    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(900)).isLessThan(Duration.ofSeconds(10));
-    // The wait fell before the second record was verified: its files went right after.
-    assertThat(second.verifiedToDeleted()).isLessThan(Duration.ofMillis(500));
+    // The first window's keys count for a second after their answer: the second waited that second, no more.
+    assertThat(took).isGreaterThan(Duration.ofSeconds(1)).isLessThan(Duration.ofSeconds(1).plusMillis(1));
+    // The wait fell before the second record was verified: its files went right after, no time between.
+    assertThat(second.verifiedToDeleted()).isZero();
   }
 
   @Test
@@ -1030,18 +1036,19 @@ class RecordExecutorTest {
     for (int i = 0; i < 200; i++) {
       files.add(store.put(MEETING + "part-" + i, BEFORE_STATE));
     }
-    RecordExecutor throttled = timedExecutor(new DeleteThrottle(100));
+    DeleteThrottleTest.FakeTicker time = new DeleteThrottleTest.FakeTicker();
+    RecordExecutor throttled = timedExecutor(time, 100);
 
-    long started = System.nanoTime();
+    long started = time.now;
     ExecutionOutcome outcome = executeOne(throttled, dueRecord(state, files));
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    Duration took = Duration.ofNanos(time.now - started);
 
     // A window of more keys than one request may carry reserves request by request. At 100 keys/s,
     // requests of at most 50 keys (the ceiling in two): two go at once, the next two a second after the
     // first two were answered, the state file a second after those.
     assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
     assertThat(store.deleteRequests()).extracting(List::size).containsExactly(50, 50, 50, 50, 1);
-    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(2000)).isLessThan(Duration.ofSeconds(10));
+    assertThat(took).isGreaterThan(Duration.ofSeconds(2)).isLessThan(Duration.ofSeconds(2).plusMillis(1));
   }
 
   @Test
