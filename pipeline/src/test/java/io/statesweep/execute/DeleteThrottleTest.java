@@ -10,6 +10,8 @@ import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +37,38 @@ class DeleteThrottleTest {
     @Override
     public void await(Object monitor, long nanos) {
       now += nanos;
+    }
+  }
+
+  /**
+   * A clock that stands still for threads that really wait: a wait counts, and gives up the throttle's
+   * lock for a millisecond (another thread may close its permit meanwhile), but no time passes. What
+   * goes on it goes without a second running out.
+   */
+  static final class StillTicker implements DeleteThrottle.Ticker {
+    final long now = 5 * SECOND;
+    final AtomicInteger waits = new AtomicInteger();
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+
+    @Override
+    public void await(Object monitor, long nanos) throws InterruptedException {
+      waits.incrementAndGet();
+      monitor.wait(1);
+    }
+  }
+
+  /** Until {@code condition} holds; fails after a minute, which only a throttle that never lets go takes. */
+  static void awaitUntil(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within a minute: " + what);
+      }
+      Thread.sleep(1);
     }
   }
 
@@ -299,19 +333,18 @@ class DeleteThrottleTest {
 
   @Test
   void aThreadWaitingForAnotherThreadsReservationGoesWhenItIsGivenBack() throws Exception {
-    DeleteThrottle throttle = new DeleteThrottle(100);
+    StillTicker time = new StillTicker();
+    DeleteThrottle throttle = new DeleteThrottle(100, time);
     DeleteThrottle.Permit held = throttle.reserve(100);
 
-    CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
-      long started = System.nanoTime();
-      throttle.reserve(10).close();
-      return System.nanoTime() - started;
-    });
-    Thread.sleep(100);
-    assertThat(waited).isNotDone();
+    CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> throttle.reserve(10).close());
+    awaitUntil(() -> time.waits.get() > 0, "the other thread waits for the held keys");
+    assertThat(waiting).isNotDone();
     held.closeUnsent();
 
-    assertThat(waited.get(5, TimeUnit.SECONDS)).isLessThan(900 * MS);
+    // On a clock that stands still: the keys given back stopped counting at once, not a second later.
+    waiting.get(1, TimeUnit.MINUTES);
+    assertThat(throttle.countedKeys(time.now)).isEqualTo(10);
   }
 
   @Test
@@ -327,14 +360,16 @@ class DeleteThrottleTest {
 
   @Test
   void noCeilingNeverWaits() {
-    DeleteThrottle none = DeleteThrottle.none();
+    StillTicker time = new StillTicker();
+    DeleteThrottle none = new DeleteThrottle(0, time); // DeleteThrottle.none() on a clock of the test's
 
-    long started = System.nanoTime();
     for (int i = 0; i < 100; i++) {
       none.reserve(1000).close();
     }
 
-    assertThat(System.nanoTime() - started).isLessThan(SECOND);
+    assertThat(time.waits).hasValue(0);
+    assertThat(none.countedKeys(time.now)).isZero();
+    assertThat(DeleteThrottle.none().keysPerSecond()).isZero();
   }
 
   @Test
