@@ -32,6 +32,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -79,6 +80,7 @@ public final class SyntheticS3Server implements AutoCloseable {
   private final NavigableMap<String, Written> written = new ConcurrentSkipListMap<>();
   private final Set<String> deleted = ConcurrentHashMap.newKeySet();
   private final Map<String, RateWindow> rates = new ConcurrentHashMap<>();
+  private volatile LongSupplier rateClock = System::nanoTime;
   private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
   private volatile boolean echoXmlInvalidStartAfter;
   private volatile int emptyTruncatedPages;
@@ -202,6 +204,15 @@ public final class SyntheticS3Server implements AutoCloseable {
   }
 
   /** Breaks the continuation of ListObjectsV2 listings on purpose ({@link ContinuationTokens#CORRECT} by default). */
+  /**
+   * The clock, in nanoseconds, whose seconds the per-prefix request rate counts in ({@code System::nanoTime}
+   * unless set): a test that sets one decides which requests share a second.
+   */
+  public SyntheticS3Server rateClock(LongSupplier nanoTime) {
+    this.rateClock = requireNonNull(nanoTime, "nanoTime is null");
+    return this;
+  }
+
   public SyntheticS3Server continuationTokens(ContinuationTokens tokens) {
     this.continuationTokens = requireNonNull(tokens, "tokens is null");
     return this;
@@ -413,7 +424,7 @@ public final class SyntheticS3Server implements AutoCloseable {
     String[] segments = keyOrPrefix.split("/", 4);
     String partition = segments.length >= 3 ? segments[0] + "/" + segments[1] + "/" + segments[2] : keyOrPrefix;
     RateWindow window = rates.computeIfAbsent(partition, p -> new RateWindow());
-    long second = System.nanoTime() / 1_000_000_000L;
+    long second = rateClock.getAsLong() / 1_000_000_000L;
     synchronized (window) {
       if (window.second != second) {
         window.second = second;

@@ -39,6 +39,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Tag;
@@ -136,15 +137,25 @@ class SyntheticS3ServerTest {
 
   @Test
   void answersSlowDownAboveItsPerPrefixRate() throws Exception {
-    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 5)) {
+    // The seconds the rate counts in are the test's: 20 requests in one second, however long they take.
+    AtomicLong nanos = new AtomicLong(7_000_000_000L);
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 5).rateClock(nanos::get)) {
       HttpClient http = HttpClient.newHttpClient();
+      URI key = URI.create(server.endpoint() + "/synthetic/" + SMALL.key(1, 0));
       List<Integer> statuses = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
-        statuses.add(http.send(HttpRequest.newBuilder(URI.create(server.endpoint() + "/synthetic/" + SMALL.key(1, 0)))
-            .build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        statuses.add(http.send(HttpRequest.newBuilder(key).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
       }
-      assertThat(statuses).contains(200, 503);
-      assertThat(server.requestCounts().get("SLOWDOWN")).isPositive();
+      assertThat(statuses.subList(0, 5)).containsOnly(200);
+      assertThat(statuses.subList(5, 20)).containsOnly(503);
+      assertThat(server.requestCounts()).containsEntry("SLOWDOWN", 15L);
+
+      nanos.addAndGet(999_999_999L); // the last nanosecond of the same second
+      assertThat(http.send(HttpRequest.newBuilder(key).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+          .isEqualTo(503);
+      nanos.incrementAndGet(); // the next second
+      assertThat(http.send(HttpRequest.newBuilder(key).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+          .isEqualTo(200);
     }
   }
 
