@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -44,7 +45,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * sends no DeleteObjects request after it learns it lost the lock, beyond one in flight per running task,
  * and ends failed (exit 1, {@code complete=false}) with its summary and a line saying why; every key it
  * deleted before is in its rows of executions and counted in its summary. Every request goes through a
- * proxy that sees when each arrives.
+ * proxy that sees when each arrives, and holds the execute's DeleteObjects requests, from the first on, until
+ * the run learned of the loss: the deletes it stops are the same on a fast machine and a busy one.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -86,6 +88,9 @@ class LockLossTest {
           if (!triggered.getAndSet(true) && takeover == Takeover.REPLACED) {
             otherHolder.set(OtherRun.replaceLock(store, LOCK));
           }
+          // From the first delete on, each one waits for the run to learn of the loss: the requests in flight
+          // then are all it deletes, however fast the machine deletes and however late its renewer runs.
+          awaitLoss(lossSeen);
         }
         if (triggered.get() && (request.target().equals(lockPath) || request.target().startsWith(lockPath + "?"))) {
           if (takeover == Takeover.EXPIRED && request.method().equals("PUT")) {
@@ -125,6 +130,8 @@ class LockLossTest {
             "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s");
       }
       if (other != null) {
+        // It takes the lock once it expired, whenever this run ended: waited for, not raced.
+        other.join(TimeUnit.MINUTES.toMillis(2));
         other.interrupt();
         other.join(10_000);
       }
@@ -167,6 +174,19 @@ class LockLossTest {
       assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
           .isEqualTo(gone.size());
       assertThat(keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it").isEmpty();
+    }
+  }
+
+  /** Until the run logged the loss of its lock; 50 s at most, under the SDK's 60 s for one attempt. */
+  private static void awaitLoss(AtomicLong lossSeen) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+    while (lossSeen.get() == Long.MAX_VALUE && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 
