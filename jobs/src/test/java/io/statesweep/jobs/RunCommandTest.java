@@ -6,6 +6,7 @@ import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -13,10 +14,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,15 +77,41 @@ class RunCommandTest {
         "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
     Set<String> before = keys(store);
 
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
-    java.util.concurrent.Future<Output> first = pool.submit(() -> run(environment, "run"));
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-    while (store.read("cogram.statesweep/lock", 4096) == null && System.nanoTime() < deadline && !first.isDone()) {
-      Thread.sleep(20);
+    Output second;
+    Output firstOutput;
+    AtomicInteger held = new AtomicInteger();
+    try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
+      // Once the first run holds the lock, its listings wait for the second run to end: it still runs then, on a
+      // fast machine or a busy one.
+      CountDownLatch secondEnded = new CountDownLatch(1);
+      AtomicBoolean locked = new AtomicBoolean();
+      proxy.plan(request -> {
+        if (request.isPutUnder("/locked/cogram.statesweep/lock")) {
+          locked.set(true);
+        } else if (locked.get() && request.isList() && secondEnded.getCount() > 0) {
+          held.incrementAndGet();
+          try {
+            secondEnded.await(50, TimeUnit.SECONDS); // under the SDK's minute for one attempt
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return null;
+      });
+      Map<String, String> throughProxy = new HashMap<>(environment);
+      throughProxy.put("STATESWEEP_ENDPOINT", proxy.endpoint());
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      Future<Output> first = pool.submit(() -> run(throughProxy, "run"));
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (held.get() == 0 && System.nanoTime() < deadline && !first.isDone()) {
+        Thread.sleep(20);
+      }
+      assertThat(held).as("the first run lists while it holds the lock").hasPositiveValue();
+      second = run(environment, "run", "--execute");
+      secondEnded.countDown();
+      firstOutput = first.get(5, TimeUnit.MINUTES);
+      pool.shutdown();
     }
-    Output second = run(environment, "run", "--execute");
-    Output firstOutput = first.get(5, java.util.concurrent.TimeUnit.MINUTES);
-    pool.shutdown();
 
     assertThat(second.code).as(second.errors).isEqualTo(StatesweepCli.LOCKED);
     assertThat(second.errors).startsWith("statesweep: Another statesweep run holds the lock"
