@@ -56,7 +56,7 @@ class DatabricksEntryPointTest {
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
 
     Process process = builder.start();
-    boolean finished = process.waitFor(5, TimeUnit.MINUTES);
+    boolean finished = process.waitFor(10, TimeUnit.MINUTES);
     if (!finished) {
       process.destroyForcibly();
     }

@@ -110,7 +110,7 @@ class YarnClusterIT {
 
     // start() may return before the ResourceManager has put its port in the configuration.
     Configuration config = yarn.getConfig();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
     while (config.get(YarnConfiguration.RM_ADDRESS).endsWith(":0")) {
       assertThat(System.nanoTime()).as("the ResourceManager's address").isLessThan(deadline);
       Thread.sleep(100);
@@ -370,8 +370,9 @@ class YarnClusterIT {
         containerLog(id, "stdout"), containerLog(id, "stderr"));
   }
 
+  /** The application's report once YARN says it ended; after 10 minutes, as it stands then. */
   private static ApplicationReport awaitEnd(ApplicationId id) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
     while (true) {
       ApplicationReport report = yarnClient.getApplicationReport(id);
       YarnApplicationState state = report.getYarnApplicationState();
