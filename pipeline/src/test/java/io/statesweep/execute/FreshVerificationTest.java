@@ -24,6 +24,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * a record verified longer ago is verified again, the start of the deletes (where the durable intent is
  * written) counts in that time, and a window with slow records still shares its requests. Time is a fake
  * clock that the store moves on (a folder's listing takes the time a test gives it, a DeleteObjects 20 ms),
- * but for one test of verifying threads on the system's clock.
+ * but for two tests of verifying threads on the system's clock: the window waits for their answers in real
+ * time. One of them waits for a condition instead of a time; the other one is about times.
  */
 class FreshVerificationTest {
   private static final Planner PLANNER = new Planner(Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/")),
@@ -202,7 +205,10 @@ class FreshVerificationTest {
     List<PlannedRecord> window = new ArrayList<>();
     window.add(project);
     window.addAll(documents);
-    store.listingSleeps("cogram/projects/p1/", Duration.ofMillis(1500));
+    // The project's listing ends only once the documents' deletes have started: a wait of theirs for it would
+    // never end (2 minutes at most, then the listing ends and the order below is wrong).
+    List<String> documentKeys = keysOf(documents.toArray(PlannedRecord[]::new));
+    store.listingWaitsFor("cogram/projects/p1/", () -> started.contains(documentKeys));
 
     List<ExecutionOutcome> outcomes = executeOnTheSystemsClock(window, 4);
 
@@ -218,18 +224,23 @@ class FreshVerificationTest {
     assertThat(bucket.readStates()).hasSize(4);
   }
 
+  /**
+   * On the system's clock, as the verifying threads are: the second wave ends 650 ms after the first, 350 ms
+   * short of the bound and of twice the first, and 350 ms after the first wave's records have gathered, so
+   * that a machine that runs the waves late by less than that sees what a fast one does.
+   */
   @Test
   void aBusyMachinesSecondWaveOfVerificationsIsWaitedFor() {
-    // Two verifying threads, four records: the first two take 500 ms, the next two (queued behind them) 800 ms.
+    // Two verifying threads, four records: the first two take 500 ms, the next two (queued behind them) 650 ms.
     List<PlannedRecord> window = List.of(document(1), document(2), document(3), document(4));
     store.listingSleeps(folder(1), Duration.ofMillis(500));
     store.listingSleeps(folder(2), Duration.ofMillis(500));
-    store.listingSleeps(folder(3), Duration.ofMillis(800));
-    store.listingSleeps(folder(4), Duration.ofMillis(800));
+    store.listingSleeps(folder(3), Duration.ofMillis(650));
+    store.listingSleeps(folder(4), Duration.ofMillis(650));
 
     List<ExecutionOutcome> outcomes = executeOnTheSystemsClock(window, 2);
 
-    // The second wave ends 800 ms after the first, within the bound and no longer than twice the first took:
+    // The second wave ends 650 ms after the first, within the bound and no longer than twice the first took:
     // one group, one request of files, none verified twice.
     assertThat(outcomes).extracting(ExecutionOutcome::outcome).containsOnly(Outcome.DELETED);
     assertThat(started).containsExactly(keysOf(window.toArray(PlannedRecord[]::new)));
@@ -363,6 +374,7 @@ class FreshVerificationTest {
     private final Map<String, Duration> listings = new HashMap<>();
     private final Map<String, Runnable> meanwhile = new HashMap<>();
     private final Map<String, Duration> sleeps = new HashMap<>();
+    private final Map<String, BooleanSupplier> waits = new HashMap<>();
     private Runnable onRead = () -> {};
 
     void listingTakes(String folder, Duration duration) {
@@ -377,6 +389,11 @@ class FreshVerificationTest {
     /** Listing {@code folder} takes {@code duration} of real time. */
     void listingSleeps(String folder, Duration duration) {
       sleeps.put(folder, duration);
+    }
+
+    /** Listing {@code folder} ends once {@code condition} holds (2 minutes of real time at most). */
+    void listingWaitsFor(String folder, BooleanSupplier condition) {
+      waits.put(folder, condition);
     }
 
     void onRead(Runnable action) {
@@ -398,6 +415,11 @@ class FreshVerificationTest {
     public Iterator<StoredObject> list(String prefix, String startAfter) {
       try {
         Thread.sleep(sleeps.getOrDefault(prefix, Duration.ZERO).toMillis());
+        BooleanSupplier condition = waits.getOrDefault(prefix, () -> true);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+          Thread.sleep(1);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException(e);
