@@ -229,6 +229,7 @@ class SparkExecuteActionTest {
     LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
     OVERLAPPING.set(0);
     IN_DELETE.set(0);
+    BOTH_COPIES = new java.util.concurrent.CountDownLatch(2);
 
     partition.union(partition).foreachPartition(new ExecuteFunctions.ExecuteRecords(
         new io.statesweep.plan.Planner(options.layout().classifier(options.prefix()), options.gracePolicy()),
@@ -256,8 +257,13 @@ class SparkExecuteActionTest {
 
   static final AtomicInteger IN_DELETE = new AtomicInteger();
   static final AtomicInteger OVERLAPPING = new AtomicInteger();
+  /** Counted down by each copy's first window about to delete. */
+  static volatile java.util.concurrent.CountDownLatch BOTH_COPIES = new java.util.concurrent.CountDownLatch(2);
 
-  /** Each window waits before its deletes, so that the two copies' windows overlap. */
+  /**
+   * The first window of each copy waits before its deletes until the other copy's is about to delete too (2
+   * minutes at most): the two copies' windows overlap however late either task runs.
+   */
   static final class SlowDeletes implements ExecutionHook {
     private static final long serialVersionUID = 1L;
 
@@ -267,7 +273,9 @@ class SparkExecuteActionTest {
         OVERLAPPING.incrementAndGet();
       }
       try {
-        Thread.sleep(500);
+        java.util.concurrent.CountDownLatch both = BOTH_COPIES;
+        both.countDown();
+        both.await(2, java.util.concurrent.TimeUnit.MINUTES);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
