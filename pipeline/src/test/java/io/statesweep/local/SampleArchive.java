@@ -64,7 +64,10 @@ import java.util.concurrent.Future;
  * the waves before, no state file is older than a file or a state file it owns or lists, however
  * slowly the writers are scheduled; only the coming-back files are newer. The LastModified of records
  * marked {@code delete: true} without a {@code deleted_at} is read back, since it is their marking
- * time; the coming-back files are read back to check they are strictly newer.
+ * time; the coming-back files are read back to check they are strictly newer. The pause comes whatever
+ * the archive holds, so a plan whose listing begins after {@link #generate} returns began more than a
+ * second after every state file was written, and names each file a live record lists and the bucket
+ * lacks ({@code missing <key>}), as the manifest expects.
  *
  * <p>Keys avoid what S3Proxy cannot store (a real bucket can): {@code //}, {@code .} and {@code ..}
  * segments, a key that is also the "folder" of another key, segments over 255 bytes. The generator
@@ -76,7 +79,10 @@ public final class SampleArchive {
   /** Threads that write each wave. */
   public static final int WRITER_THREADS = 16;
 
-  /** Just over S3Proxy's LastModified resolution of one second. */
+  /**
+   * Just over S3Proxy's LastModified resolution of one second, and over the second by which a plan takes its
+   * listing to begin earlier than it did (so that it names the missing files of every live record here).
+   */
   private static final Duration NEWER_FILES_PAUSE = Duration.ofMillis(1_100);
   private static final int MAX_SEGMENT_BYTES = 255;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -423,11 +429,10 @@ public final class SampleArchive {
       for (Map<String, byte[]> stateFiles : stateFileWaves) {
         writeAll(store, stateFiles, pool);
       }
-      if (!design.newerObjects.isEmpty()) {
-        // Once for the whole archive: every later write lands in a later second than every state file.
-        sleep(NEWER_FILES_PAUSE);
-        writeAll(store, design.newerObjects, pool);
-      }
+      // Once for the whole archive: every later write lands in a later second than every state file, and a
+      // listing that begins after this returns begins over a second after the last state file was stored.
+      sleep(NEWER_FILES_PAUSE);
+      writeAll(store, design.newerObjects, pool);
       Map<String, Instant> lastModified = readLastModified(store, design.keysToReadBack(), pool);
       checkNewerFiles(design, lastModified);
       return design.manifest(lastModified);

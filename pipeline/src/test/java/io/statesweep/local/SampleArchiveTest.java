@@ -49,6 +49,8 @@ class SampleArchiveTest {
   private static ObjectStore store;
   private static Instant now;
   private static Manifest manifest;
+  /** When {@link SampleArchive#generate} returned. */
+  private static Instant returned;
   private static Map<String, StoredObject> listing;
 
   @BeforeAll
@@ -58,6 +60,7 @@ class SampleArchiveTest {
     store = new ObjectStore(client, BUCKET);
     now = Instant.now();
     manifest = SampleArchive.generate(store, PREFIX, RECORDS, SEED, now);
+    returned = Instant.now();
     listing = list(PREFIX);
   }
 
@@ -175,6 +178,16 @@ class SampleArchiveTest {
   @Test
   void noStateFileIsOlderThanWhatItsFolderHolds() {
     assertNoStateFileIsOlderThanWhatItsFolderHolds(manifest, listing);
+  }
+
+  @Test
+  void returnsOverASecondAfterItsLastStateFile() {
+    // A plan takes its listing to begin a second before it did: one after this still sees every state file as
+    // written before it, and names the missing files of live records.
+    for (SampleRecord record : manifest.records().values()) {
+      assertThat(listing.get(record.stateFileKey()).lastModified()).as(record.stateFileKey())
+          .isBefore(returned.minusSeconds(1));
+    }
   }
 
   @Test
