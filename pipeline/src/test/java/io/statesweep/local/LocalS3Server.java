@@ -65,7 +65,8 @@ public final class LocalS3Server implements AutoCloseable {
   /** The region clients should sign for; S3Proxy accepts any, the SDK needs one. */
   public static final String REGION = "us-east-1";
   public static final String DEFAULT_MAX_HEAP = "512m";
-  public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(60);
+  /** Generous: a JVM that starts in seconds on an idle machine may take a minute on a busy one. */
+  public static final Duration DEFAULT_START_TIMEOUT = Duration.ofMinutes(3);
 
   static final List<String> JAR_CANDIDATES = List.of(
       "target/s3proxy/s3proxy.jar", "pipeline/target/s3proxy/s3proxy.jar", "jobs/target/s3proxy/s3proxy.jar");
