@@ -82,6 +82,12 @@ class ExecutionInvariantsTest {
   private static final Duration ROUND = Duration.ofDays(2);
   private static final int ARCHIVES = Integer.getInteger("invariants.archives", 3000);
   private static final int ROUNDS = 3;
+  /**
+   * The executors' time source, which stands still: no record goes stale and a window's records go together
+   * however long the machine takes, so a seed replays the same calls of the exporter's hook, and the same
+   * archives after them (FreshVerificationTest covers the time).
+   */
+  private static final java.util.function.LongSupplier STILL = () -> 0L;
 
   @Test
   void nothingLiveIsDeletedOverRandomArchivesExporterWritesAndCleanupRuns() {
@@ -830,7 +836,8 @@ class ExecutionInvariantsTest {
         // An earlier attempt that stopped after some records: this run finds them done.
         List<PlannedRecord> some = window.stream().filter(record -> random.nextBoolean()).toList();
         try (RecordExecutor earlier = new RecordExecutor(store, planner, PARSER, 1000, ConditionalDeletes.ON,
-            DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(clock, ZoneOffset.UTC))) {
+            DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(clock, ZoneOffset.UTC), 1, DeleteJournal.NONE,
+            STILL)) {
           earlier.execute(some);
         }
         before = bucket.keys();
@@ -851,7 +858,8 @@ class ExecutionInvariantsTest {
       List<ExecutionOutcome> executorOutcomes = List.of();
       if (!window.isEmpty()) {
         try (RecordExecutor executor = new RecordExecutor(store, planner, PARSER, 1 + random.nextInt(5),
-            ConditionalDeletes.ON, DeleteThrottle.none(), exporterDuringDelete, Clock.fixed(clock, ZoneOffset.UTC))) {
+            ConditionalDeletes.ON, DeleteThrottle.none(), exporterDuringDelete, Clock.fixed(clock, ZoneOffset.UTC), 1,
+            DeleteJournal.NONE, STILL)) {
           executorOutcomes = executor.execute(window);
         }
       }
