@@ -102,7 +102,8 @@ class ComingBackRaceTest {
     final Set<Integer> returned = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The records the exporter brings back when a window is about to delete them. */
     private final List<Integer> returning = new ArrayList<>();
-    private final ExecutorService exporter = Executors.newFixedThreadPool(8);
+    /** Unbounded: a rewrite waiting for its state file to go never holds up the uploads of the window deleting it. */
+    private final ExecutorService exporter = Executors.newCachedThreadPool();
     /** The state files the exporter rewrites once the execute deleted them. */
     private final List<Future<?>> rewrites = new CopyOnWriteArrayList<>();
     private volatile boolean executeEnded;
