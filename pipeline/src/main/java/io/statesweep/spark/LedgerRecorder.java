@@ -271,9 +271,8 @@ final class LedgerRecorder {
   /** The rows with their nested structs' fields under the table's snake_case names. */
   /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   static void createTableIfMissing(SparkSession spark, Tables tables) {
-    TableDocs.createIfMissing(spark, SparkPlanAction.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
-        Tables.EXECUTIONS_COLUMNS), tables.executions());
-    CatalogTables.register(spark, tables, Tables.EXECUTIONS);
+    TableDocs.createIfMissing(SparkPlanAction.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
+        Tables.EXECUTIONS_COLUMNS), tables, Tables.EXECUTIONS);
   }
 
   private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {

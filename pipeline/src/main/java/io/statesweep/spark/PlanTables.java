@@ -15,7 +15,7 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The tables a plan writes and a review reads ({@code state_files}, {@code deletion_plan}, {@code plan_summary},
  * {@code runs}, {@code approvals}, {@code executions}), each made where it is missing, with its comments and
- * partitioning ({@link TableDocs#createIfMissing}) and registered by name in the catalog schema if there is one.
+ * partitioning ({@link TableDocs#createIfMissing(Dataset, Tables, String)}) and registered by name in the catalog schema if there is one.
  *
  * <p>They are made on a thread of their own while the plan lists the bucket and reads the state files: in a new JVM
  * the first Delta commit costs seconds of loading, and the listing waits on the store. The plan waits for them
@@ -41,18 +41,13 @@ final class PlanTables {
     Thread thread = new Thread(() -> {
       spark.sparkContext().setJobGroup(JOB_GROUP, "statesweep plan: making missing tables", false);
       try {
-        TableDocs.createIfMissing(spark, SparkPlanAction.toTable(spark.emptyDataset(StateFileRow.ENCODER).toDF(),
-            Tables.STATE_FILES_COLUMNS), tables.stateFiles());
-        CatalogTables.register(spark, tables, Tables.STATE_FILES);
-        Dataset<Row> noPlanRows =
-            SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER));
-        TableDocs.createIfMissing(spark, noPlanRows, tables.deletionPlan());
-        CatalogTables.register(spark, tables, Tables.DELETION_PLAN);
-        TableDocs.createIfMissing(spark, PlanSummary.of(noPlanRows,
-            PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables.planSummary());
-        CatalogTables.register(spark, tables, Tables.PLAN_SUMMARY);
-        TableDocs.createIfMissing(spark, spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA), tables.runs());
-        CatalogTables.register(spark, tables, Tables.RUNS);
+        TableDocs.createIfMissing(SparkPlanAction.toTable(spark.emptyDataset(StateFileRow.ENCODER).toDF(),
+            Tables.STATE_FILES_COLUMNS), tables, Tables.STATE_FILES);
+        Dataset<Row> noPlanRows = SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER));
+        TableDocs.createIfMissing(noPlanRows, tables, Tables.DELETION_PLAN);
+        TableDocs.createIfMissing(PlanSummary.of(noPlanRows,
+            PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables, Tables.PLAN_SUMMARY);
+        TableDocs.createIfMissing(spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA), tables, Tables.RUNS);
         SparkApproveAction.createTableIfMissing(spark, tables);
         LedgerRecorder.createTableIfMissing(spark, tables);
         made.complete(null);

@@ -147,8 +147,7 @@ public final class SparkApproveAction {
 
   /** Table approvals, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   static void createTableIfMissing(SparkSession spark, Tables tables) {
-    TableDocs.createIfMissing(spark, spark.createDataFrame(List.of(), SCHEMA), tables.approvals());
-    CatalogTables.register(spark, tables, Tables.APPROVALS);
+    TableDocs.createIfMissing(spark.createDataFrame(List.of(), SCHEMA), tables, Tables.APPROVALS);
   }
 
   /**

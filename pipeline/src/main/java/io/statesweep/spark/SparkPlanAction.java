@@ -166,7 +166,7 @@ public final class SparkPlanAction {
       for (Map.Entry<String, String> pair : cost.summaryPairs().entrySet()) {
         summary = summary.with(pair.getKey(), pair.getValue());
       }
-      logLines(run, tables, counts, lines);
+      logLines(counts, lines);
       if (cost.versioningNote() != null && versioning.keepsNoncurrentVersions()) {
         lines.accept(LogLine.versioning(options.bucket(), cost.versioningNote()));
       }
@@ -487,12 +487,11 @@ public final class SparkPlanAction {
    * phrases with log metric filters, so one line left out is an alert missed. They reach the driver a bounded
    * partition at a time ({@link LineStream#inOrder}), however many there are.
    */
-  private void logLines(RunContext run, Tables tables, Counts counts, LineStream lines) {
+  private void logLines(Counts counts, LineStream lines) {
     phase("log-lines", "Printing log lines");
-    Dataset<Row> planDS = planRows;
     if (options.logLines() != 0) {
       Column[] order = {col("state_file_key"), col("position")};
-      Dataset<Row> deletesDS = planDS
+      Dataset<Row> deletesDS = planRows
           .filter(col("action").isin(Action.DELETE_RECORD.label(), Action.DELETE_REMOVED_FILES.label()))
           .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
           .select(col("state_file_key"), col("position"), col("delete.key").as("key"));
@@ -504,13 +503,13 @@ public final class SparkPlanAction {
       LineStream.inOrder(deletesDS, deletes, order)
           .forEachRemaining(row -> lines.accept(LogLine.wouldDelete(row.getString(2))));
     }
-    Dataset<Row> keptDS = planDS
+    Dataset<Row> keptDS = planRows
         .filter(col("action").isin(Action.KEPT_REFUSED.label(), Action.KEPT_NEWER_FILES.label(),
             Action.BAD_STATE.label()))
         .select(col("state_file_key"), col("reason"));
     LineStream.inOrder(keptDS, counts.keptRefused() + counts.keptNewer() + counts.badState(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
-    Dataset<Row> missingDS = planDS
+    Dataset<Row> missingDS = planRows
         .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"));
     LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
         .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
@@ -566,8 +565,7 @@ public final class SparkPlanAction {
    */
   static void append(Dataset<Row> rows, Tables tables, String table) {
     String path = tables.path(table);
-    TableDocs.createIfMissing(rows.sparkSession(), rows, path);
-    CatalogTables.register(rows.sparkSession(), tables, table);
+    TableDocs.createIfMissing(rows, tables, table);
     rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
   }
 
@@ -583,8 +581,7 @@ public final class SparkPlanAction {
       Map<String, String> shared) {
     String path = tables.path(table);
     SparkSession spark = rows.sparkSession();
-    TableDocs.createIfMissing(spark, rows, path);
-    CatalogTables.register(spark, tables, table);
+    TableDocs.createIfMissing(rows, tables, table);
     Column matches = null;
     for (Map.Entry<String, String> value : shared.entrySet()) {
       Column same = col("t." + value.getKey()).equalTo(org.apache.spark.sql.functions.lit(value.getValue()));

@@ -170,6 +170,15 @@ final class TableDocs {
     return new StructType(fields);
   }
 
+  /**
+   * Creates {@code table} of {@code tables} with its comments and partitioning unless it exists ({@link
+   * #createIfMissing(SparkSession, Dataset, String)}), and registers it by name in the catalog schema, if there is one.
+   */
+  static void createIfMissing(Dataset<Row> rows, Tables tables, String table) {
+    createIfMissing(rows.sparkSession(), rows, tables.path(table));
+    CatalogTables.register(rows.sparkSession(), tables, table);
+  }
+
   /** Creates the table with its comments and partitioning unless it exists (an older table stays as it is). */
   static void createIfMissing(SparkSession spark, Dataset<Row> rows, String path) {
     if (DeltaTable.isDeltaTable(spark, path)) {
