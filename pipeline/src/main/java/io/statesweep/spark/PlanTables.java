@@ -6,10 +6,11 @@ import io.statesweep.cost.PriceTable;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -17,17 +18,19 @@ import org.apache.spark.sql.SparkSession;
  * {@code runs}, {@code approvals}, {@code executions}), each made where it is missing, with its comments and
  * partitioning ({@link TableDocs#createIfMissing(Dataset, Tables, String)}) and registered by name in the catalog schema if there is one.
  *
- * <p>They are made on a thread of their own while the plan lists the bucket and reads the state files: in a new JVM
- * the first Delta commit costs seconds of loading, and the listing waits on the store. The plan waits for them
- * ({@link #await}) before it writes its first row; a table that cannot be made fails the plan there, as its first
- * write would have.
+ * <p>They are made on a thread of their own, one after the other in the order a plan first writes them, while the
+ * plan lists the bucket, reads the state files and writes: in a new JVM the first Delta commit costs seconds of
+ * loading, and the listing waits on the store. The plan waits for each table ({@link #await(String)}) before it
+ * writes its first row there, and for all of them ({@link #await()}) before it records the run; a table that
+ * cannot be made fails the plan there, as its first write would have.
  */
 final class PlanTables {
   private static final String JOB_GROUP = "statesweep-plan-tables";
 
-  private final CompletableFuture<Void> made;
+  /** Each table's making, in the order they are made (the order in which a plan first writes them). */
+  private final Map<String, CompletableFuture<Void>> made;
 
-  private PlanTables(CompletableFuture<Void> made) {
+  private PlanTables(Map<String, CompletableFuture<Void>> made) {
     this.made = made;
   }
 
@@ -35,24 +38,41 @@ final class PlanTables {
   static PlanTables makeMissing(SparkSession spark, Tables tables, PriceTable prices, String region) {
     requireNonNull(spark, "spark is null");
     requireNonNull(tables, "tables is null");
-    CompletableFuture<Void> made = new CompletableFuture<>();
+    Map<String, Runnable> makers = new LinkedHashMap<>();
+    makers.put(Tables.STATE_FILES, () -> TableDocs.createIfMissing(SparkPlanAction.toTable(
+        spark.emptyDataset(StateFileRow.ENCODER).toDF(), Tables.STATE_FILES_COLUMNS), tables, Tables.STATE_FILES));
+    makers.put(Tables.DELETION_PLAN, () -> TableDocs.createIfMissing(
+        SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER)), tables, Tables.DELETION_PLAN));
+    makers.put(Tables.PLAN_SUMMARY, () -> TableDocs.createIfMissing(PlanSummary.of(
+        SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER)),
+        PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables, Tables.PLAN_SUMMARY));
+    makers.put(Tables.RUNS, () -> TableDocs.createIfMissing(spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA),
+        tables, Tables.RUNS));
+    makers.put(Tables.APPROVALS, () -> SparkApproveAction.createTableIfMissing(spark, tables));
+    makers.put(Tables.EXECUTIONS, () -> LedgerRecorder.createTableIfMissing(spark, tables));
+    Map<String, CompletableFuture<Void>> made = new LinkedHashMap<>();
+    makers.keySet().forEach(table -> made.put(table, new CompletableFuture<>()));
     // A thread of its own, made by the plan's thread (whose Spark properties it inherits), never a pooled one
     // that another query's properties may have reached.
     Thread thread = new Thread(() -> {
       spark.sparkContext().setJobGroup(JOB_GROUP, "statesweep plan: making missing tables", false);
+      Throwable failure = null;
       try {
-        TableDocs.createIfMissing(SparkPlanAction.toTable(spark.emptyDataset(StateFileRow.ENCODER).toDF(),
-            Tables.STATE_FILES_COLUMNS), tables, Tables.STATE_FILES);
-        Dataset<Row> noPlanRows = SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER));
-        TableDocs.createIfMissing(noPlanRows, tables, Tables.DELETION_PLAN);
-        TableDocs.createIfMissing(PlanSummary.of(noPlanRows,
-            PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables, Tables.PLAN_SUMMARY);
-        TableDocs.createIfMissing(spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA), tables, Tables.RUNS);
-        SparkApproveAction.createTableIfMissing(spark, tables);
-        LedgerRecorder.createTableIfMissing(spark, tables);
-        made.complete(null);
-      } catch (RuntimeException | Error e) {
-        made.completeExceptionally(e);
+        for (Map.Entry<String, Runnable> maker : makers.entrySet()) {
+          CompletableFuture<Void> table = made.get(maker.getKey());
+          if (failure != null) {
+            // A table after one that could not be made is not tried: the plan fails at the first.
+            table.completeExceptionally(failure);
+            continue;
+          }
+          try {
+            maker.getValue().run();
+            table.complete(null);
+          } catch (RuntimeException | Error e) {
+            failure = e;
+            table.completeExceptionally(e);
+          }
+        }
       } finally {
         spark.sparkContext().clearJobGroup();
       }
@@ -62,10 +82,17 @@ final class PlanTables {
     return new PlanTables(made);
   }
 
-  /** Waits until the tables are made; rethrows what stopped it, as it was thrown. */
-  void await() {
+  /**
+   * Waits until {@code table} is made (a plan writes it next) while the later ones are still being made; rethrows
+   * what stopped it, as it was thrown.
+   */
+  void await(String table) {
+    CompletableFuture<Void> making = made.get(table);
+    if (making == null) {
+      throw new IllegalArgumentException("not a table a plan makes: " + table);
+    }
     try {
-      made.join();
+      making.join();
     } catch (CompletionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException runtime) {
@@ -78,12 +105,21 @@ final class PlanTables {
     }
   }
 
+  /** Waits until every table is made: from here on, each table a review reads exists. */
+  void await() {
+    for (String table : made.keySet()) {
+      await(table);
+    }
+  }
+
   /** Waits until making them ended, however it ended (a plan that stops early leaves no thread behind). */
   void awaitQuietly() {
-    try {
-      made.join();
-    } catch (RuntimeException e) {
-      // The plan failed before it needed the tables, or fails with its own cause.
+    for (CompletableFuture<Void> making : made.values()) {
+      try {
+        making.join();
+      } catch (RuntimeException e) {
+        // The plan failed before it needed the tables, or fails with its own cause.
+      }
     }
   }
 }

@@ -170,6 +170,8 @@ public final class SparkPlanAction {
       if (cost.versioningNote() != null && versioning.keepsNoncurrentVersions()) {
         lines.accept(LogLine.versioning(options.bucket(), cost.versioningNote()));
       }
+      // Every table the review reads exists from here on, empty where nothing happened yet.
+      planTables.await();
       writeRun(run, tables, startedAt, summary, counts, null, cost);
       PLANNED_HERE.add(run.runId());
       Map<String, Double> seconds = phaseSeconds();
@@ -294,8 +296,7 @@ public final class SparkPlanAction {
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
     stateFileRows = toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS);
-    // Every table the review reads exists from here on, empty where nothing happened yet.
-    planTables.await();
+    planTables.await(Tables.STATE_FILES);
     append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
         previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
@@ -307,7 +308,9 @@ public final class SparkPlanAction {
     // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
     // cost and its lines are all read from them, never from a second planning or a reading of the table back.
     planRows = planTable(planDS).localCheckpoint(true);
+    planTables.await(Tables.DELETION_PLAN);
     append(planRows, tables, Tables.DELETION_PLAN);
+    planTables.await(Tables.PLAN_SUMMARY);
     append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(options).name()), tables,
         Tables.PLAN_SUMMARY);
     return counts(keysListed, listing.tasks());
@@ -345,8 +348,8 @@ public final class SparkPlanAction {
       // From an RDD, not a local list: a Dataset of a local list carries its (tiny) size into every
       // estimate derived from it, so Spark would plan the listing's joins as broadcasts and collect
       // millions of keys into the driver. An RDD's size is unknown, so the joins shuffle.
-      Dataset<ListedRow> listedDS = ofUnknownSize(spark, pending, ListingTaskRow.ENCODER)
-          .repartition(Math.max(1, Math.min(pending.size(), parallelism * 4)))
+      Dataset<ListedRow> listedDS = ofUnknownSize(spark, pending, ListingTaskRow.ENCODER,
+              Math.max(1, Math.min(pending.size(), parallelism * 4)))
           .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask(), metrics),
               ListedRow.ENCODER)
           // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
@@ -371,8 +374,24 @@ public final class SparkPlanAction {
    * nothing derived from it is ever planned as a broadcast on a size estimate.
    */
   static <T> Dataset<T> ofUnknownSize(SparkSession spark, List<T> rows, Encoder<T> encoder) {
-    return spark.createDataset(JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(rows, 1).rdd(),
-        encoder);
+    return ofUnknownSize(spark, rows, encoder, 1);
+  }
+
+  /**
+   * As {@link #ofUnknownSize(SparkSession, List, Encoder)}, in {@code partitions} partitions dealt in turn (row i to
+   * partition i mod {@code partitions}), as a round-robin repartition would, without its shuffle: neighbouring rows
+   * (folders that sort together, and are often alike in size) go to different tasks.
+   */
+  static <T> Dataset<T> ofUnknownSize(SparkSession spark, List<T> rows, Encoder<T> encoder, int partitions) {
+    int slices = Math.max(1, Math.min(partitions, Math.max(1, rows.size())));
+    List<T> dealt = new ArrayList<>(rows.size());
+    for (int slice = 0; slice < slices; slice++) {
+      for (int i = slice; i < rows.size(); i += slices) {
+        dealt.add(rows.get(i));
+      }
+    }
+    return spark.createDataset(JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(dealt, slices)
+        .rdd(), encoder);
   }
 
   /**

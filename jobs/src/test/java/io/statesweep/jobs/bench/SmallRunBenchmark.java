@@ -54,6 +54,12 @@ import java.util.stream.Stream;
  * the reference deleting what it decided (on a copy of its own). The plans and the reference's reads of an
  * archive share one copy of it, written once; every run that deletes gets a copy under a prefix of its own.
  *
+ * <p>Launches: each jar measurement runs under each of {@link #LAUNCHES}: "default", README's {@code java -cp} launch
+ * as above; "short-run", with README's short-run flags added ({@code statesweep.short-run.flags} of {@code pom.xml}:
+ * the client compiler only, the serial collector); "short-run+class-data", with those and a class-data archive
+ * ({@code -XX:SharedArchiveFile}) that one earlier run of the jar wrote at its exit ({@code -XX:ArchiveClassesAtExit}),
+ * a {@code run --execute} of a copy of the small archive made before the measurements and not counted.
+ *
  * <p>Prints, for every jar run: wall seconds (process start to exit), exit code, the phase seconds of its
  * {@code metrics:} line ({@code run --execute} prints one, its execute's), Spark jobs by job group
  * ({@code spark.jobGroup.id}, one a phase, such as {@code statesweep-plan-list}) with the seconds from a group's
@@ -61,10 +67,10 @@ import java.util.stream.Stream;
  * ({@code -Dspark.eventLog.enabled=true}, so the runs also write it), and the Delta commits (new
  * {@code _delta_log/NNN.json} files) the run added to each table of the warehouse; for every reference run its
  * line. Then min / median / max of wall seconds per measurement and a table of medians side by side, the
- * other columns from the run of median wall time. Figures only: it asserts nothing.
+ * other columns from the last launch's run of median wall time. Figures only: it asserts nothing.
  *
  * <p>Run: {@code mvn -B -q -Pscale -DskipTests verify -pl jobs -am -Dscale.args="small [repetitions (3)]
- * [archives (small,demo)]"}; {@code package} builds the jar before {@code verify} runs this. Warehouses,
+ * [archives (small,demo)] [launches (default,short-run,short-run+class-data)]"}; {@code package} builds the jar before {@code verify} runs this. Warehouses,
  * event logs and each run's output stay in {@code jobs/target/small-run/run-*}.
  */
 final class SmallRunBenchmark {
@@ -77,6 +83,9 @@ final class SmallRunBenchmark {
   private static final Pattern COMMIT = Pattern.compile("\\d{20}\\.json");
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The launches measured, in this order: each a set of JVM flags added to README's {@code java -cp} launch. */
+  static final List<String> LAUNCHES = List.of("default", "short-run", "short-run+class-data");
+
   private final LocalS3Server server;
   private final ObjectStore store;
   private final Path work;
@@ -85,27 +94,34 @@ final class SmallRunBenchmark {
   /** The jar's class path and main class. */
   private final List<String> jarMain;
   private final List<String> referenceCommand;
+  /** README's short-run flags ({@code statesweep.short-run.flags} of {@code pom.xml}). */
+  private final List<String> shortRunFlags;
 
   private SmallRunBenchmark(LocalS3Server server, Path work, List<String> jarJvm, List<String> jarMain,
-      List<String> referenceCommand) {
+      List<String> referenceCommand, List<String> shortRunFlags) {
     this.server = server;
     this.store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
     this.work = work;
     this.jarJvm = jarJvm;
     this.jarMain = jarMain;
     this.referenceCommand = referenceCommand;
+    this.shortRunFlags = shortRunFlags;
   }
 
   static void main(String[] args) throws Exception {
     int repetitions = args.length > 0 ? Integer.parseInt(args[0]) : 3;
     List<String> archives = List.of((args.length > 1 ? args[1] : "small,demo").split(","));
-    if (repetitions < 1 || archives.stream().anyMatch(name -> !name.equals("small") && !name.equals("demo"))) {
-      System.err.println("usage: small [repetitions] [small,demo]");
+    List<String> launches = List.of((args.length > 2 ? args[2] : String.join(",", LAUNCHES)).split(","));
+    if (repetitions < 1 || archives.stream().anyMatch(name -> !name.equals("small") && !name.equals("demo"))
+        || launches.stream().anyMatch(launch -> !LAUNCHES.contains(launch))) {
+      System.err.println("usage: small [repetitions] [small,demo] [" + String.join(",", LAUNCHES) + "]");
       System.exit(2);
     }
     String flags = System.getProperty("spark.java17.flags");
-    if (flags == null || flags.isBlank()) {
-      throw new IllegalStateException("set the system property spark.java17.flags (the scale profile passes it)");
+    String shortRun = System.getProperty("statesweep.short-run.flags");
+    if (flags == null || flags.isBlank() || shortRun == null || shortRun.isBlank()) {
+      throw new IllegalStateException("set the system properties spark.java17.flags and statesweep.short-run.flags"
+          + " (the scale profile passes them)");
     }
     Path jar = Path.of(System.getProperty("statesweep.jar", "jobs/target/statesweep.jar")).toAbsolutePath();
     String platform = Files.readString(Path.of(System.getProperty("statesweep.provided.classpath",
@@ -120,30 +136,68 @@ final class SmallRunBenchmark {
     Path runs = Files.createDirectories(Path.of("jobs", "target", "small-run").toAbsolutePath());
     Path work = Files.createTempDirectory(runs, "run-");
 
-    System.out.printf("small runs: the shipped jar %s (java -cp, -Xmx2g) beside %s, %d repetitions of %s; a"
-        + " local S3Proxy server; %d cores; work directory %s%n", jar, ReferenceCleanup.class.getSimpleName(),
-        repetitions, String.join(", ", archives), Runtime.getRuntime().availableProcessors(), work);
+    System.out.printf("small runs: the shipped jar %s (java -cp, -Xmx2g; launches %s) beside %s, %d repetitions of"
+        + " %s; a local S3Proxy server; %d cores; work directory %s%n", jar, String.join(", ", launches),
+        ReferenceCleanup.class.getSimpleName(), repetitions, String.join(", ", archives),
+        Runtime.getRuntime().availableProcessors(), work);
     try (LocalS3Server server = LocalS3Server.builder().maxHeap("1g").start()) {
       server.setCredentialSystemProperties();
       server.createBucket(BUCKET);
-      new SmallRunBenchmark(server, work, jarJvm, jarMain, referenceCommand).measure(archives, repetitions);
+      List<String> shortRunFlags = Arrays.asList(shortRun.trim().split("\\s+"));
+      new SmallRunBenchmark(server, work, jarJvm, jarMain, referenceCommand, shortRunFlags)
+          .measure(archives, repetitions, launches);
     }
   }
 
   /** A measured archive: its name, what it holds, and the prefix that the plans and the reference's read share. */
   private record Archive(String name, int records, int keys, String prefix) {}
 
-  /** One line of the table: a jar measurement, and the reference's beside it. */
-  private record Row(String name, Archive archive, List<JarRun> statesweep, List<ReferenceRun> reference) {
+  /** One line of the table: a jar measurement under each launch, and the reference's beside it. */
+  private record Row(String name, Archive archive, Map<String, List<JarRun>> statesweep, List<ReferenceRun> reference) {
     Row(String name, Archive archive, List<ReferenceRun> reference) {
-      this(name, archive, new ArrayList<>(), reference);
+      this(name, archive, new LinkedHashMap<>(), reference);
+    }
+
+    List<JarRun> under(String launch) {
+      return statesweep.computeIfAbsent(launch, name -> new ArrayList<>());
     }
   }
 
   /** The rows of one archive: its plan, its plan again beside the same reference runs, and its run (or null). */
   private record Measured(Archive archive, Row plan, Row again, Row run) {}
 
-  private void measure(List<String> archiveNames, int repetitions) throws Exception {
+  /**
+   * The JVM flags each launch adds: none; README's short-run flags; those and a class-data archive that one earlier
+   * run of the jar wrote at its exit ({@code -XX:ArchiveClassesAtExit}), made here by a {@code run --execute} of a
+   * copy of the small archive that is not measured.
+   */
+  private Map<String, List<String>> launchFlags(List<String> launches) throws Exception {
+    Map<String, List<String>> flags = new LinkedHashMap<>();
+    for (String launch : launches) {
+      List<String> added = new ArrayList<>();
+      if (!launch.equals("default")) {
+        added.addAll(shortRunFlags);
+      }
+      if (launch.equals("short-run+class-data")) {
+        Path archive = work.resolve("statesweep.jsa");
+        List<String> dump = new ArrayList<>(shortRunFlags);
+        dump.add("-XX:ArchiveClassesAtExit=" + archive);
+        Path warehouse = Files.createDirectories(work.resolve("class-data")).resolve("warehouse");
+        JarRun made = jar("class-data archive (not measured)", dump, List.of("run", "--execute"),
+            write("small", "small-class-data/").prefix(), warehouse);
+        if (made.exit() != 0 || !Files.isRegularFile(archive)) {
+          throw new IllegalStateException("no class-data archive at " + archive + ": see the run's output above");
+        }
+        System.out.printf("class-data archive %s: %,d bytes%n", archive, Files.size(archive));
+        added.add("-XX:SharedArchiveFile=" + archive);
+      }
+      flags.put(launch, added);
+    }
+    return flags;
+  }
+
+  private void measure(List<String> archiveNames, int repetitions, List<String> launches) throws Exception {
+    Map<String, List<String>> flags = launchFlags(launches);
     List<Measured> measured = new ArrayList<>();
     for (String name : archiveNames) {
       Archive archive = write(name, name + "/");
@@ -156,18 +210,25 @@ final class SmallRunBenchmark {
       for (Measured rows : measured) {
         Archive archive = rows.archive();
         String name = archive.name();
-        Path warehouse = Files.createDirectories(work.resolve(name + "-plan-" + repetition)).resolve("warehouse");
-        rows.plan().statesweep().add(jar(rows.plan().name() + " #" + repetition, List.of("plan"), archive.prefix(),
-            warehouse));
-        rows.again().statesweep().add(jar(rows.again().name() + " #" + repetition, List.of("plan"), archive.prefix(),
-            warehouse));
+        for (Map.Entry<String, List<String>> launch : flags.entrySet()) {
+          String as = " (" + launch.getKey() + ") #" + repetition;
+          Path warehouse = Files.createDirectories(work.resolve(name + "-plan-" + launch.getKey() + "-" + repetition))
+              .resolve("warehouse");
+          rows.plan().under(launch.getKey()).add(jar(rows.plan().name() + as, launch.getValue(), List.of("plan"),
+              archive.prefix(), warehouse));
+          rows.again().under(launch.getKey()).add(jar(rows.again().name() + as, launch.getValue(), List.of("plan"),
+              archive.prefix(), warehouse));
+          if (rows.run() != null) {
+            String jarPrefix = write(name, name + "-run-" + launch.getKey() + "-" + repetition + "/").prefix();
+            Path runWarehouse = Files.createDirectories(work.resolve(name + "-run-" + launch.getKey() + "-"
+                + repetition)).resolve("warehouse");
+            rows.run().under(launch.getKey()).add(jar(rows.run().name() + as, launch.getValue(),
+                List.of("run", "--execute"), jarPrefix, runWarehouse));
+          }
+        }
         rows.plan().reference().add(reference(name + ": reference plan #" + repetition, archive.prefix(), false));
         if (rows.run() != null) {
-          String jarPrefix = write(name, name + "-run-" + repetition + "/").prefix();
           String referencePrefix = write(name, name + "-reference-run-" + repetition + "/").prefix();
-          Path runWarehouse = Files.createDirectories(work.resolve(name + "-run-" + repetition)).resolve("warehouse");
-          rows.run().statesweep().add(jar(rows.run().name() + " #" + repetition, List.of("run", "--execute"),
-              jarPrefix, runWarehouse));
           rows.run().reference().add(reference(name + ": reference run --execute #" + repetition, referencePrefix,
               true));
         }
@@ -178,7 +239,7 @@ final class SmallRunBenchmark {
       table.addAll(rows.run() == null ? List.of(rows.plan(), rows.again())
           : List.of(rows.plan(), rows.again(), rows.run()));
     }
-    print(table, repetitions);
+    print(table, repetitions, List.copyOf(flags.keySet()));
   }
 
   /** Writes a copy of the archive {@code name} under {@code prefix}. */
@@ -292,11 +353,16 @@ final class SmallRunBenchmark {
   /** A reference run: how long it took, how it ended, and its line's pairs. */
   private record ReferenceRun(double wallSeconds, int exit, Map<String, String> pairs) {}
 
-  /** Runs the shipped jar's {@code command} on {@code prefix} into {@code warehouse}, in a JVM of its own. */
-  private JarRun jar(String name, List<String> command, String prefix, Path warehouse) throws Exception {
+  /**
+   * Runs the shipped jar's {@code command} on {@code prefix} into {@code warehouse}, in a JVM of its own with the
+   * launch's {@code flags} added.
+   */
+  private JarRun jar(String name, List<String> flags, List<String> command, String prefix, Path warehouse)
+      throws Exception {
     Path directory = Files.createDirectories(warehouse.getParent());
     Path eventLog = Files.createDirectories(directory.resolve(fileName(name) + "-event-log"));
     List<String> commandLine = new ArrayList<>(jarJvm);
+    commandLine.addAll(flags);
     commandLine.addAll(List.of("-Dspark.eventLog.enabled=true", "-Dspark.eventLog.dir=" + eventLog.toUri()));
     commandLine.addAll(jarMain);
     commandLine.addAll(command);
@@ -467,31 +533,52 @@ final class SmallRunBenchmark {
     return pairs;
   }
 
-  private static void print(List<Row> rows, int repetitions) {
+  private static void print(List<Row> rows, int repetitions, List<String> launches) {
     System.out.println();
     System.out.printf("wall seconds, min / median / max of %d:%n", repetitions);
     for (Row row : rows) {
-      System.out.printf("  %-36s statesweep %s   reference %s%n", row.name(),
-          spread(row.statesweep().stream().map(JarRun::wallSeconds).toList()),
-          spread(row.reference().stream().map(ReferenceRun::wallSeconds).toList()));
+      for (String launch : launches) {
+        System.out.printf("  %-36s %-22s statesweep %s   reference %s%n", row.name(), launch,
+            spread(row.under(launch).stream().map(JarRun::wallSeconds).toList()),
+            spread(row.reference().stream().map(ReferenceRun::wallSeconds).toList()));
+      }
     }
     System.out.println();
-    System.out.println("| run | records | keys | statesweep s (median) | reference s (median) | ratio | Spark jobs | stages"
-        + " | tasks | Delta commits | phase seconds |");
-    System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    for (Row row : rows) {
-      double statesweep = median(row.statesweep().stream().map(JarRun::wallSeconds).toList());
-      double reference = median(row.reference().stream().map(ReferenceRun::wallSeconds).toList());
-      JarRun typical = row.statesweep().stream()
-          .min(Comparator.comparingDouble(run -> Math.abs(run.wallSeconds() - statesweep))).orElseThrow();
-      System.out.printf("| %s | %,d | %,d | %.1f | %.1f | %.1f | %d | %d | %d | %d | %s |%n", row.name(),
-          row.archive().records(), row.archive().keys(), statesweep, reference, statesweep / reference, typical.jobs(),
-          typical.stages(), typical.tasks(), typical.commits(), typical.phases());
+    String last = launches.get(launches.size() - 1);
+    StringBuilder header = new StringBuilder("| run | records | keys |");
+    StringBuilder rule = new StringBuilder("| --- | --- | --- |");
+    for (String launch : launches) {
+      header.append(" statesweep s, ").append(launch).append(" |");
+      rule.append(" --- |");
     }
-    System.out.println("statesweep s: the jar's JVM from start to exit; reference s: ReferenceCleanup's JVM from start"
-        + " to exit (beside \"plan again\", its plan's: it keeps nothing from run to run); ratio: statesweep /"
-        + " reference; Spark jobs, stages (completed), tasks (ended), Delta commits (new _delta_log/NNN.json in the"
-        + " warehouse) and phase seconds (the metrics lines' \"seconds\") of the statesweep run of median wall time.");
+    header.append(" reference s | ratios | Spark jobs | stages | tasks | Delta commits | phase seconds (").append(last)
+        .append(") |");
+    rule.append(" --- | --- | --- | --- | --- | --- | --- |");
+    System.out.println(header);
+    System.out.println(rule);
+    for (Row row : rows) {
+      double reference = median(row.reference().stream().map(ReferenceRun::wallSeconds).toList());
+      StringBuilder line = new StringBuilder(String.format("| %s | %,d | %,d |", row.name(), row.archive().records(),
+          row.archive().keys()));
+      List<String> ratios = new ArrayList<>();
+      for (String launch : launches) {
+        double statesweep = median(row.under(launch).stream().map(JarRun::wallSeconds).toList());
+        line.append(String.format(" %.1f |", statesweep));
+        ratios.add(String.format("%.1f", statesweep / reference));
+      }
+      double statesweep = median(row.under(last).stream().map(JarRun::wallSeconds).toList());
+      JarRun typical = row.under(last).stream()
+          .min(Comparator.comparingDouble(run -> Math.abs(run.wallSeconds() - statesweep))).orElseThrow();
+      line.append(String.format(" %.1f | %s | %d | %d | %d | %d | %s |", reference, String.join(" / ", ratios),
+          typical.jobs(), typical.stages(), typical.tasks(), typical.commits(), typical.phases()));
+      System.out.println(line);
+    }
+    System.out.println("statesweep s: the jar's JVM from start to exit under each launch (default: README's java -cp"
+        + " launch; short-run: with its short-run flags; short-run+class-data: also with a class-data archive that an"
+        + " earlier run wrote); reference s: ReferenceCleanup's JVM from start to exit (beside \"plan again\", its"
+        + " plan's: it keeps nothing from run to run); ratios: statesweep / reference, one per launch; Spark jobs,"
+        + " stages (completed), tasks (ended), Delta commits (new _delta_log/NNN.json in the warehouse) and phase"
+        + " seconds (the metrics lines' \"seconds\") of the last launch's run of median wall time.");
   }
 
   private static String spread(List<Double> values) {
