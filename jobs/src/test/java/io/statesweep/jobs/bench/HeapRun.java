@@ -104,6 +104,15 @@ public final class HeapRun {
    */
   static Map<String, String> plan(SyntheticArchive archive, int latencyMillis, String heap, String master,
       List<String> jvmOptions, List<String> planOptions) throws Exception {
+    return command(archive, latencyMillis, heap, master, jvmOptions, List.of("plan"), planOptions);
+  }
+
+  /**
+   * As {@link #plan}, for any {@code command} of the command line ({@code plan}, {@code run --execute}); the result
+   * also holds the probe's CPU figures ({@code cpu_process_s}, {@code cpu_tasks_s}, {@code cpu_tasks_s:<group>}).
+   */
+  static Map<String, String> command(SyntheticArchive archive, int latencyMillis, String heap, String master,
+      List<String> jvmOptions, List<String> commandWords, List<String> planOptions) throws Exception {
     Map<String, String> result = new LinkedHashMap<>();
     result.put("keys", Long.toString(archive.keys()));
     result.put("records", Long.toString(archive.records()));
@@ -135,9 +144,10 @@ public final class HeapRun {
             "-Dspark.driver.bindAddress=127.0.0.1", "-Dspark.ui.enabled=false", "-Dspark.sql.shuffle.partitions=16"));
       }
       command.addAll(jvmOptions);
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"), PlanHeapProbe.class.getName(),
-          "plan", "--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint", server.endpoint(),
-          "--warehouse", warehouse.toString(), "--workers", "16", "--pages-per-task", "20"));
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"), PlanHeapProbe.class.getName()));
+      command.addAll(commandWords);
+      command.addAll(List.of("--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint",
+          server.endpoint(), "--warehouse", warehouse.toString(), "--workers", "16", "--pages-per-task", "20"));
       command.addAll(planOptions);
       System.out.printf("%n== %d keys (%d records): server pid %d at %s; plan: -Xmx%s %s%n", archive.keys(),
           archive.records(), server.pid(), server.endpoint(), heap, master);
@@ -178,9 +188,12 @@ public final class HeapRun {
             watchdog.setDaemon(true);
             watchdog.start();
           }
-          if (line.startsWith("heap-probe-broadcast-joins: ")) {
+          if (line.startsWith("metrics: ")) {
+            result.merge("metrics", line.substring("metrics: ".length()), (a, b) -> a + "\n" + b);
+          } else if (line.startsWith("heap-probe-broadcast-joins: ")) {
             result.put("broadcast_joins", line.substring(line.indexOf(':') + 2));
-          } else if (line.startsWith("summary: ") || line.startsWith("heap-probe: ")) {
+          } else if (line.startsWith("summary: ") || line.startsWith("heap-probe: ")
+              || line.startsWith("heap-probe-cpu: ")) {
             for (String pair : line.substring(line.indexOf(':') + 2).split(" ")) {
               int equals = pair.indexOf('=');
               if (equals > 0) {

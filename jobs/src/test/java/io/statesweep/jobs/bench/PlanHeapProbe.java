@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,6 +22,8 @@ import org.apache.spark.SparkEnv;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerEvent;
 import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate;
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart;
 
@@ -35,9 +38,15 @@ import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart;
  * of the SQL plans. Prints lines starting with {@code heap-probe} when the JVM exits (the command line
  * ends with System.exit).
  *
- * <p>Phases come from the Spark job group of each job ({@code statesweep-plan-<phase>}): register
- * {@link Phases} with {@code -Dspark.extraListeners=io.statesweep.jobs.bench.PlanHeapProbe$Phases}.
- * Driver-side work before a phase's first Spark job counts in the phase before it.
+ * <p>Phases come from the Spark job group of each job ({@code statesweep-plan-<phase>}, {@code
+ * statesweep-execute-<phase>}): register {@link Phases} with
+ * {@code -Dspark.extraListeners=io.statesweep.jobs.bench.PlanHeapProbe$Phases}. Driver-side work before a phase's
+ * first Spark job counts in the phase before it.
+ *
+ * <p>CPU: the whole JVM's CPU time ({@code OperatingSystemMXBean.getProcessCpuTime}) per phase (from its first job
+ * to the next phase's) and at exit, and the tasks' CPU by job group (each task's executor CPU time, deserialization
+ * included, as Spark measures it: the task's own thread only, not the threads it starts, such as a state-file read's
+ * workers). Printed as a line starting with {@code heap-probe-cpu}.
  */
 public final class PlanHeapProbe {
   static volatile String phase = "start-up";
@@ -53,6 +62,9 @@ public final class PlanHeapProbe {
   private static final Pattern BROADCAST_KEYS = Pattern.compile(
       "\\((\\d+)\\) BroadcastHashJoin[^\\n]*\\nLeft keys \\[\\d+\\]: \\[([^\\]]*)\\]\\nRight keys \\[\\d+\\]: \\[([^\\]]*)\\]");
   private static final Set<String> BROADCAST_JOINS = new LinkedHashSet<>();
+  /** Job group (less {@code statesweep-}) of every stage submitted, and the nanoseconds of CPU its tasks used. */
+  private static final Map<Integer, String> STAGE_GROUPS = new ConcurrentHashMap<>();
+  private static final Map<String, AtomicLong> TASK_CPU_NANOS = new ConcurrentHashMap<>();
 
   private PlanHeapProbe() {}
 
@@ -64,9 +76,28 @@ public final class PlanHeapProbe {
     @Override
     public void onJobStart(SparkListenerJobStart jobStart) {
       String group = jobStart.properties() == null ? null : jobStart.properties().getProperty("spark.jobGroup.id");
-      if (group != null) {
-        enter(group.replaceFirst("^statesweep-plan-", ""));
+      // The plan makes its missing tables on a thread of its own beside its phases: those jobs start no phase.
+      if (group != null && !group.equals("statesweep-plan-tables")) {
+        enter(group.replaceFirst("^statesweep-plan-", "").replaceFirst("^statesweep-", ""));
       }
+    }
+
+    @Override
+    public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
+      String group = submitted.properties() == null ? null
+          : submitted.properties().getProperty("spark.jobGroup.id");
+      STAGE_GROUPS.put(submitted.stageInfo().stageId(), group == null ? "(no group)"
+          : group.replaceFirst("^statesweep-", ""));
+    }
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd taskEnd) {
+      if (taskEnd.taskMetrics() == null) {
+        return;
+      }
+      String group = STAGE_GROUPS.getOrDefault(taskEnd.stageId(), "(no group)");
+      TASK_CPU_NANOS.computeIfAbsent(group, name -> new AtomicLong()).addAndGet(
+          taskEnd.taskMetrics().executorCpuTime() + taskEnd.taskMetrics().executorDeserializeCpuTime());
     }
 
     @Override
@@ -103,17 +134,18 @@ public final class PlanHeapProbe {
   static synchronized void enter(String name) {
     if (!name.equals(phase)) {
       phase = name;
-      PHASES.computeIfAbsent(name, n -> new long[] {System.nanoTime(), 0, 0, 0, 0});
+      PHASES.computeIfAbsent(name, n -> new long[] {System.nanoTime(), 0, 0, 0, 0, processCpuNanos()});
     }
   }
 
   private static synchronized void record(int slot, long value) {
-    long[] current = PHASES.computeIfAbsent(phase, n -> new long[] {System.nanoTime(), 0, 0, 0, 0});
+    long[] current = PHASES.computeIfAbsent(phase, n -> new long[] {System.nanoTime(), 0, 0, 0, 0,
+        processCpuNanos()});
     current[slot] = Math.max(current[slot], value);
   }
 
   public static void main(String[] args) {
-    PHASES.put(phase, new long[] {STARTED, 0, 0, 0, 0});
+    PHASES.put(phase, new long[] {STARTED, 0, 0, 0, 0, 0});
     Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
         .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
     for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -193,7 +225,36 @@ public final class PlanHeapProbe {
             + " wall_s=%.1f phases=%s%n", max >> 20, PEAK_USED.get() >> 20, PEAK_LIVE.get() >> 20,
         MAJOR_GCS.get(), MINOR_GCS.get(), GC_MILLIS.get() / 1e3, (System.nanoTime() - STARTED) / 1e9, phases);
     System.out.println("heap-probe-broadcast-joins: " + BROADCAST_JOINS.size() + " " + BROADCAST_JOINS);
+    // The command line stops the session it made before it exits, and stopping drains the listener bus: every
+    // task's end has been counted by now.
+    long tasks = TASK_CPU_NANOS.values().stream().mapToLong(AtomicLong::get).sum();
+    long process = processCpuNanos();
+    StringBuilder cpu = new StringBuilder(String.format("heap-probe-cpu: cpu_process_s=%.3f cpu_tasks_s=%.3f", process / 1e9,
+        tasks / 1e9));
+    // The whole JVM's CPU from a phase's first job to the next phase's: every thread (tasks and the threads they
+    // start, the driver, compilers, collector).
+    String previousPhase = null;
+    long previousCpu = 0;
+    for (Map.Entry<String, long[]> entry : PHASES.entrySet()) {
+      if (previousPhase != null) {
+        cpu.append(String.format(" cpu_phase_s:%s=%.3f", previousPhase, (entry.getValue()[5] - previousCpu) / 1e9));
+      }
+      previousPhase = entry.getKey();
+      previousCpu = entry.getValue()[5];
+    }
+    if (previousPhase != null) {
+      cpu.append(String.format(" cpu_phase_s:%s=%.3f", previousPhase, (process - previousCpu) / 1e9));
+    }
+    new java.util.TreeMap<>(TASK_CPU_NANOS).forEach((group, nanos) -> cpu.append(String.format(" cpu_tasks_s:%s=%.3f", group,
+        nanos.get() / 1e9)));
+    System.out.println(cpu);
     System.out.flush();
+  }
+
+  /** This JVM's CPU time so far, every thread's. */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** name:seconds/peak-used-MB/peak-live-MB/peak-storage-MB/peak-execution-MB */

@@ -51,7 +51,9 @@ import org.apache.spark.sql.SparkSession;
  * plan and execute under {@code --max-deletes-per-second}, measured at the server.
  * {@code -Dscale.args="missing lines[,lines...] [lost-per-record] [heap] [latency-ms]"} runs {@link MissingLinesRun}:
  * a plan that prints that many {@code missing} lines with a 1 GB heap.
- * {@code -Dscale.args="small [repetitions] [small,demo]"} runs {@link SmallRunBenchmark}: the shipped jar's
+ * {@code -Dscale.args="cpu keys latency-ms [heap]"} runs {@link CpuRun}: CPU per 1,000 keys of each phase of
+ * {@code plan} and {@code run --execute}, beside the SDK's own CPU per ListObjectsV2 page.
+ * {@code -Dscale.args="small [repetitions] [small,demo] [launches]"} runs {@link SmallRunBenchmark}: the shipped jar's
  * {@code plan} and {@code run --execute} of small archives on a local S3Proxy server, each a JVM of its own,
  * beside {@link ReferenceCleanup}.
  */
@@ -76,6 +78,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("deletes")) {
       DeleteRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("cpu")) {
+      CpuRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("small")) {
