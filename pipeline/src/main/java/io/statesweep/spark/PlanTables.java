@@ -16,7 +16,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The tables a plan writes and a review reads ({@code state_files}, {@code deletion_plan}, {@code plan_summary},
  * {@code runs}, {@code approvals}, {@code executions}), each made where it is missing, with its comments and
- * partitioning ({@link TableDocs#createIfMissing(Dataset, Tables, String)}) and registered by name in the catalog schema if there is one.
+ * partitioning ({@link TableDocs#createIfMissing(Dataset, Tables, String)}) and registered by name in the catalog
+ * schema if there is one.
  *
  * <p>They are made on a thread of their own, one after the other in the order a plan first writes them, while the
  * plan lists the bucket, reads the state files and writes: in a new JVM the first Delta commit costs seconds of
@@ -46,8 +47,8 @@ final class PlanTables {
     makers.put(Tables.PLAN_SUMMARY, () -> TableDocs.createIfMissing(PlanSummary.of(
         SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER)),
         PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables, Tables.PLAN_SUMMARY));
-    makers.put(Tables.RUNS, () -> TableDocs.createIfMissing(spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA),
-        tables, Tables.RUNS));
+    makers.put(Tables.RUNS, () -> TableDocs.createIfMissing(
+        spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA), tables, Tables.RUNS));
     makers.put(Tables.APPROVALS, () -> SparkApproveAction.createTableIfMissing(spark, tables));
     makers.put(Tables.EXECUTIONS, () -> LedgerRecorder.createTableIfMissing(spark, tables));
     Map<String, CompletableFuture<Void>> made = new LinkedHashMap<>();

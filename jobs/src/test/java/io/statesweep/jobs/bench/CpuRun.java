@@ -69,16 +69,18 @@ final class CpuRun {
     long listed = Long.parseLong(plan.getOrDefault("keys_listed", "0"));
     long deleted = keysDeleted(run.getOrDefault("metrics", ""));
     System.out.println();
-    System.out.printf("plan: exit %s, %,d keys listed, wall %s s; run --execute: exit %s, %,d keys deleted, wall %s s%n",
+    System.out.printf("plan: exit %s, %,d keys listed, wall %s s; run --execute: exit %s, %,d keys deleted,"
+        + " wall %s s%n",
         plan.get("exit"), listed, plan.get("wall_s"), run.get("exit"), deleted, run.get("wall_s"));
     System.out.println();
-    System.out.println("| run | phase | wall s | JVM CPU s | per | CPU-ms per 1,000 keys | x SDK | task threads' CPU s |");
+    System.out.println("| run | phase | wall s | JVM CPU s | per | CPU-ms per 1,000 keys | x SDK"
+        + " | task threads' CPU s |");
     System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
     table("plan", plan, listed, deleted, sdkMillisPerThousand);
     table("run --execute", run, listed, deleted, sdkMillisPerThousand);
-    System.out.println("wall s: from the phase's first Spark job to the next phase's (start-up: from main() to the first"
-        + " job); JVM CPU s: the plan JVM's CPU time over that span, every thread (tasks and the threads they start,"
-        + " the driver, compilers, collector); per: the keys it is divided by (a plan's phases: keys listed; an"
+    System.out.println("wall s: from the phase's first Spark job to the next phase's (start-up: from main() to the"
+        + " first job); JVM CPU s: the plan JVM's CPU time over that span, every thread (tasks and the threads they"
+        + " start, the driver, compilers, collector); per: the keys it is divided by (a plan's phases: keys listed; an"
         + " execute's: keys deleted); x SDK: CPU-ms per 1,000 keys over the SDK's own per 1,000 keys of a"
         + " ListObjectsV2 page; task threads' CPU s: Spark's executor CPU time of the phase's tasks (their own threads"
         + " only, not the S3 workers they start).");
@@ -89,7 +91,7 @@ final class CpuRun {
 
   /** One row per phase of a run, then the whole JVM's. */
   private static void table(String name, Map<String, String> result, long listed, long deleted, double sdk) {
-    Map<String, Double> wall = wallSeconds(result.getOrDefault("phases", ""));
+    Map<String, Double> wall = HeapRun.phaseSeconds(result.getOrDefault("phases", ""));
     Map<String, Double> tasks = groups(result, "cpu_tasks_s:");
     for (Map.Entry<String, Double> phase : groups(result, "cpu_phase_s:").entrySet()) {
       String phaseName = phase.getKey();
@@ -136,7 +138,7 @@ final class CpuRun {
     }
   }
 
-  /** The figures whose keys start with {@code prefix}, by the rest of their key, in the order the probe printed them. */
+  /** The figures whose keys start with {@code prefix}, by the rest of their key, in the order they were printed. */
   private static Map<String, Double> groups(Map<String, String> result, String prefix) {
     Map<String, Double> groups = new LinkedHashMap<>();
     result.forEach((key, value) -> {
@@ -145,19 +147,6 @@ final class CpuRun {
       }
     });
     return groups;
-  }
-
-  /** {@code name:12.3s/...,...} (the probe's phases) to name -> seconds. */
-  private static Map<String, Double> wallSeconds(String phases) {
-    Map<String, Double> seconds = new LinkedHashMap<>();
-    for (String phase : phases.split(",")) {
-      int colon = phase.lastIndexOf(':');
-      int s = phase.indexOf("s/", colon);
-      if (colon > 0 && s > colon) {
-        seconds.put(phase.substring(0, colon), Double.parseDouble(phase.substring(colon + 1, s)));
-      }
-    }
-    return seconds;
   }
 
   private static double seconds(Map<String, String> result, String key) {
@@ -188,8 +177,8 @@ final class CpuRun {
   private static void row(String run, String phase, double wall, double seconds, String per, long keys, double sdk,
       Double taskSeconds) {
     double perThousand = keys == 0 ? Double.NaN : seconds * 1e6 / keys;
-    System.out.printf("| %s | %s | %.1f | %.1f | %,d keys %s | %.1f | %s | %s |%n", run, phase, wall, seconds, keys, per,
-        perThousand, Double.isNaN(sdk) ? "-" : String.format("%.1f", perThousand / sdk),
+    System.out.printf("| %s | %s | %.1f | %.1f | %,d keys %s | %.1f | %s | %s |%n", run, phase, wall, seconds, keys,
+        per, perThousand, Double.isNaN(sdk) ? "-" : String.format("%.1f", perThousand / sdk),
         taskSeconds == null ? "-" : String.format("%.1f", taskSeconds));
   }
 }

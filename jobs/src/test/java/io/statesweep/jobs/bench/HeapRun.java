@@ -235,8 +235,8 @@ public final class HeapRun {
     return line.contains(" came back during its deletion: ") ? "came_back" : null;
   }
 
-  /** name:12.3s/456MB/789MB,... to name -> seconds. */
-  private static Map<String, Double> phaseSeconds(String phases) {
+  /** name:12.3s/456MB/789MB,... (the probe's phases) to name -> seconds. */
+  static Map<String, Double> phaseSeconds(String phases) {
     Map<String, Double> seconds = new LinkedHashMap<>();
     for (String phase : phases.split(",")) {
       int colon = phase.lastIndexOf(':');

@@ -229,8 +229,8 @@ public final class PlanHeapProbe {
     // task's end has been counted by now.
     long tasks = TASK_CPU_NANOS.values().stream().mapToLong(AtomicLong::get).sum();
     long process = processCpuNanos();
-    StringBuilder cpu = new StringBuilder(String.format("heap-probe-cpu: cpu_process_s=%.3f cpu_tasks_s=%.3f", process / 1e9,
-        tasks / 1e9));
+    StringBuilder cpu = new StringBuilder(String.format("heap-probe-cpu: cpu_process_s=%.3f cpu_tasks_s=%.3f",
+        process / 1e9, tasks / 1e9));
     // The whole JVM's CPU from a phase's first job to the next phase's: every thread (tasks and the threads they
     // start, the driver, compilers, collector).
     String previousPhase = null;
@@ -245,8 +245,8 @@ public final class PlanHeapProbe {
     if (previousPhase != null) {
       cpu.append(String.format(" cpu_phase_s:%s=%.3f", previousPhase, (process - previousCpu) / 1e9));
     }
-    new java.util.TreeMap<>(TASK_CPU_NANOS).forEach((group, nanos) -> cpu.append(String.format(" cpu_tasks_s:%s=%.3f", group,
-        nanos.get() / 1e9)));
+    new java.util.TreeMap<>(TASK_CPU_NANOS).forEach((group, nanos) ->
+        cpu.append(String.format(" cpu_tasks_s:%s=%.3f", group, nanos.get() / 1e9)));
     System.out.println(cpu);
     System.out.flush();
   }

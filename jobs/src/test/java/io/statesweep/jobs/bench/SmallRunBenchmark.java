@@ -70,8 +70,9 @@ import java.util.stream.Stream;
  * other columns from the last launch's run of median wall time. Figures only: it asserts nothing.
  *
  * <p>Run: {@code mvn -B -q -Pscale -DskipTests verify -pl jobs -am -Dscale.args="small [repetitions (3)]
- * [archives (small,demo)] [launches (default,short-run,short-run+class-data)]"}; {@code package} builds the jar before {@code verify} runs this. Warehouses,
- * event logs and each run's output stay in {@code jobs/target/small-run/run-*}.
+ * [archives (small,demo)] [launches (default,short-run,short-run+class-data)]"}; {@code package} builds the jar
+ * before {@code verify} runs this. Warehouses, event logs and each run's output stay in
+ * {@code jobs/target/small-run/run-*}.
  */
 final class SmallRunBenchmark {
   static final String BUCKET = "small-runs";
