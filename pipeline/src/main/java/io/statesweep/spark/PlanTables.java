@@ -69,7 +69,9 @@ final class PlanTables {
           try {
             maker.getValue().run();
             table.complete(null);
-          } catch (RuntimeException | Error e) {
+          } catch (Throwable e) {
+            // Anything, checked exceptions too (Scala code throws them undeclared): a table left neither made nor
+            // failed would keep the plan waiting for it forever.
             failure = e;
             table.completeExceptionally(e);
           }

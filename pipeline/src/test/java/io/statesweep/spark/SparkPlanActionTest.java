@@ -136,6 +136,31 @@ class SparkPlanActionTest {
     assertThat(snapshot()).isEqualTo(before);
   }
 
+  /**
+   * The plan's tables are made one after the other beside the plan, each awaited before its first write: the first
+   * that cannot be made (here a file stands where {@code state_files} goes) fails the plan there, the ones after it
+   * are not tried, nothing is deleted, and the failed run is still recorded in {@code runs}.
+   */
+  @Test
+  void aTableThatCannotBeMadeFailsThePlanAtItsFirstWriteAndTheLaterOnesAreNotTried(@TempDir Path warehouse)
+      throws java.io.IOException {
+    java.nio.file.Files.writeString(warehouse.resolve("state_files"), "not a table");
+
+    PlanResult result = plan(warehouse.toString());
+
+    assertThat(result.failure()).isNotNull();
+    assertThat(result.summary().line()).startsWith("summary: dry_run=true complete=false ");
+    for (String table : List.of("deletion_plan", "plan_summary", "approvals", "executions")) {
+      assertThat(warehouse.resolve(table)).as(table).doesNotExist();
+    }
+    SparkSession spark = SharedSpark.session();
+    Row run = spark.read().format("delta").load(warehouse.resolve("runs").toString())
+        .selectExpr("count(*)", "count_if(complete)").first();
+    assertThat(run.getLong(0)).isEqualTo(1);
+    assertThat(run.getLong(1)).isZero();
+    assertThat(snapshot()).isEqualTo(before);
+  }
+
   @Test
   void tablesHoldOneRowPerRecordWithItsActionAndTheStateFileLast(@TempDir Path warehouse) {
     PlanResult result = plan(warehouse.toString());
