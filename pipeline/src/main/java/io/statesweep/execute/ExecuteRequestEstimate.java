@@ -2,6 +2,7 @@ package io.statesweep.execute;
 
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.ExportPrefix;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -15,7 +16,10 @@ import java.util.TreeMap;
  *       with files to delete, and every {@code delete_record});
  *   <li>per record, a listing: one ListObjectsV2 of {@code <id>.} for a single-file record; for a folder
  *       record its folder a page (1,000 keys) at a time, the folder's keys taken as the plan saw them
- *       (deleted and kept; a nested record's keys can make it a page or two more, or fewer);
+ *       (deleted and kept; a nested record's keys can make it a page or two more, or fewer). The records of a
+ *       window side by side in one parent folder share one listing ({@link SharedListing}): their keys a page
+ *       at a time, never more than a listing each (the keys of other records between them, which the plan
+ *       does not count per record, can make it more);
  *   <li>per window (at most 2 x {@code workers} records, and records until {@code batch-size} keys or the
  *       throttle's batch), the files of its records in DeleteObjects requests of up to {@code batch-size}
  *       keys, then their state files in requests of their own;
@@ -48,6 +52,8 @@ public final class ExecuteRequestEstimate {
   private long filesInWindow;
   private long stateFilesInWindow;
   private boolean intentInWindow;
+  /** The window's listings by parent folder: records, pages listed one by one, keys. */
+  private final Map<String, long[]> listingsInWindow = new LinkedHashMap<>();
   private long windows;
   private long intents;
 
@@ -65,14 +71,31 @@ public final class ExecuteRequestEstimate {
   }
 
   /**
-   * One planned record, in the task's order.
+   * One planned record, in the task's order (execute's: by state file key), listed with the records of its window
+   * in the same parent folder.
    *
+   * @param stateFileKey its state file: {@code <folder>/<id>.state.json} or {@code <folder>/<name>/state.json}
    * @param files keys it deletes other than its state file
    * @param deletesRecord whether it is a {@code delete_record} row (its state file goes too)
-   * @param singleFile whether its state file is an {@code <id>.state.json}
    * @param folderKeys the keys in its folder as the plan saw them (a folder record's listing)
    */
+  public void add(String stateFileKey, long files, boolean deletesRecord, long folderKeys) {
+    boolean singleFile = stateFileKey.endsWith(".state.json") && !stateFileKey.endsWith("/state.json");
+    String prefix = singleFile ? stateFileKey.substring(0, stateFileKey.length() - "state.json".length())
+        : stateFileKey.substring(0, stateFileKey.lastIndexOf('/') + 1);
+    add(files, deletesRecord, singleFile, folderKeys, SharedListing.parentOf(prefix));
+  }
+
+  /**
+   * One planned record that shares no listing, in the task's order.
+   *
+   * @param singleFile whether its state file is an {@code <id>.state.json}
+   */
   public void add(long files, boolean deletesRecord, boolean singleFile, long folderKeys) {
+    add(files, deletesRecord, singleFile, folderKeys, null);
+  }
+
+  private void add(long files, boolean deletesRecord, boolean singleFile, long folderKeys, String parent) {
     if (recordsInWindow >= windowRecords || keysInWindow >= windowKeys) {
       closeWindow();
     }
@@ -82,7 +105,15 @@ public final class ExecuteRequestEstimate {
     stateFilesInWindow += deletesRecord ? 1 : 0;
     intentInWindow |= files > 0 || deletesRecord;
     count(GET, files > 0 || deletesRecord ? 2 : 1);
-    count(LIST, singleFile ? 1 : Math.max(1, (folderKeys + PAGE_SIZE - 1) / PAGE_SIZE));
+    long ownPages = singleFile ? 1 : Math.max(1, ceil(folderKeys, PAGE_SIZE));
+    if (parent == null) {
+      count(LIST, ownPages);
+    } else {
+      long[] listing = listingsInWindow.computeIfAbsent(parent, p -> new long[3]);
+      listing[0]++;
+      listing[1] += ownPages;
+      listing[2] += singleFile ? 2 : folderKeys;
+    }
   }
 
   /** The requests of the task's records so far, its last window included, by S3 operation. */
@@ -128,6 +159,10 @@ public final class ExecuteRequestEstimate {
     // holds at most that anyway).
     int keysPerRequest = keysInWindow > 0 && keysInWindow <= maxBatch ? batchSize : Math.min(batchSize, maxBatch);
     count(DELETE_OBJECTS, ceil(filesInWindow, keysPerRequest) + ceil(stateFilesInWindow, keysPerRequest));
+    for (long[] listing : listingsInWindow.values()) {
+      count(LIST, listing[0] == 1 ? listing[1] : Math.min(listing[1], Math.max(1, ceil(listing[2], PAGE_SIZE))));
+    }
+    listingsInWindow.clear();
     windows++;
     intents += intentInWindow ? 1 : 0;
     intentInWindow = false;

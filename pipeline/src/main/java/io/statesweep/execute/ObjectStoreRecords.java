@@ -74,6 +74,11 @@ public final class ObjectStoreRecords implements RecordStore {
     };
   }
 
+  @Override
+  public ListingPage listPage(String prefix, String startAfter, String token) {
+    return store.listPage(prefix, startAfter, token);
+  }
+
   /** A one-key listing, not a HEAD: the times execution compares all come from listings. */
   @Override
   public StoredObject listedObject(String key) {

@@ -55,7 +55,8 @@ import java.util.function.LongSupplier;
  *   <li>takes the throttle's permits for the window's keys first ({@link WindowPermits}), so that a wait
  *       for them never falls between a record's verification and its deletes;
  *   <li>re-reads each state file with If-Match on the planned ETag (changed or gone: nothing is done on
- *       the old plan), re-lists the record's keys, and makes the {@link Planner}'s decision again from
+ *       the old plan), re-lists the record's keys (records side by side in one folder share one listing:
+ *       {@link SharedListing}), and makes the {@link Planner}'s decision again from
  *       the document just read and the bucket as it is now. A plan row may only narrow that decision:
  *       a row that would delete more (a live record's row turned into {@code delete_record}, a key the
  *       planner would not delete now) is refused ({@code kept_refused}, naming the key), and a file
@@ -223,10 +224,34 @@ public final class RecordExecutor implements AutoCloseable {
       this.started = started;
       this.permits = permits;
       this.keysPerRequest = Math.min(batchSize, throttle.maxBatch());
-      this.verifications = new Verifications(records);
+      this.verifications = new Verifications(records, shares(records));
       this.current = new Verified[records.size()];
       this.lateStarts = new int[records.size()];
       this.outcomes = new ExecutionOutcome[records.size()];
+    }
+
+    /**
+     * The listings that the window's records side by side in one parent folder share (SharedListing), by slot;
+     * null for a record that lists on its own.
+     */
+    private SharedListing[] shares(List<PlannedRecord> records) {
+      Map<String, Map<String, List<Integer>>> byParent = new LinkedHashMap<>();
+      for (int slot = 0; slot < records.size(); slot++) {
+        String prefix = listingPrefix(records.get(slot).stateFileKey());
+        String parent = prefix == null ? null : SharedListing.parentOf(prefix);
+        if (parent != null) {
+          byParent.computeIfAbsent(parent, p -> new LinkedHashMap<>()).computeIfAbsent(prefix, p -> new ArrayList<>())
+              .add(slot);
+        }
+      }
+      SharedListing[] shares = new SharedListing[records.size()];
+      byParent.forEach((parent, prefixes) -> {
+        if (prefixes.size() > 1) {
+          SharedListing share = new SharedListing(store, parent, List.copyOf(prefixes.keySet()), nanoTime);
+          prefixes.values().forEach(slots -> slots.forEach(slot -> shares[slot] = share));
+        }
+      });
+      return shares;
     }
 
     List<ExecutionOutcome> execute() {
@@ -589,6 +614,8 @@ public final class RecordExecutor implements AutoCloseable {
     record Ended(int slot, Verification verification, long tookNanos) {}
 
     private final List<PlannedRecord> records;
+    /** The shared listing of each record's first verification; a record verified again lists on its own. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<SharedListing> shares;
     /** When each record's verification began on its thread, or {@link Long#MIN_VALUE} while it does not run. */
     private final AtomicLongArray verifyingSince;
     private final ArrayDeque<Integer> queued = new ArrayDeque<>();
@@ -596,8 +623,9 @@ public final class RecordExecutor implements AutoCloseable {
     private final List<Future<?>> running = new ArrayList<>();
     private int pending;
 
-    Verifications(List<PlannedRecord> records) {
+    Verifications(List<PlannedRecord> records, SharedListing[] shares) {
       this.records = records;
+      this.shares = new java.util.concurrent.atomic.AtomicReferenceArray<>(shares);
       this.verifyingSince = new AtomicLongArray(records.size());
       for (int slot = 0; slot < records.size(); slot++) {
         verifyingSince.set(slot, Long.MIN_VALUE);
@@ -667,7 +695,7 @@ public final class RecordExecutor implements AutoCloseable {
       long start = nanoTime.getAsLong();
       verifyingSince.set(slot, start);
       try {
-        Verification verification = verifyOrFail(record);
+        Verification verification = verifyOrFail(record, shares.getAndSet(slot, null));
         return new Ended(slot, verification, nanoTime.getAsLong() - start);
       } finally {
         verifyingSince.set(slot, Long.MIN_VALUE);
@@ -712,9 +740,9 @@ public final class RecordExecutor implements AutoCloseable {
     return answers;
   }
 
-  private Verification verifyOrFail(PlannedRecord record) {
+  private Verification verifyOrFail(PlannedRecord record, SharedListing share) {
     try {
-      return verify(record);
+      return verify(record, share);
     } catch (StoreException e) {
       return new Verification(null, null, null, e);
     } catch (RuntimeException e) {
@@ -746,7 +774,8 @@ public final class RecordExecutor implements AutoCloseable {
     }
   }
 
-  private Verification verify(PlannedRecord record) {
+  /** Verifies the record, listing it from {@code share} when that covers it (null: on its own). */
+  private Verification verify(PlannedRecord record, SharedListing share) {
     StoredObject plannedState = record.stateFile();
     String stateKey = plannedState.key();
     ConditionalRead read = store.readState(stateKey, plannedState.etag());
@@ -793,7 +822,7 @@ public final class RecordExecutor implements AutoCloseable {
     }
     Set<String> keysOfInterest = new LinkedHashSet<>(listed);
     record.files().forEach(delete -> keysOfInterest.add(delete.key()));
-    CurrentFiles listing = currentFiles(stateKey, keysOfInterest);
+    CurrentFiles listing = currentFiles(stateKey, keysOfInterest, share);
     StoredObject stateNow = listing.stateObject() != null ? listing.stateObject() : store.listedObject(stateKey);
     if (stateNow == null || !stateNow.etag().equals(plannedState.etag())) {
       return Verification.done(Outcome.STATE_CHANGED,
@@ -816,7 +845,7 @@ public final class RecordExecutor implements AutoCloseable {
       }
     }
     RecordPlan now = planner.plan(new RecordInput(place, stateNow, parsed, listedKeys, newestOwned), clock.instant());
-    return narrowed(record, stateNow, document, now, listedKeys);
+    return narrowed(record, stateNow, document, now, listedKeys, listing.listedFrom());
   }
 
   /**
@@ -824,7 +853,7 @@ public final class RecordExecutor implements AutoCloseable {
    * planner would now, never more.
    */
   private Verification narrowed(PlannedRecord record, StoredObject stateNow, StateDocument document, RecordPlan now,
-      Map<String, ListedKey> listedKeys) {
+      Map<String, ListedKey> listedKeys, long listedFrom) {
     String stateKey = record.stateFileKey();
     switch (now.action()) {
       case KEPT_NEWER_FILES:
@@ -894,7 +923,9 @@ public final class RecordExecutor implements AutoCloseable {
         return Verification.done(Outcome.KEPT_REFUSED, "refused to delete " + delete.key() + ": " + why);
       }
     }
-    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, nanoTime.getAsLong()));
+    // Its keys count as seen when their listing began, if a shared listing began before this verification ended.
+    long verifiedAt = Math.min(nanoTime.getAsLong(), listedFrom);
+    return Verification.ready(new Verified(record, targets, alreadyGone, newerKept, verifiedAt));
   }
 
   /**
@@ -904,17 +935,21 @@ public final class RecordExecutor implements AutoCloseable {
    * the plan means the record is coming back); the state file as the listing shows it; and the nested
    * record that owns each key of interest, if any, whether the key exists or not (as the plan has it).
    */
-  private CurrentFiles currentFiles(String stateFileKey, Collection<String> keysOfInterest) {
+  private CurrentFiles currentFiles(String stateFileKey, Collection<String> keysOfInterest, SharedListing share) {
     Classification classification = classifier.classify(stateFileKey);
     if (!(classification instanceof Classification.StateFile stateFile)) {
       throw new IllegalStateException(stateFileKey + " is not a state file");
     }
+    String prefix = listingPrefix(stateFile, stateFileKey);
+    SharedListing.Served served = share == null ? null : share.take(prefix);
+    RecordStore lister = served == null ? store : new SharedListing.ServedStore(store, prefix, served.objects());
+    long listedFrom = served == null ? Long.MAX_VALUE : served.listedFrom();
     Map<String, StoredObject> current = new LinkedHashMap<>();
     if (stateFile.shape() == RecordShape.SINGLE_FILE) {
       // One listing of "<id>." answers for both "<id>.json" and "<id>.state.json".
       String ownFile = stateFile.scope();
       StoredObject stateObject = null;
-      Iterator<StoredObject> objects = store.list(commonPrefix(ownFile, stateFileKey), null);
+      Iterator<StoredObject> objects = lister.list(prefix, null);
       while (objects.hasNext()) {
         StoredObject object = objects.next();
         if (object.key().equals(ownFile)) {
@@ -923,14 +958,14 @@ public final class RecordExecutor implements AutoCloseable {
           stateObject = object;
         }
       }
-      return new CurrentFiles(current, Map.of(), stateObject, ownFile::equals);
+      return new CurrentFiles(current, Map.of(), stateObject, ownFile::equals, listedFrom);
     }
     String folder = stateFile.scope();
-    OwnedFiles owned = OwnedFiles.list(store, classifier, stateFileKey, folder, keysOfInterest,
+    OwnedFiles owned = OwnedFiles.list(lister, classifier, stateFileKey, folder, keysOfInterest,
         OwnedFiles.PENDING_LIMIT);
     if (owned.stateObject() == null) {
       // The state file went while its folder was listed: nothing is decided on this listing.
-      return new CurrentFiles(Map.of(), Map.of(), null, key -> false);
+      return new CurrentFiles(Map.of(), Map.of(), null, key -> false, listedFrom);
     }
     current.putAll(owned.files());
     Map<String, String> otherOwners = new HashMap<>(owned.otherOwners());
@@ -944,7 +979,18 @@ public final class RecordExecutor implements AutoCloseable {
       }
     }
     return new CurrentFiles(current, otherOwners, owned.stateObject(),
-        key -> key.startsWith(folder) && owned.isKeyOfInterest(key));
+        key -> key.startsWith(folder) && owned.isKeyOfInterest(key), listedFrom);
+  }
+
+  /** What a record's verification lists: its folder, or {@code <id>.} of a single-file record; null for no record. */
+  private String listingPrefix(String stateFileKey) {
+    return classifier.classify(stateFileKey) instanceof Classification.StateFile stateFile
+        ? listingPrefix(stateFile, stateFileKey) : null;
+  }
+
+  private static String listingPrefix(Classification.StateFile stateFile, String stateFileKey) {
+    return stateFile.shape() == RecordShape.SINGLE_FILE ? commonPrefix(stateFile.scope(), stateFileKey)
+        : stateFile.scope();
   }
 
   /** The closest existing nested record boundary above {@code key} inside {@code folder}, or null. */
@@ -1060,10 +1106,11 @@ public final class RecordExecutor implements AutoCloseable {
 
   /**
    * The record's files as listed just now, the nested records that own keys of interest, the state file
-   * as listed (null when the listing did not show it), and which keys the listing answers for.
+   * as listed (null when the listing did not show it), which keys the listing answers for, and when a
+   * shared listing of them began ({@link Long#MAX_VALUE} for the record's own listing).
    */
   private record CurrentFiles(Map<String, StoredObject> files, Map<String, String> otherOwners,
-      StoredObject stateObject, java.util.function.Predicate<String> listed) {
+      StoredObject stateObject, java.util.function.Predicate<String> listed, long listedFrom) {
     /** Whether the listing shows whether {@code key} exists (else it is looked up). */
     boolean coversExistence(String key) {
       return listed.test(key);

@@ -4,6 +4,7 @@ import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.ListingPage;
 import io.statesweep.s3.StateCheck;
 import java.util.Iterator;
 import java.util.List;
@@ -25,6 +26,15 @@ public interface RecordStore {
    * time as the iterator advances, so that a caller that drops what it read holds one page.
    */
   Iterator<StoredObject> list(String prefix, String startAfter);
+
+  /**
+   * One ListObjectsV2 page (up to 1,000 keys, maybe none) of the objects under {@code prefix}: the first after
+   * {@code startAfter}, or the one at {@code token} (the page before's). What lets one listing verify several
+   * records of a window ({@link SharedListing}); a store that answers null lists each record on its own.
+   */
+  default ListingPage listPage(String prefix, String startAfter, String token) {
+    return null;
+  }
 
   /**
    * The object's current version, or null, with its LastModified on the listing's clock, as

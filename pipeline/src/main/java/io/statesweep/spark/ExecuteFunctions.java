@@ -20,6 +20,7 @@ import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.ListingPage;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
@@ -196,6 +197,12 @@ final class ExecuteFunctions {
     public StoredObject listedObject(String key) {
       check(task);
       return store.listedObject(key);
+    }
+
+    @Override
+    public ListingPage listPage(String prefix, String startAfter, String token) {
+      check(task);
+      return store.listPage(prefix, startAfter, token);
     }
 
     @Override

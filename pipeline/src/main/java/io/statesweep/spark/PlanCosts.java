@@ -132,7 +132,7 @@ final class PlanCosts {
         .dropDuplicates("state_file_key")
         .select(col("state_file_key"), col("action"), col("child_keys_to_delete"),
             expr("coalesce(keys_to_delete, 0) + coalesce(kept_keys, 0)").as("folder_keys"));
-    Spread.byKey(rows, SparkExecuteAction.deletePartitions(parallelism, ceiling), "state_file_key")
+    Spread.byKeyRange(rows, SparkExecuteAction.deletePartitions(parallelism, ceiling), "state_file_key")
         .foreachPartition(new Estimate(options.batchSize(), options.workers(),
             SparkExecuteAction.keysPerSecondPerTask(parallelism, ceiling), estimated));
     Map<String, Long> requests = new TreeMap<>(estimated.value());
@@ -159,10 +159,8 @@ final class PlanCosts {
       ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(batchSize, workers, keysPerSecondPerTask);
       while (rows.hasNext()) {
         Row row = rows.next();
-        String stateFileKey = row.getString(0);
-        boolean singleFile = stateFileKey.endsWith(".state.json") && !stateFileKey.endsWith("/state.json");
-        estimate.add(row.isNullAt(2) ? 0 : row.getLong(2), Action.DELETE_RECORD.label().equals(row.getString(1)),
-            singleFile, row.isNullAt(3) ? 0 : row.getLong(3));
+        estimate.add(row.getString(0), row.isNullAt(2) ? 0 : row.getLong(2),
+            Action.DELETE_RECORD.label().equals(row.getString(1)), row.isNullAt(3) ? 0 : row.getLong(3));
       }
       estimated.add(estimate.requests());
     }

@@ -262,7 +262,7 @@ public final class SparkExecuteAction {
           startedAt);
       // Every window writes what it is about to delete, then what it did, to the attempt's ledger: executions is
       // built from that below, whatever becomes of the tasks, never from their output.
-      Spread.byKey(planDS, partitions, "stateFileKey")
+      Spread.byKeyRange(planDS, partitions, "stateFileKey")
           .foreachPartition(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
               options.bucket(), options.batchSize(), conditional.mode(), perTask, hook, ledgerHeader,
               ledger.folder(runId, attemptId), options.workers(), metrics));

@@ -32,6 +32,31 @@ class ExecuteRequestEstimateTest {
   }
 
   @Test
+  void theRecordsOfAWindowSideBySideInOneFolderShareOneListing() {
+    // workers 2: windows of at most 4 records. Ten agents (single-file records) in one folder, in key order, and two
+    // meetings of 600 keys each in another: each window lists each of its parent folders once, a page per 1,000 of
+    // its records' keys.
+    ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(1000, 2, 0);
+    for (int i = 0; i < 10; i++) {
+      estimate.add("cogram/organization/agents/a" + i + ".state.json", 1, true, 0);
+    }
+    estimate.add("cogram/projects/p1/meetings/m1/state.json", 599, true, 600);
+    estimate.add("cogram/projects/p1/meetings/m2/state.json", 599, true, 600);
+    Map<String, Long> requests = estimate.requests();
+    ExecuteRequestEstimate alone = new ExecuteRequestEstimate(1000, 2, 0);
+    for (int i = 0; i < 10; i++) {
+      alone.add(1, true, true, 0);
+    }
+    alone.add(599, true, false, 600);
+    alone.add(599, true, false, 600);
+    assertThat(alone.requests()).containsEntry("ListObjectsV2", 12L + 2);
+    // Windows a0-a3 and a4-a7 list their folder once each; a8, a9, m1 and m2 list the agents once and the
+    // meetings' 1,200 keys in two pages. The ledger: one listing to read it, one to remove it.
+    assertThat(requests).containsEntry("ListObjectsV2", 1L + 1 + (1 + 2) + 2);
+    assertThat(requests.get("GetObject")).isEqualTo(alone.requests().get("GetObject"));
+  }
+
+  @Test
   void underACeilingAWindowLargerThanTheThrottlesBatchGoesInSmallerRequests() {
     int maxBatch = DeleteThrottle.maxBatch(4);
     ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(1000, 16, 4);

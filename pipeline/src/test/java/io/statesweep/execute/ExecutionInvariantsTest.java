@@ -18,11 +18,10 @@ import io.statesweep.plan.RecordPlan;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.StateCheck;
+import io.statesweep.s3.ListingPage;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateDocument;
 import io.statesweep.state.StateParser;
-import io.statesweep.s3.ConditionalRead;
 import io.statesweep.spark.rows.DeleteRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.PlanRows;
@@ -108,6 +107,7 @@ class ExecutionInvariantsTest {
       // The archives must exercise what the invariants guard: deletes of every kind and every refusal.
       assertThat(tally.keysRemoved).isGreaterThan(1000);
       assertThat(tally.unchangedRuns).isGreaterThan(100);
+      assertThat(tally.sharedListingPages).as("records verified by a shared listing").isGreaterThan(100);
       assertThat(tally.outcomes.keySet()).contains(Outcome.DELETED, Outcome.REMOVED_FILES_DELETED,
           Outcome.STATE_CHANGED, Outcome.ALREADY_DELETED, Outcome.KEPT_NEWER_FILES, Outcome.KEPT_REFUSED,
           Outcome.CHANGED_DURING_DELETE, Outcome.CAME_BACK_DURING_DELETE);
@@ -149,6 +149,8 @@ class ExecutionInvariantsTest {
     long lostAndNamed;
     long stateFileGets;
     long stateRowsReused;
+    /** Pages of listings that several records of a window shared. */
+    long sharedListingPages;
 
     @Override
     public String toString() {
@@ -157,7 +159,7 @@ class ExecutionInvariantsTest {
           + " during its deletion, each named: " + lostAndNamed + "; deletion_plan rows changed " + planRows
           + ", refused as read " + planRowsRefused + "; state files read " + stateFileGets + ", reused "
           + stateRowsReused + "; state_files rows changed " + stateRows + ", taken as they are " + stateRowsTaken
-          + ", read again " + stateRowsReadAgain;
+          + ", read again " + stateRowsReadAgain + "; pages of shared listings " + sharedListingPages;
     }
   }
 
@@ -946,11 +948,12 @@ class ExecutionInvariantsTest {
     }
 
     /** The bucket, with every object the executor is about to remove checked against the invariants. */
-    private final class Watched implements RecordStore {
+    private final class Watched extends ForwardingRecordStore {
       private final Map<String, Planned> plans;
       private final Map<String, List<Planned>> byKey = new HashMap<>();
 
       Watched(Map<String, Planned> plans) {
+        super(bucket);
         this.plans = plans;
         for (Planned planned : plans.values()) {
           for (PlannedDelete delete : planned.record().deletes()) {
@@ -960,23 +963,9 @@ class ExecutionInvariantsTest {
       }
 
       @Override
-      public StateCheck checkUnchanged(String key, String etag) {
-        return bucket.checkUnchanged(key, etag);
-      }
-
-      @Override
-      public ConditionalRead readState(String key, String etag) {
-        return bucket.readState(key, etag);
-      }
-
-      @Override
-      public Iterator<StoredObject> list(String folder, String startAfter) {
-        return bucket.list(folder, startAfter);
-      }
-
-      @Override
-      public StoredObject listedObject(String key) {
-        return bucket.listedObject(key);
+      public ListingPage listPage(String prefix, String startAfter, String token) {
+        tally.sharedListingPages++;
+        return super.listPage(prefix, startAfter, token);
       }
 
       @Override

@@ -6,6 +6,7 @@ import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.ListingPage;
 import io.statesweep.s3.StateCheck;
 import io.statesweep.s3.StoreException;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +37,9 @@ final class FakeRecordStore implements RecordStore {
   private final List<String> lookedUpKeys = new ArrayList<>();
   private final List<String> listedKeys = new ArrayList<>();
   private long listRequests;
+  private boolean answerPages = true;
+  private int pageSize = 1000;
+  private final List<String> pagedListings = new ArrayList<>();
   private final Map<String, DeleteResult.KeyError> keyErrors = new HashMap<>();
   private final Map<String, StoreException> failingRequests = new HashMap<>();
   private final Map<String, StoreException> failingReads = new HashMap<>();
@@ -242,6 +246,53 @@ final class FakeRecordStore implements RecordStore {
         return object;
       }
     };
+  }
+
+  /** Whether {@link #listPage} answers (a store without pages lists each record on its own). */
+  synchronized void answerPages(boolean answer) {
+    answerPages = answer;
+  }
+
+  /** Sets the most keys a {@link #listPage} page holds (S3's is 1,000). */
+  synchronized void pageSize(int keys) {
+    pageSize = keys;
+  }
+
+  /** The listings that pages answered, as {@code <prefix> after <startAfter>}, once per listing. */
+  synchronized List<String> pagedListings() {
+    return List.copyOf(pagedListings);
+  }
+
+  /**
+   * One page of the objects under {@code prefix} after {@code startAfter}, or at {@code token} (the key the page
+   * before ended with); counts one request ({@link #listRequests()}) and the keys it hands over.
+   */
+  @Override
+  public synchronized ListingPage listPage(String prefix, String startAfter, String token) {
+    if (!answerPages) {
+      return null;
+    }
+    listRequests++;
+    String after = token != null ? token : startAfter;
+    if (token == null) {
+      pagedListings.add(prefix + " after " + startAfter);
+    }
+    List<StoredObject> page = new ArrayList<>();
+    NavigableMap<String, StoredObject> tail = after == null || after.compareTo(prefix) < 0
+        ? objects.tailMap(prefix, true) : objects.tailMap(after, false);
+    boolean more = false;
+    for (StoredObject object : tail.values()) {
+      if (!object.key().startsWith(prefix)) {
+        break;
+      }
+      if (page.size() == pageSize) {
+        more = true;
+        break;
+      }
+      page.add(object);
+      listedKeys.add(object.key());
+    }
+    return new ListingPage(page, more, more ? page.get(page.size() - 1).key() : null);
   }
 
   /** Keys that listings handed to their callers, every time one was read. */

@@ -12,7 +12,7 @@ import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ConditionalRead;
 import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.StateCheck;
+import io.statesweep.s3.ListingPage;
 import io.statesweep.state.StateParser;
 import java.time.Clock;
 import java.time.Duration;
@@ -368,14 +368,19 @@ class FreshVerificationTest {
 
   /**
    * The fake bucket on the fake clock: listing a folder takes the time a test gives it (and something may
-   * happen meanwhile), a DeleteObjects request 20 ms, everything else no time.
+   * happen meanwhile), a DeleteObjects request 20 ms, everything else no time. It answers no pages: each record
+   * lists on its own, in the time the test gives its folder (SharedListingTest times shared listings).
    */
-  private final class TimedStore implements RecordStore {
+  private final class TimedStore extends ForwardingRecordStore {
     private final Map<String, Duration> listings = new HashMap<>();
     private final Map<String, Runnable> meanwhile = new HashMap<>();
     private final Map<String, Duration> sleeps = new HashMap<>();
     private final Map<String, BooleanSupplier> waits = new HashMap<>();
     private Runnable onRead = () -> {};
+
+    TimedStore() {
+      super(bucket);
+    }
 
     void listingTakes(String folder, Duration duration) {
       listingTakes(folder, duration, () -> {});
@@ -401,14 +406,14 @@ class FreshVerificationTest {
     }
 
     @Override
-    public StateCheck checkUnchanged(String key, String etag) {
-      return bucket.checkUnchanged(key, etag);
-    }
-
-    @Override
     public ConditionalRead readState(String key, String etag) {
       onRead.run();
       return bucket.readState(key, etag);
+    }
+
+    @Override
+    public ListingPage listPage(String prefix, String startAfter, String token) {
+      return null;
     }
 
     @Override
@@ -428,11 +433,6 @@ class FreshVerificationTest {
       time.now += takes.toNanos();
       meanwhile.getOrDefault(prefix, () -> {}).run();
       return bucket.list(prefix, startAfter);
-    }
-
-    @Override
-    public StoredObject listedObject(String key) {
-      return bucket.listedObject(key);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.execute.DeleteThrottle;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.execute.ExecutionOutcome;
+import io.statesweep.execute.ForwardingRecordStore;
 import io.statesweep.execute.ObjectStoreRecords;
 import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.RecordExecutor;
@@ -17,12 +18,9 @@ import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.s3.StateCheck;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
 import java.lang.management.ManagementFactory;
@@ -203,13 +201,12 @@ public final class NestedRecordBenchmark {
   }
 
   /** The store, sampling the heap after a full collection every {@link #SAMPLE_EVERY} listed keys. */
-  private static final class Sampled implements RecordStore {
-    private final RecordStore store;
+  private static final class Sampled extends ForwardingRecordStore {
     long keysListed;
     long mostUsed;
 
     Sampled(RecordStore store) {
-      this.store = store;
+      super(store);
     }
 
     void sample() {
@@ -217,18 +214,8 @@ public final class NestedRecordBenchmark {
     }
 
     @Override
-    public StateCheck checkUnchanged(String key, String etag) {
-      return store.checkUnchanged(key, etag);
-    }
-
-    @Override
-    public io.statesweep.s3.ConditionalRead readState(String key, String etag) {
-      return store.readState(key, etag);
-    }
-
-    @Override
     public Iterator<StoredObject> list(String folder, String startAfter) {
-      Iterator<StoredObject> objects = store.list(folder, startAfter);
+      Iterator<StoredObject> objects = super.list(folder, startAfter);
       return new Iterator<>() {
         @Override
         public boolean hasNext() {
@@ -244,16 +231,6 @@ public final class NestedRecordBenchmark {
           return object;
         }
       };
-    }
-
-    @Override
-    public StoredObject listedObject(String key) {
-      return store.listedObject(key);
-    }
-
-    @Override
-    public DeleteResult delete(List<DeleteTarget> targets) {
-      return store.delete(targets);
     }
   }
 }
