@@ -74,9 +74,12 @@ final class LedgerRecorder {
   /** An attempt whose ledger is still in the bucket: its driver stopped before recording it. */
   record Leftover(String runId, String attemptId, String runDate, String warehouse) {}
 
-  /** What recording an attempt's ledger found: how many of its objects cannot be read (they stay). */
-  record Recorded(long unreadable) {
-    static final Recorded NOTHING = new Recorded(0);
+  /**
+   * What recording an attempt's ledger found: how many of its objects cannot be read (they stay), and the rows it
+   * appended to {@code executions} when it read them on the driver and appended them all (else null: the table says).
+   */
+  record Recorded(long unreadable, List<ExecutionRow> appended) {
+    static final Recorded NOTHING = new Recorded(0, null);
   }
 
   /** Every attempt with a ledger in the bucket other than {@code exceptAttemptId}, each with its run's date and warehouse. */
@@ -158,10 +161,11 @@ final class LedgerRecorder {
     }
     java.util.Set<String> keep = new java.util.TreeSet<>();
     Dataset<ExecutionRow> executionsDS = null;
+    List<ExecutionRow> rowsOnDriver = null;
     if (recordsHint >= 0 && recordsHint <= DRIVER_RECORDS) {
-      List<ExecutionRow> rows = readOnDriver(runId, attemptId, runDate, partitions, keep);
-      if (rows != null) {
-        executionsDS = spark.createDataset(rows, ExecutionRow.ENCODER);
+      rowsOnDriver = readOnDriver(runId, attemptId, runDate, partitions, keep);
+      if (rowsOnDriver != null) {
+        executionsDS = spark.createDataset(rowsOnDriver, ExecutionRow.ENCODER);
       }
     }
     Dataset<LedgerTryRow> triesDS = null;
@@ -197,7 +201,9 @@ final class LedgerRecorder {
             + " named above); what they hold is not in {}", LineText.escape(runId), LineText.escape(attemptId),
             keep.size(), bucket, LineText.escape(folder(runId, attemptId)), LineText.escape(tables.executions()));
       }
-      return new Recorded(keep.size());
+      // Rows read on the driver and appended whole are the attempt's rows of the table: its counts need no read of it.
+      boolean whole = write == Write.APPEND && unreadable == null && keep.isEmpty() && rowsOnDriver != null;
+      return new Recorded(keep.size(), whole ? List.copyOf(rowsOnDriver) : null);
     } finally {
       if (triesDS != null) {
         triesDS.unpersist();

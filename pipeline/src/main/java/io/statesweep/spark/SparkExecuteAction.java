@@ -307,7 +307,8 @@ public final class SparkExecuteAction {
             + " under s3://" + options.bucket() + "/" + ledger.folder(runId, attemptId);
         failure = failure == null ? unreadable : failure + "; " + unreadable;
       }
-      AttemptCounts counts = AttemptCounts.of(spark, tables, runDate, attemptId);
+      AttemptCounts counts = recorded.appended() != null ? AttemptCounts.of(recorded.appended())
+          : AttemptCounts.of(spark, tables, runDate, attemptId);
       RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, failure == null, counts,
           (stopped != null ? 1 : 0) + recorded.unreadable());
       if (!recordedBefore.isEmpty()) {
@@ -654,6 +655,31 @@ public final class SparkExecuteAction {
     /** Records with a kept line ({@link #logLines}): kept, changed, failed or interrupted. */
     long keptLines() {
       return keptNewer + refused + stateChanged + changedDuringDelete + failed + interrupted;
+    }
+
+    /** The counts of {@code rows}, the attempt's rows of executions as appended, as {@link #of(SparkSession, Tables,
+     * String, String)} counts them in the table. */
+    static AttemptCounts of(List<ExecutionRow> rows) {
+      Map<String, Long> by = new java.util.HashMap<>();
+      long childKeys = 0;
+      long cameBackKeys = 0;
+      Instant startedAt = null;
+      for (ExecutionRow row : rows) {
+        by.merge(String.valueOf(row.getOutcome()), 1L, Long::sum);
+        childKeys += row.getChildKeysDeleted();
+        if (Outcome.CAME_BACK_DURING_DELETE.label().equals(row.getOutcome()) && row.getDeletedKeys() != null) {
+          cameBackKeys += row.getDeletedKeys().size();
+        }
+        if (row.getStartedAt() != null && (startedAt == null || row.getStartedAt().toInstant().isBefore(startedAt))) {
+          startedAt = row.getStartedAt().toInstant();
+        }
+      }
+      java.util.function.Function<Outcome, Long> count = outcome -> by.getOrDefault(outcome.label(), 0L);
+      return new AttemptCounts(count.apply(Outcome.DELETED), childKeys, count.apply(Outcome.KEPT_NEWER_FILES),
+          count.apply(Outcome.FAILED), count.apply(Outcome.STATE_CHANGED), count.apply(Outcome.ALREADY_DELETED),
+          count.apply(Outcome.CHANGED_DURING_DELETE), count.apply(Outcome.KEPT_REFUSED),
+          count.apply(Outcome.CAME_BACK_DURING_DELETE), count.apply(Outcome.INTERRUPTED), cameBackKeys,
+          startedAt == null ? Instant.now() : startedAt);
     }
 
     static AttemptCounts of(SparkSession spark, Tables tables, String runDate, String attemptId) {

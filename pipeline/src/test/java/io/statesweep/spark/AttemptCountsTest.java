@@ -1,0 +1,71 @@
+package io.statesweep.spark;
+
+import static org.apache.spark.sql.functions.col;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.execute.Outcome;
+import io.statesweep.spark.rows.ExecutionRow;
+import io.statesweep.testing.SharedSpark;
+import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An attempt's counts (README "The summary line"), from the rows execute appended to {@code executions} on the
+ * driver, are what the table's own rows of the attempt count: one row of every outcome, and more of some.
+ */
+class AttemptCountsTest {
+  private static final String RUN_DATE = "2026-12-04";
+  private static final String ATTEMPT = "20261204T010000Z-aaaaaa";
+  private static final Instant FIRST = Instant.parse("2026-12-04T01:00:01Z");
+
+  @TempDir
+  Path warehouse;
+
+  @Test
+  void theRowsAppendedCountAsTheTableCountsThem() {
+    List<ExecutionRow> rows = new ArrayList<>();
+    int i = 0;
+    for (Outcome outcome : Outcome.values()) {
+      for (int copies = 0; copies <= outcome.ordinal() % 3; copies++) {
+        i++;
+        rows.add(row("cogram/projects/p" + i + "/state.json", outcome, i, FIRST.plusSeconds(i),
+            outcome == Outcome.CAME_BACK_DURING_DELETE ? List.of("a" + i, "b" + i) : List.of("c" + i)));
+      }
+    }
+    rows.add(row("cogram/projects/null/state.json", null, 7, null, null));
+    SparkSession spark = SharedSpark.session();
+    Tables tables = new Tables(warehouse.toString());
+    spark.createDataset(rows, ExecutionRow.ENCODER).toDF()
+        .select(col("runDate").as("run_date"), col("attemptId").as("attempt_id"), col("outcome"),
+            col("childKeysDeleted").as("child_keys_deleted"), col("deletedKeys").as("deleted_keys"),
+            col("startedAt").as("started_at"))
+        .write().format("delta").save(tables.executions());
+
+    SparkExecuteAction.AttemptCounts fromRows = SparkExecuteAction.AttemptCounts.of(rows);
+
+    assertThat(fromRows).isEqualTo(SparkExecuteAction.AttemptCounts.of(spark, tables, RUN_DATE, ATTEMPT));
+    assertThat(fromRows.startedAt()).isEqualTo(FIRST.plusSeconds(1));
+    assertThat(fromRows.cameBack()).isPositive();
+    assertThat(fromRows.cameBackKeys()).isEqualTo(2 * fromRows.cameBack());
+  }
+
+  private static ExecutionRow row(String stateFileKey, Outcome outcome, long childKeys, Instant startedAt,
+      List<String> deletedKeys) {
+    ExecutionRow row = new ExecutionRow();
+    row.setRunId("20261204T000000Z-bbbbbb");
+    row.setRunDate(RUN_DATE);
+    row.setAttemptId(ATTEMPT);
+    row.setStateFileKey(stateFileKey);
+    row.setOutcome(outcome == null ? null : outcome.label());
+    row.setChildKeysDeleted(childKeys);
+    row.setDeletedKeys(deletedKeys);
+    row.setStartedAt(startedAt == null ? null : Timestamp.from(startedAt));
+    return row;
+  }
+}
