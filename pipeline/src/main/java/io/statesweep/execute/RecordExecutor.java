@@ -45,6 +45,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 
 /**
@@ -615,7 +616,7 @@ public final class RecordExecutor implements AutoCloseable {
 
     private final List<PlannedRecord> records;
     /** The shared listing of each record's first verification; a record verified again lists on its own. */
-    private final java.util.concurrent.atomic.AtomicReferenceArray<SharedListing> shares;
+    private final AtomicReferenceArray<SharedListing> shares;
     /** When each record's verification began on its thread, or {@link Long#MIN_VALUE} while it does not run. */
     private final AtomicLongArray verifyingSince;
     private final ArrayDeque<Integer> queued = new ArrayDeque<>();
@@ -625,7 +626,7 @@ public final class RecordExecutor implements AutoCloseable {
 
     Verifications(List<PlannedRecord> records, SharedListing[] shares) {
       this.records = records;
-      this.shares = new java.util.concurrent.atomic.AtomicReferenceArray<>(shares);
+      this.shares = new AtomicReferenceArray<>(shares);
       this.verifyingSince = new AtomicLongArray(records.size());
       for (int slot = 0; slot < records.size(); slot++) {
         verifyingSince.set(slot, Long.MIN_VALUE);

@@ -5,10 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ListingContinuation;
 import io.statesweep.s3.ListingPage;
-import java.util.Iterator;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +56,6 @@ final class SharedListing {
   private final LongSupplier nanoTime;
   private Map<String, List<StoredObject>> served;
   private long listedFrom;
-  private int pages;
 
   /**
    * @param parent the folder that holds every one of {@code prefixes} ({@link #parentOf})
@@ -103,11 +102,6 @@ final class SharedListing {
     return objects == null ? null : new Served(objects, listedFrom);
   }
 
-  /** ListObjectsV2 requests the walk made (0 before a record asked). */
-  synchronized int pages() {
-    return pages;
-  }
-
   private void walk() {
     served = new HashMap<>();
     Map<String, List<StoredObject>> open = new LinkedHashMap<>();
@@ -118,6 +112,7 @@ final class SharedListing {
     ListingContinuation continuation = new ListingContinuation(parent + " after " + startAfter);
     listedFrom = nanoTime.getAsLong();
     String token = null;
+    int pages = 0;
     while (true) {
       ListingPage page = store.listPage(parent, startAfter, token);
       if (page == null) {
