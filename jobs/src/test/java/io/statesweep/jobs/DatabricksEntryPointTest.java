@@ -7,13 +7,10 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.S3ServerExtension;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -38,9 +35,7 @@ class DatabricksEntryPointTest {
     SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), bucket), "cogram/", 60, 3L,
         Instant.now());
     Path log = directory.resolve("driver.log");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx1g"));
-    command.addAll(java17Flags());
+    List<String> command = ChildJvm.command("1g");
     command.addAll(List.of("-Dspark.master=local[2]", "-Dspark.app.name=databricks-driver",
         "-Dspark.driver.host=127.0.0.1", "-Dspark.driver.bindAddress=127.0.0.1", "-Dspark.ui.enabled=false",
         "-Dspark.sql.shuffle.partitions=4",
@@ -86,17 +81,5 @@ class DatabricksEntryPointTest {
     assertThat(driver.get(6)).isEqualTo("driver: after bad-settings stopped=false same_session=true count=7");
     assertThat(driver.get(7)).isEqualTo("driver: done");
     assertThat(process.exitValue()).as(output).isZero();
-  }
-
-  /** Spark 3.5's Java 17 flags: the build's property when given, else the ones this JVM was started with. */
-  private static List<String> java17Flags() {
-    String flags = System.getProperty("spark.java17.flags");
-    if (flags != null && !flags.isBlank()) {
-      return Arrays.asList(flags.trim().split("\\s+"));
-    }
-    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(argument -> argument.startsWith("--add-opens") || argument.startsWith("--add-exports")
-            || argument.startsWith("-XX:+IgnoreUnrecognizedVMOptions") || argument.startsWith("-Djdk.reflect."))
-        .toList();
   }
 }

@@ -3,18 +3,20 @@ package io.statesweep.jobs;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
+import io.statesweep.s3.ObjectContent;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,6 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(S3ServerExtension.class)
 class DriverKillTest {
   private static final String BUCKET = "driver-kill";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String LOCK_KEY = "cogram.statesweep/lock";
+  /** The killed execute's lock ttl: renewed every 10 s, so the lock outlives the kill by 20-30 s. */
+  private static final Duration LOCK_TTL = Duration.ofSeconds(30);
 
   @Test
   void aDriverKilledMidExecuteIsFollowedByARerunThatFinishes(LocalS3Server server, @TempDir Path warehouse)
@@ -54,25 +60,28 @@ class DriverKillTest {
     String runId = planned.replaceAll("(?s).*run_id=(\\S+).*", "$1");
 
     // The execute in a JVM of its own, slowed down so that it is killed with deletes still to do.
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx1g"));
-    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
-          || flag.startsWith("-Djdk.reflect")) {
-        command.add(flag);
-      }
-    }
+    List<String> command = ChildJvm.command("1g");
     command.addAll(List.of("-Daws.accessKeyId=" + System.getProperty("aws.accessKeyId"),
         "-Daws.secretAccessKey=" + System.getProperty("aws.secretAccessKey"), "-Daws.region=us-east-1",
         "-cp", System.getProperty("java.class.path"), StatesweepCli.class.getName(), "execute", "--run-id", runId,
-        "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "1m"));
+        "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2",
+        "--lock-ttl", LOCK_TTL.toSeconds() + "s"));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(Files.createTempFile(warehouse, "killed-execute", ".log").toFile());
     builder.environment().putAll(environment);
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     Process execute = builder.start();
+    // Killed once six keys are gone, right after a renewal of its lock: the rerun below then finds the lock valid
+    // for most of its ttl, however long the steps in between take on a busy machine.
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-    while (exportKeys(store).size() > before.size() - 6 && execute.isAlive() && System.nanoTime() < deadline) {
+    Instant renewedUntil = null;
+    while (execute.isAlive() && System.nanoTime() < deadline) {
+      Instant expiresAt = lockExpiry(store);
+      if (renewedUntil != null && expiresAt != null && expiresAt.isAfter(renewedUntil)
+          && exportKeys(store).size() <= before.size() - 6) {
+        break;
+      }
+      renewedUntil = expiresAt;
       Thread.sleep(100);
     }
     assertThat(execute.isAlive()).as("the execute is still deleting when it is killed").isTrue();
@@ -80,17 +89,18 @@ class DriverKillTest {
     Set<String> afterKill = exportKeys(store);
     assertThat(afterKill).as("nothing outside the plan is gone").containsAll(expectedLeft);
     assertThat(afterKill).as("deletes were still to do").isNotEqualTo(expectedLeft);
-    assertThat(store.read("cogram.statesweep/lock", 4096)).as("the dead run's lock").isNotNull();
+    Instant expiry = lockExpiry(store);
+    assertThat(expiry).as("the dead run's lock").isNotNull();
 
     // While the dead run's lock is valid, a rerun is refused and told who holds it; then it takes over.
     Output rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
     assertThat(rerun.code()).as(rerun.errors()).isEqualTo(StatesweepCli.LOCKED);
-    assertThat(rerun.errors()).contains("statesweep execute --run-id " + runId + " (pid " + execute.pid() + ")");
-    // The dead run's lock expires a minute after its last renewal: then a rerun takes it over, however long
-    // each rerun takes to be refused.
+    assertThat(rerun.errors()).contains("statesweep execute --run-id " + runId + " (pid " + execute.pid() + ")")
+        .contains("its lock expires at " + expiry);
+    // Nobody renews the dead run's lock: once past the expiry it holds, a rerun takes it over.
     long lockDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
     while (rerun.code() == StatesweepCli.LOCKED && System.nanoTime() < lockDeadline) {
-      Thread.sleep(5_000);
+      Thread.sleep(Math.max(100, Duration.between(Instant.now(), expiry).toMillis() + 100));
       rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
     }
     assertThat(rerun.code()).as(rerun.text() + rerun.errors()).isZero();
@@ -121,6 +131,12 @@ class DriverKillTest {
         + " dead attempt; %d deleted by the rerun, %d recorded%n", goneBeforeTheRerun.size(),
         recordedKeys(spark, warehouse, deadAttempt).size(), goneInTheRerun.size(),
         recordedKeys(spark, warehouse, rerunAttempt).size());
+  }
+
+  /** The expiry the run lock's document holds, or null while there is no lock. */
+  private static Instant lockExpiry(ObjectStore store) throws IOException {
+    ObjectContent lock = store.read(LOCK_KEY, 4096);
+    return lock == null ? null : Instant.parse(JSON.readTree(lock.bytes()).get("expires_at").asText());
   }
 
   private static Set<String> recordedKeys(SparkSession spark, Path warehouse, String attemptId) {

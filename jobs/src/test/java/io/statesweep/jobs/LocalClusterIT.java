@@ -356,11 +356,17 @@ class LocalClusterIT {
       List<String> java = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-Xmx1g"));
       java.addAll(Arrays.asList(System.getProperty("spark.java17.flags").trim().split("\\s+")));
+      // The driver and its executors start with the flags of every test JVM of the build.
+      String testFlags = System.getProperty("statesweep.test.jvm.flags", "").trim();
+      if (!testFlags.isEmpty()) {
+        java.addAll(Arrays.asList(testFlags.split("\\s+")));
+      }
       java.add("-Dlog4j2.configurationFile=" + sparkHome.resolve("conf/log4j2.properties"));
       java.addAll(List.of("-cp", Files.readString(Path.of(System.getProperty("statesweep.provided.classpath"))).strip(),
           "org.apache.spark.deploy.SparkSubmit", "--master", MASTER,
           "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
           "--conf", "spark.sql.shuffle.partitions=4",
+          "--conf", "spark.executor.extraJavaOptions=" + System.getProperty("statesweep.test.jvm.flags", ""),
           "--conf", "spark.eventLog.enabled=true", "--conf", "spark.eventLog.dir=" + events.toUri(),
           "--conf", "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension",
           "--conf", "spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog",
