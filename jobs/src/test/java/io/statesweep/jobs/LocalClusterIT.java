@@ -366,7 +366,9 @@ class LocalClusterIT {
           "org.apache.spark.deploy.SparkSubmit", "--master", MASTER,
           "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
           "--conf", "spark.sql.shuffle.partitions=4",
-          "--conf", "spark.executor.extraJavaOptions=" + System.getProperty("statesweep.test.jvm.flags", ""),
+          // Spark refuses Spark settings (-Dspark.*) among an executor's JVM options: its JVM flags only.
+          "--conf", "spark.executor.extraJavaOptions=" + Arrays.stream(testFlags.split("\\s+"))
+              .filter(flag -> !flag.startsWith("-Dspark.")).collect(Collectors.joining(" ")),
           "--conf", "spark.eventLog.enabled=true", "--conf", "spark.eventLog.dir=" + events.toUri(),
           "--conf", "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension",
           "--conf", "spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog",
