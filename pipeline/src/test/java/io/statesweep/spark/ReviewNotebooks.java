@@ -231,6 +231,29 @@ final class ReviewNotebooks {
      * statement. Returns the statements that failed or found no rows, with why.
      */
     Map<String, String> runReview(SparkSession spark, String schema, String warehouse, String runId) {
+      Map<String, String> failures = defineViews(spark, schema, warehouse, runId);
+      for (Statement statement : statements()) {
+        if (statement.perTable() || statement.view()) {
+          continue;
+        }
+        String sql = statement.evaluate(this, schema, warehouse, null);
+        try {
+          if (spark.sql(sql).limit(1).collectAsList().isEmpty()) {
+            failures.put(sql, "no rows");
+          }
+        } catch (Exception e) {
+          failures.put(sql, SparkPlanAction.rootMessage(e));
+        }
+      }
+      return failures;
+    }
+
+    /**
+     * The first part of {@link #runReview}, as the notebook's first cells do it: a view of each table, {@code
+     * review_export} and {@code review_run} for {@code runId}, then the notebook's own views; no other statement
+     * runs. Returns the view statements that failed, with why.
+     */
+    Map<String, String> defineViews(SparkSession spark, String schema, String warehouse, String runId) {
       Map<String, String> failures = new LinkedHashMap<>();
       List<Statement> statements = statements();
       List<Statement> views = statements.stream().filter(Statement::perTable).toList();
@@ -253,19 +276,6 @@ final class ReviewNotebooks {
           } catch (Exception e) {
             failures.put(statement.sql(), SparkPlanAction.rootMessage(e));
           }
-        }
-      }
-      for (Statement statement : statements) {
-        if (statement.perTable() || statement.view()) {
-          continue;
-        }
-        String sql = statement.evaluate(this, schema, warehouse, null);
-        try {
-          if (spark.sql(sql).limit(1).collectAsList().isEmpty()) {
-            failures.put(sql, "no rows");
-          }
-        } catch (Exception e) {
-          failures.put(sql, SparkPlanAction.rootMessage(e));
         }
       }
       return failures;

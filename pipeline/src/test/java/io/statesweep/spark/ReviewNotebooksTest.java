@@ -127,7 +127,7 @@ class ReviewNotebooksTest {
     }
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
-      notebook.runReview(spark, null, tables.warehouse(), reviewed);
+      assertThat(notebook.defineViews(spark, null, tables.warehouse(), reviewed)).isEmpty();
       assertThat(spark.sql("SELECT * FROM previous_run").count()).as("the first plan has none").isZero();
     }
   }
@@ -137,7 +137,7 @@ class ReviewNotebooksTest {
     SparkSession spark = SharedSpark.session();
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
-      notebook.runReview(spark, null, tables.warehouse(), reviewed);
+      assertThat(notebook.defineViews(spark, null, tables.warehouse(), reviewed)).isEmpty();
       List<String> statements = notebook.statements().stream().map(ReviewNotebooks.Statement::sql).toList();
       String latestPlan = statements.stream().filter(sql -> sql.startsWith("SELECT r.run_id\n")
           && sql.contains("ORDER BY r.planned_at DESC")).findFirst().orElseThrow();
