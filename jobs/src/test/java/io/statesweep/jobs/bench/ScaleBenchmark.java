@@ -53,6 +53,8 @@ import org.apache.spark.sql.SparkSession;
  * a plan that prints that many {@code missing} lines with a 1 GB heap.
  * {@code -Dscale.args="cpu keys latency-ms [heap]"} runs {@link CpuRun}: CPU per 1,000 keys of each phase of
  * {@code plan} and {@code run --execute}, beside the SDK's own CPU per ListObjectsV2 page.
+ * {@code -Dscale.args="warm [rounds] [key=value[,key=value]] ..."} runs {@link WarmRuns}: a plan and an execute of a
+ * tiny archive in a warm JVM, under the tests' Spark session and under each Spark SQL setting given.
  * {@code -Dscale.args="small [repetitions] [small,demo] [launches]"} runs {@link SmallRunBenchmark}: the shipped jar's
  * {@code plan} and {@code run --execute} of small archives on a local S3Proxy server, each a JVM of its own,
  * beside {@link ReferenceCleanup}.
@@ -82,6 +84,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("cpu")) {
       CpuRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("warm")) {
+      WarmRuns.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("small")) {
