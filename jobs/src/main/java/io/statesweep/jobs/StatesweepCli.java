@@ -27,7 +27,7 @@ import org.apache.spark.sql.SparkSession;
  * names (it completed without errors otherwise).
  *
  * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
- * it (spec section 4): one that stops before it counts anything prints {@link RunSummary#stopped}.
+ * it (README, "The summary line"): one that stops before it counts anything prints {@link RunSummary#stopped}.
  */
 public final class StatesweepCli {
   static final int OK = 0;

@@ -16,7 +16,7 @@ public enum Outcome {
   KEPT_NEWER_FILES,
   /**
    * A planned key now belongs to another record (whose state file appeared since the plan): refused,
-   * kept whole, as the planner would (spec section 3). Nothing was deleted.
+   * kept whole, as the planner would (README, "Actions (one per record)"). Nothing was deleted.
    */
   KEPT_REFUSED,
   /** A key changed between verification and its conditional delete; it stays, and so does the state file. */

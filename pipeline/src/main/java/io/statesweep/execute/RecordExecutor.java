@@ -49,8 +49,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 
 /**
- * Executes written plans, a window of records at a time, so that no live file can go (spec sections
- * 2 to 4):
+ * Executes written plans, a window of records at a time, so that no live file can go (README,
+ * "Deleting"):
  *
  * <ol>
  *   <li>takes the throttle's permits for the window's keys first ({@link WindowPermits}), so that a wait

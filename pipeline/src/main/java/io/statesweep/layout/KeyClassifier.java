@@ -103,7 +103,7 @@ public final class KeyClassifier implements Serializable {
 
   /**
    * Why a state file may not list {@code key}, or null when the key's own shape and place allow it
-   * (spec section 3): no empty, {@code .} or {@code ..} segments; inside the prefix; not in the
+   * (README, "Actions (one per record)"): no empty, {@code .} or {@code ..} segments; inside the prefix; not in the
    * exporter's folder; not a state file itself; a {@code <id>.state.json} lists only its sibling
    * {@code <id>.json}, a {@code state.json} only keys inside its folder. Whether another record owns
    * the key needs the listing, and is the caller's to check.

@@ -1,6 +1,6 @@
 package io.statesweep.layout;
 
-/** How a record keeps its files (spec section 1). */
+/** How a record keeps its files (README, "The layout"). */
 public enum RecordShape {
   /** {@code <folder>/state.json}: the record owns keys inside its folder. */
   FOLDER,

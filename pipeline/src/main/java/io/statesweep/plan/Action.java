@@ -2,7 +2,7 @@ package io.statesweep.plan;
 
 import java.util.Locale;
 
-/** The one thing the plan does with a record (spec sections 2 and 3). */
+/** The one thing the plan does with a record (README, "Actions (one per record)"). */
 public enum Action {
   /** Due: delete its files and delete_files, then its state file, last. */
   DELETE_RECORD,

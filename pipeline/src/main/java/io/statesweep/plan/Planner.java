@@ -15,7 +15,7 @@ import java.util.Set;
 
 /**
  * Decides exactly one {@link Action} per record from its state file, the listing of its keys, the
- * time and the grace period: spec sections 2 and 3. Pure: no I/O, no clock.
+ * time and the grace period: README, "Actions (one per record)". Pure: no I/O, no clock.
  *
  * <p>Safe by default: a bad document, a key the state file may not list, or any file newer than the
  * state file keeps the whole record. A key that does not exist is never planned for deletion.
@@ -66,7 +66,7 @@ public final class Planner implements Serializable {
    * The plan of one record at {@code now}, from a listing that began at {@code listedAt}.
    *
    * <p>A live record's files that the listing lacks are {@link RecordPlan#missingFiles() named} (a
-   * loss: spec section 4, {@code missing <key>}) only when its state file was last modified before the
+   * loss: {@code missing <key>}, README, "What a run does") only when its state file was last modified before the
    * listing began. The exporter uploads a record's files before it writes the state file that lists
    * them, so those files were there to be listed; a state file written since (an inventory report is a
    * day old, a LIST takes hours) may list files the listing could not see yet, and they are checked by
@@ -193,7 +193,7 @@ public final class Planner implements Serializable {
     return grace.isZero() ? why : why + "; grace of " + grace.toDays() + " days passed";
   }
 
-  /** Why the record's state file may not list {@code key}, or null when it may (spec section 3). */
+  /** Why the record's state file may not list {@code key}, or null when it may (README, "Actions (one per record)"). */
   String refusal(RecordInput record, String key) {
     Classification.StateFile stateFile = record.stateFile();
     String rule = classifier.listingRefusal(stateFile, key);

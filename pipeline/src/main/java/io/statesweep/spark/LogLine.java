@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.plan.LineText;
 
 /**
- * One per-key line of spec section 4, as a value: what kind of line it is, the key it is about, and its exact
+ * One per-key line (README, "What a run does"), as a value: what kind of line it is, the key it is about, and its exact
  * text (what the command line prints, and what users' log metric filters count).
  *
  * <p>The key is data: the text holds it, and every other outside text (a reason that names keys), escaped with

@@ -130,7 +130,7 @@ public final class RunMetrics implements Serializable {
     Map<Integer, Long> windows = verifiedToDeleted.value();
     if (!windows.isEmpty()) {
       // From the end of a record's verification to the answer of its last delete: the window in which a
-      // record coming back can lose a file (spec section 4).
+      // record coming back can lose a file (README, "Deleting").
       ObjectNode window = root.putObject("verified_to_deleted_ms");
       window.put("records", windows.values().stream().mapToLong(Long::longValue).sum());
       window.put("p50", Durations.percentileMillis(windows, 0.50));

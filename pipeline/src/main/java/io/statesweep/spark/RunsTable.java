@@ -27,7 +27,7 @@ import org.apache.spark.sql.types.StructType;
  * {@code execute} attempt), with its settings, counts and outcome.
  */
 final class RunsTable {
-  /** A live record's files that the bucket lacks: the plan's count (spec section 4, summary pair {@code missing_files=}). */
+  /** A live record's files that the bucket lacks: the plan's count (README, "The summary line": {@code missing_files=}). */
   static final String MISSING_FILES = "missing_files";
 
   /** Dollars, to the millionth. */

@@ -722,7 +722,7 @@ public final class SparkExecuteAction {
         .select("state_file_key", "message");
     LineStream.inOrder(keptDS, counts.keptLines(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
-    // A file lost to a record that came back while it went is never silent: one line per key (spec section 4).
+    // A file lost to a record that came back while it went is never silent: one line per key (README, "Deleting").
     Dataset<Row> cameBackDS = attemptDS
         .filter(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label()))
         .select(col("state_file_key"), explode(col("deleted_keys")).as("key"));

@@ -500,7 +500,7 @@ public final class SparkPlanAction {
   }
 
   /**
-   * The per-key lines of spec section 4, each to {@code lines} as it is read: the first {@code --log-lines}
+   * The per-key lines (README, "What a run does"), each to {@code lines} as it is read: the first {@code --log-lines}
    * {@code would delete} lines, then every kept line (refused, coming back, bad state), every {@code missing} line
    * (a live record's file that the bucket lacks) and every skipped line, never capped: users count the alert
    * phrases with log metric filters, so one line left out is an alert missed. They reach the driver a bounded
@@ -540,7 +540,7 @@ public final class SparkPlanAction {
             ? LogLine.skipped(row.getString(1), row.getString(2)) : LogLine.kept(row.getString(1), row.getString(2))));
   }
 
-  /** The line of spec section 4 for a file that a live record lists and the bucket lacks. */
+  /** The line (README, "What a run does") for a file that a live record lists and the bucket lacks. */
   static String missingLine(String key, String stateFileKey) {
     return LogLine.missing(key, stateFileKey).text();
   }

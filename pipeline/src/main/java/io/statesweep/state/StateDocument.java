@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The fields of a state file that the cleanup uses (spec section 1). Lists keep the document's order
+ * The fields of a state file that the cleanup uses (README, "Actions (one per record)"). Lists keep the document's order
  * and its duplicates; the planner deduplicates.
  *
  * @param delete {@code true}: the record left the product

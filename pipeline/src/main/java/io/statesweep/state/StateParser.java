@@ -30,7 +30,7 @@ import java.util.List;
  * absent or null means empty) and the layout's marked-at fields (timestamps, or null).
  *
  * <p>Every used value is validated here, once, before it can reach a row, a table or a request, and
- * never repaired (spec section 1): a timestamp outside {@link #EARLIEST} .. {@link #LATEST} (what every
+ * never repaired (README, "Hostile input"): a timestamp outside {@link #EARLIEST} .. {@link #LATEST} (what every
  * table can hold: Spark's timestamps overflow past year 294247, Parquet refuses dates before 1900 by
  * default) and a string that is not valid Unicode (a lone UTF-16 surrogate, which any encoder would
  * turn into {@code ?} or U+FFFD: another key) make the document bad, naming the field.

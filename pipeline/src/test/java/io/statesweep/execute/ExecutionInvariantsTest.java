@@ -47,7 +47,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Randomized invariants of planning and execution (spec sections 2 and 3), over thousands of random
+ * Randomized invariants of planning and execution (README, "Actions (one per record)"), over thousands of random
  * small archives and random interleavings of exporter writes with cleanup runs: records coming back
  * (files written again, then the state file), state files rewritten, files added or removed, new
  * nested records, keys rewritten between verification and delete, per-key delete errors, plan rows

@@ -32,8 +32,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Execution of written plans against an in-memory bucket: spec sections 2 (state file last) and 3
- * (re-read before deleting, a record coming back is kept, nested records are other records).
+ * Execution of written plans against an in-memory bucket (README, "Deleting"): the state file last, re-read
+ * before deleting, a record coming back is kept, nested records are other records.
  */
 class RecordExecutorTest {
 
@@ -289,7 +289,7 @@ class RecordExecutorTest {
     assertThat(stateRequest).isGreaterThan(store.requestIndexOf(documentFolder(1) + "a.pdf"));
   }
 
-  // Re-read the state file before deleting (spec section 3).
+  // Re-read the state file before deleting (README, "Deleting").
 
   @Test
   void stateFileRewrittenAfterPlanningIsNotActedOn() {
@@ -362,7 +362,7 @@ class RecordExecutorTest {
     assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
   }
 
-  // A record that comes back is kept (spec section 3).
+  // A record that comes back is kept (README, "Deleting").
 
   @Test
   void fileWrittenAfterThePlanKeepsTheRecord() {
@@ -715,7 +715,7 @@ class RecordExecutorTest {
     assertThat(store.deleteRequests()).isEmpty();
   }
 
-  // Conditional deletes close the window between verification and deletion (spec section 4).
+  // Conditional deletes close the window between verification and deletion (README, "Deleting").
 
   @Test
   void keyChangedBetweenVerifyAndDeleteIsKeptByTheConditionalDelete() {
@@ -777,7 +777,7 @@ class RecordExecutorTest {
         List.of(new DeleteTarget(MEETING_STATE, null)));
   }
 
-  // Failures leave the state file in place (spec section 3: the state file goes last).
+  // Failures leave the state file in place (README, "Deleting": the state file goes last).
 
   @Test
   void perKeyErrorsAreRecordedAndTheStateFileStays() {
@@ -917,7 +917,7 @@ class RecordExecutorTest {
     assertThat(store.keys()).isEmpty();
   }
 
-  // A live record's removed files (spec section 2).
+  // A live record's removed files (README, "Actions (one per record)").
 
   @Test
   void removedFilesOfALiveRecordGoButTheStateFileStays() {

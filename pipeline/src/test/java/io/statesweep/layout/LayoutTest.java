@@ -32,7 +32,7 @@ class LayoutTest {
   private static final String ONE_PLACE = "[{\"path\": \"projects/{project}/state.json\", \"record_type\": \"project\"}]";
 
   @Test
-  void builtInCogramLayoutHasTheSpecKindsAndExporterFolder() {
+  void builtInCogramLayoutHasTheExportersKindsAndFolder() {
     Layout cogram = Layout.builtIn("cogram");
 
     assertThat(cogram.name()).isEqualTo("cogram");
@@ -45,7 +45,7 @@ class LayoutTest {
   }
 
   @Test
-  void builtInCogramLayoutHasOnePlacePerRowOfTheSpecTable() {
+  void builtInCogramLayoutHasOnePlacePerStateFilePlaceOfTheExport() {
     assertThat(Layout.builtIn("cogram").places()).extracting(StatePlace::path).containsExactlyInAnyOrder(
         "organization/state.json",
         "organization/agents/{agent}.state.json",

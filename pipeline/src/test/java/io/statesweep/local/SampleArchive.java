@@ -40,7 +40,7 @@ import java.util.concurrent.Future;
  * Writes a sample export of the {@code cogram} layout into a bucket, for the embedded demo and for
  * tests, and returns a {@link Manifest} of what a correct cleanup must decide for it.
  *
- * <p>The archive has records at <b>every</b> state-file place of the spec's table (section 1): the
+ * <p>The archive has records at <b>every</b> state-file place of the layout (README, "The layout"): the
  * organisation, agents, prompts, organisation knowledge entries, projects, project records of every
  * kind of the built-in layout, chat messages, records and chat messages of {@code unassigned_project},
  * workflows and workflow runs. Around them it writes keys that are not records: the exporter's own
@@ -51,7 +51,7 @@ import java.util.concurrent.Future;
  * records are a seeded random mix, weighted towards live records as in a real export.
  *
  * <p>The manifest is an <b>independent oracle</b>: each record's expectation follows from how this
- * class built it and the rules of spec sections 2 and 3 (see {@link SampleRecord#expectedAction}),
+ * class built it and the rules of README, "Actions (one per record)" (see {@link SampleRecord#expectedAction}),
  * never from {@code io.statesweep.plan.Planner}.
  *
  * <p>Timing. S3Proxy's LastModified has whole seconds, and a record is coming back only when a file
@@ -221,7 +221,7 @@ public final class SampleArchive {
     }
 
     /**
-     * The action of spec sections 2 and 3 at {@code now} with a grace period: a bad document is
+     * The action (README, "Actions (one per record)") at {@code now} with a grace period: a bad document is
      * {@code bad_state}; a refused key keeps it whole ({@code kept_refused}); a record is due when
      * {@code now} is not before the earlier of (mark + grace) and ({@code expires_at} + grace); a due
      * record with a strictly newer file is {@code kept_newer_files}, else {@code delete_record}; a

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Spec sections 2 (what is due) and 3 (safety rules), one rule per test. */
+/** What is due and the safety rules (README, "Actions (one per record)"), one rule per test. */
 class PlannerTest {
 
   private static final Layout LAYOUT = Layout.builtIn("cogram");
@@ -172,7 +172,7 @@ class PlannerTest {
     return plan.deletes().stream().map(PlannedDelete::role).toList();
   }
 
-  // ---------------------------------------------------------------- spec section 2: what is due
+  // ---------------------------------------------------------------- what is due (README, "Actions (one per record)")
 
   @Test
   void liveRecordIsKeptWithNothingToDelete() {
@@ -409,7 +409,7 @@ class PlannerTest {
     assertThat(plan.missingKeys()).isEqualTo(2);
   }
 
-  // ---------------------------------------------------------------- spec section 4: missing <key>
+  // ---------------------------------------------------------------- missing <key> (README, "What a run does")
 
   @Test
   void liveRecordNamesEachFileTheBucketLacksInDocumentOrder() {
@@ -734,7 +734,7 @@ class PlannerTest {
     assertThat(copy.graceFor(stateFile(EMAIL_STATE))).isEqualTo(new Grace.Applied(0, "global"));
   }
 
-  // ---------------------------------------------------------------- spec section 3: safety rules
+  // ---------------------------------------------------------------- safety rules (README, "Actions (one per record)")
 
   @Test
   void keepsRecordWhenAFileIsNewerThanItsStateFile() {

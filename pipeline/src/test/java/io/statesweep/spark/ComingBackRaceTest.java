@@ -35,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An exporter bringing records back while {@code run --execute} deletes them, on S3Proxy (spec section
- * 4): it uploads a record's files again byte for byte (the same ETags: no conditional delete can tell),
+ * An exporter bringing records back while {@code run --execute} deletes them, on S3Proxy (README,
+ * "Deleting"): it uploads a record's files again byte for byte (the same ETags: no conditional delete can tell),
  * waits, then rewrites the record's state file as live. A file uploaded between the record's
  * verification and its delete is lost; every lost file must be named, either by the execute that saw
  * its record come back ({@code <state file> came back during its deletion: <key> was deleted; run

@@ -167,7 +167,7 @@ public final class PlanRow implements Serializable {
     this.missingKeys = missingKeys;
   }
 
-  /** A live record's files that the bucket lacks (spec section 4, {@code missing <key>}). */
+  /** A live record's files that the bucket lacks ({@code missing <key>}, README, "What a run does"). */
   public java.util.List<String> getMissingFiles() {
     return missingFiles;
   }

@@ -1,0 +1,129 @@
+package io.statesweep;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract is in the repository: README's "What a run does" and the sections under it. A comment of the
+ * product or its tests that points at the contract names a README section that exists ({@code README, "Deleting"}),
+ * and none points at a document outside the repository.
+ */
+class ContractPointersTest {
+  private static final Path PIPELINE = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
+  private static final Path ROOT = PIPELINE.getParent();
+  private static final List<Path> SOURCES = List.of(PIPELINE.resolve("src/main/java"),
+      PIPELINE.resolve("src/test/java"), ROOT.resolve("jobs/src/main/java"), ROOT.resolve("jobs/src/test/java"));
+  private static final Path SELF = Path.of("io", "statesweep", "ContractPointersTest.java");
+  /** {@code README "X"}, {@code README, "X"}, {@code README's "X"}. */
+  private static final Pattern README_SECTION = Pattern.compile("README(?:,|'s)?\\s+\"([^\"]+)\"");
+  /** A document that is not in the repository: the behaviour contract the project began from, a style guide. */
+  private static final Pattern OUTSIDE = Pattern.compile(
+      "(?i)\\bspec(?:s)? sections?\\b|\\bthe spec\\b|\\bspec's\\b|\\(spec\\b|STYLE\\.md|\\.\\./shared/|archive-cleanup\\.md");
+
+  @Test
+  void everyReadmeSectionThatACommentNamesExists() throws IOException {
+    List<String> headings = headings(Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8));
+    List<String> pointers = new ArrayList<>();
+    List<String> missing = new ArrayList<>();
+    for (Path file : javaFiles()) {
+      if (file.endsWith(SELF)) {
+        continue; // its own examples
+      }
+      Matcher section = README_SECTION.matcher(read(file));
+      while (section.find()) {
+        String name = sectionName(section.group(1));
+        pointers.add(name);
+        if (headings.stream().noneMatch(heading -> heading.startsWith(name))) {
+          missing.add(ROOT.relativize(file) + ": README \"" + name + "\"");
+        }
+      }
+    }
+    // The scan sees the comments it checks.
+    assertThat(pointers).contains("Deleting", "The summary line", "Actions (one per record)", "The layout");
+
+    assertThat(missing).as("README sections named in comments that README.md has no heading for (a heading"
+        + " starts with the name); README's headings: %s", headings).isEmpty();
+  }
+
+  @Test
+  void noCommentPointsAtADocumentOutsideTheRepository() {
+    List<String> outside = new ArrayList<>();
+    for (Path file : javaFiles()) {
+      if (file.endsWith(SELF)) {
+        continue; // its own examples
+      }
+      String[] lines = read(file).split("\n", -1);
+      for (int i = 0; i < lines.length; i++) {
+        if (OUTSIDE.matcher(lines[i]).find()) {
+          outside.add(ROOT.relativize(file) + ":" + (i + 1) + ": " + lines[i].strip());
+        }
+      }
+    }
+
+    assertThat(outside).as("lines that point at a document outside the repository; name the README section"
+        + " instead (README, \"What a run does\" and the sections under it)").isEmpty();
+  }
+
+  @Test
+  void headingsAreReadOutsideCodeBlocksWithoutTheirMarks() {
+    String readme = "# statesweep\n```bash\n# 1. a comment in a command block\n```\n#### Deleting (`run --execute`)\n";
+
+    assertThat(headings(readme)).containsExactly("statesweep", "Deleting (run --execute)");
+    assertThat(sectionName("Every delete on the\n   * record")).isEqualTo("Every delete on the record");
+    assertThat(sectionName("Keys in printed\n    // lines")).isEqualTo("Keys in printed lines");
+    assertThat(OUTSIDE.matcher("// the rules of spec sections 2 and 3").find()).isTrue();
+    assertThat(OUTSIDE.matcher("(spec section 4)").find()).isTrue();
+    assertThat(OUTSIDE.matcher("a speculative copy; the expected action; specific keys").find()).isFalse();
+  }
+
+  /** A section's name as a comment gives it, across its lines: without comment marks, backticks or line breaks. */
+  static String sectionName(String quoted) {
+    return quoted.replaceAll("\\s*\\R\\s*(?:\\*|//)?\\s*", " ").replace("`", "").strip();
+  }
+
+  /** Markdown headings, outside fenced code blocks, without their {@code #} marks and backticks. */
+  static List<String> headings(String markdown) {
+    List<String> headings = new ArrayList<>();
+    boolean inCode = false;
+    for (String line : markdown.split("\n", -1)) {
+      if (line.startsWith("```")) {
+        inCode = !inCode;
+      } else if (!inCode && line.startsWith("#")) {
+        headings.add(line.replaceFirst("^#+\\s*", "").replace("`", "").strip());
+      }
+    }
+    return headings;
+  }
+
+  private static List<Path> javaFiles() {
+    List<Path> files = new ArrayList<>();
+    for (Path root : SOURCES) {
+      try (Stream<Path> walk = Files.walk(root)) {
+        walk.filter(path -> path.toString().endsWith(".java")).forEach(files::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot list the sources under " + root, e);
+      }
+    }
+    assertThat(files).as("the sources of both modules").hasSizeGreaterThan(100);
+    return files;
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + file, e);
+    }
+  }
+}
