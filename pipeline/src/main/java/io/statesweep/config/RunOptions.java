@@ -2,6 +2,7 @@ package io.statesweep.config;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.execute.ConditionalMode;
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.Layout;
 import io.statesweep.plan.FailOn;
@@ -9,6 +10,7 @@ import io.statesweep.plan.Grace;
 import io.statesweep.plan.Scope;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.scan.InventoryManifest;
+import io.statesweep.store.FileSource;
 import java.io.Serializable;
 import java.net.URI;
 import java.time.Duration;
@@ -57,9 +59,6 @@ public record RunOptions(
     long maxDeletes,
     long maxBytes,
     Scope scope) implements Serializable {
-
-  /** Whether deletes carry the ETag they expect; {@code AUTO} probes the store once per run. */
-  public enum ConditionalMode { AUTO, ON, OFF }
 
   /** Where the plan's view of the bucket comes from. */
   public enum Listing { LIST, INVENTORY }

@@ -2,6 +2,7 @@ package io.statesweep.config;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.store.FileSource;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,6 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.config.RunOptions;
 import io.statesweep.plan.LineText;
 import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.DeleteResult;
@@ -45,7 +44,7 @@ public final class ConditionalDeleteProbe {
     }
 
     /** At the bucket root "beside the prefix" would be inside the export: no probe there. */
-    public static Findings atBucketRoot(RunOptions.ConditionalMode mode) {
+    public static Findings atBucketRoot(ConditionalMode mode) {
       return new Findings(set(mode, "unverified: no probe at the bucket root"),
           ConditionProbe.unverified("no probe at the bucket root"));
     }
@@ -55,7 +54,7 @@ public final class ConditionalDeleteProbe {
    * The probes on one object, {@code probeKey}: one PutObject, one GetObject, and one DeleteObjects to remove
    * it, with {@code auto} one DeleteObjects more. {@code on} and {@code off} are taken as set.
    */
-  public static Findings detect(ObjectStore store, String probeKey, RunOptions.ConditionalMode mode) {
+  public static Findings detect(ObjectStore store, String probeKey, ConditionalMode mode) {
     requireNonNull(mode, "mode is null");
     try {
       store.write(probeKey, "statesweep probe: safe to delete".getBytes(StandardCharsets.UTF_8));
@@ -67,13 +66,13 @@ public final class ConditionalDeleteProbe {
     }
     try {
       ConditionProbe reads = ConditionProbe.conditionalReads(store, probeKey);
-      return new Findings(mode == RunOptions.ConditionalMode.AUTO ? deletes(store, probeKey) : set(mode, "set"), reads);
+      return new Findings(mode == ConditionalMode.AUTO ? deletes(store, probeKey) : set(mode, "set"), reads);
     } finally {
       ConditionProbe.deleteQuietly(store, probeKey);
     }
   }
 
-  private static Answer set(RunOptions.ConditionalMode mode, String autoReason) {
+  private static Answer set(ConditionalMode mode, String autoReason) {
     return switch (mode) {
       case ON -> new Answer(ConditionalDeletes.ON, "set");
       case OFF -> new Answer(ConditionalDeletes.OFF, "set");

@@ -1,6 +1,5 @@
 package io.statesweep.execute;
 
-import io.statesweep.config.RunOptions;
 import io.statesweep.layout.ExportPrefix;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -138,12 +137,12 @@ public final class ExecuteRequestEstimate {
    * the ledger's folders: the attempts whose ledger another execute left (none, on a healthy bucket) and this
    * attempt's partitions.
    */
-  public static Map<String, Long> perAttempt(RunOptions.ConditionalMode conditionalDeletes, ExportPrefix prefix) {
+  public static Map<String, Long> perAttempt(ConditionalMode conditionalDeletes, ExportPrefix prefix) {
     boolean besidePrefix = !prefix.isBucketRoot();
     Map<String, Long> once = new TreeMap<>();
     once.put(PUT, 3L + (besidePrefix ? 1 : 0));
     once.put(DELETE_OBJECTS, 2L + (besidePrefix ? 1 : 0)
-        + (besidePrefix && conditionalDeletes == RunOptions.ConditionalMode.AUTO ? 1 : 0));
+        + (besidePrefix && conditionalDeletes == ConditionalMode.AUTO ? 1 : 0));
     if (besidePrefix) {
       once.put(GET, 1L);
     }

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.statesweep.config.FileSource;
+import io.statesweep.store.FileSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;

@@ -2,7 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.config.FileSource;
+import io.statesweep.store.FileSource;
 import io.statesweep.s3.S3Settings;
 import java.io.File;
 import java.io.IOException;

@@ -61,7 +61,7 @@ final class PlanCosts {
       bytes = HadoopFiles.of(spark).read(location, MAX_PRICES_BYTES);
     } catch (java.io.IOException e) {
       throw new IllegalArgumentException("Cannot read price table " + location + " (" + Settings.PRICES.key()
-          + "): " + io.statesweep.config.FileSource.reason(e));
+          + "): " + io.statesweep.store.FileSource.reason(e));
     }
     return PriceTable.parse(bytes, location);
   }

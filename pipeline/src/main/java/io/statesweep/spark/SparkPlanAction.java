@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
-import io.statesweep.config.FileSource;
+import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;

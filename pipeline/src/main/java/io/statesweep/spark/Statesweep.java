@@ -3,7 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.config.CatalogSchema;
-import io.statesweep.config.FileSource;
+import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;

@@ -2,7 +2,6 @@ package io.statesweep.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.ConditionProbe;
 import io.statesweep.s3.ObjectStore;
@@ -24,7 +23,7 @@ class ConditionalDeleteProbeTest {
     ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "probe-honoured");
 
     ConditionalDeleteProbe.Findings findings = ConditionalDeleteProbe.detect(store, PROBE,
-        RunOptions.ConditionalMode.AUTO);
+        ConditionalMode.AUTO);
 
     assertThat(findings.deletes().describe()).isEqualTo("on (detected: the store refused a delete with a wrong ETag)");
     assertThat(findings.reads().verdict()).isEqualTo(ConditionProbe.Verdict.HONOURED);
@@ -41,7 +40,7 @@ class ConditionalDeleteProbeTest {
           "probe-set");
 
       ConditionalDeleteProbe.Findings findings = ConditionalDeleteProbe.detect(store, PROBE,
-          RunOptions.ConditionalMode.OFF);
+          ConditionalMode.OFF);
 
       assertThat(findings.deletes().describe()).isEqualTo("off (set)");
       assertThat(findings.reads().verdict()).isEqualTo(ConditionProbe.Verdict.IGNORED);
@@ -59,7 +58,7 @@ class ConditionalDeleteProbeTest {
           "probe-denied");
 
       ConditionalDeleteProbe.Findings findings = ConditionalDeleteProbe.detect(store, PROBE,
-          RunOptions.ConditionalMode.AUTO);
+          ConditionalMode.AUTO);
 
       assertThat(proxy.injected()).containsEntry(FaultProxy.Fault.ACCESS_DENIED, 1L);
       String cannotWrite = "cannot write the probe " + PROBE + ": AccessDenied; it needs s3:PutObject on that key (and"

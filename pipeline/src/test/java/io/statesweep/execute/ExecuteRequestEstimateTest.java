@@ -2,7 +2,6 @@ package io.statesweep.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.statesweep.config.RunOptions;
 import io.statesweep.layout.ExportPrefix;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -70,12 +69,12 @@ class ExecuteRequestEstimateTest {
     // The lock's probe (2 PUT, 1 delete), the lock (1 PUT, its release); the probe of reads (PUT, GET, delete) and
     // with auto of deletes (1 delete); two listings of the
     // ledger's folders.
-    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.AUTO, prefix))
+    assertThat(ExecuteRequestEstimate.perAttempt(ConditionalMode.AUTO, prefix))
         .isEqualTo(Map.of("PutObject", 4L, "GetObject", 1L, "DeleteObjects", 4L, "ListObjectsV2", 2L));
-    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.ON, prefix))
+    assertThat(ExecuteRequestEstimate.perAttempt(ConditionalMode.ON, prefix))
         .isEqualTo(Map.of("PutObject", 4L, "GetObject", 1L, "DeleteObjects", 3L, "ListObjectsV2", 2L));
     // At the bucket root only the lock's probe, beside the lock.
-    assertThat(ExecuteRequestEstimate.perAttempt(RunOptions.ConditionalMode.AUTO, ExportPrefix.of("")))
+    assertThat(ExecuteRequestEstimate.perAttempt(ConditionalMode.AUTO, ExportPrefix.of("")))
         .isEqualTo(Map.of("PutObject", 3L, "DeleteObjects", 2L, "ListObjectsV2", 2L));
   }
 }

@@ -3,7 +3,7 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.statesweep.config.FileSource;
+import io.statesweep.store.FileSource;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;

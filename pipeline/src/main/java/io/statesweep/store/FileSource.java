@@ -1,4 +1,4 @@
-package io.statesweep.config;
+package io.statesweep.store;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
