@@ -8,12 +8,12 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -428,13 +428,7 @@ class ApprovalTest {
   }
 
   private RunOptions options(Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", P);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(server.endpoint(), bucket, P, warehouse).with(extra).options();
   }
 
   private Tables tables() {

@@ -19,10 +19,10 @@ import io.statesweep.state.StateParser;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -681,14 +681,8 @@ class BadInputTest {
   // ---- plumbing ----
 
   private RunOptions options(Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", BUCKET);
-    flags.put("--prefix", P);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse);
-    flags.put("--log-lines", "all");
-    flags.put("--max-state-bytes", Integer.toString(MAX_STATE_BYTES));
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(server.endpoint(), BUCKET, P, warehouse).with("--log-lines", "all")
+        .with("--max-state-bytes", Integer.toString(MAX_STATE_BYTES)).with(extra).options();
   }
 
   private void readTables() {

@@ -4,16 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -194,16 +193,8 @@ class CatalogTablesTest {
   }
 
   private RunOptions options(boolean dryRun, String schema, Path into) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", "catalog");
-    flags.put("--prefix", "cogram/");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", into.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--kind-grace-days", "drawings=90");
-    flags.put("--catalog-schema", schema);
-    flags.put("--dry-run", Boolean.toString(dryRun));
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(server.endpoint(), "catalog", "cogram/", into).with("--kind-grace-days", "drawings=90")
+        .with("--catalog-schema", schema).with("--dry-run", Boolean.toString(dryRun)).options();
   }
 
   private List<String> tableNames(String schema) {

@@ -3,16 +3,15 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -287,13 +286,7 @@ class ComingBackRaceTest {
     }
 
     private RunOptions options(Map<String, String> extra) {
-      Map<String, String> flags = new HashMap<>(extra);
-      flags.put("--bucket", bucket);
-      flags.put("--prefix", P);
-      flags.put("--endpoint", server.endpoint());
-      flags.put("--warehouse", warehouse.toString());
-      flags.put("--log-lines", "all");
-      return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+      return TestOptions.of(server.endpoint(), bucket, P, warehouse).with("--log-lines", "all").with(extra).options();
     }
   }
 

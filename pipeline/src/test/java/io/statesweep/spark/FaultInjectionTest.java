@@ -4,7 +4,6 @@ import static io.statesweep.testing.DatasetAssertions.assertSameRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
@@ -15,13 +14,13 @@ import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.FaultProxy.Fault;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -249,13 +248,7 @@ class FaultInjectionTest {
   }
 
   private RunOptions options(String endpoint, Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", PREFIX);
-    flags.put("--endpoint", endpoint);
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--reuse-state-files", "false");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(endpoint, bucket, PREFIX, warehouse).with("--reuse-state-files", "false").with(extra)
+        .options();
   }
 }

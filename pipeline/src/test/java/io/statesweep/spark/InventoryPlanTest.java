@@ -6,7 +6,6 @@ import static org.apache.spark.sql.functions.exists;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ObjectStore;
@@ -14,13 +13,13 @@ import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -314,14 +313,8 @@ class InventoryPlanTest {
   }
 
   private RunOptions options(Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", P);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "all");
-    flags.put("--reuse-state-files", "false");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(server.endpoint(), bucket, P, warehouse).with("--log-lines", "all")
+        .with("--reuse-state-files", "false").with(extra).options();
   }
 
   /** Each record's plan: state file, action, reason and the exact keys to delete (ETag, size), in order. */

@@ -3,11 +3,11 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -75,9 +75,8 @@ class KindGracePlanTest {
   }
 
   private static RunOptions options(LocalS3Server server, Path warehouse) {
-    return RunOptions.from(Settings.resolve(Map.of("--bucket", "kind-grace", "--prefix", P,
-        "--endpoint", server.endpoint(), "--warehouse", warehouse.toString(), "--log-lines", "0",
-        "--grace-days", "2", "--kind-grace-days", "meetings=7,emails=0"), Map.of(), null));
+    return TestOptions.of(server.endpoint(), "kind-grace", P, warehouse).with("--grace-days", "2")
+        .with("--kind-grace-days", "meetings=7,emails=0").options();
   }
 
   private static Map<String, Planned> planRows(PlanResult result) {

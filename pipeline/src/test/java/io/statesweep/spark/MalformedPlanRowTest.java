@@ -6,15 +6,14 @@ import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -173,12 +172,6 @@ class MalformedPlanRowTest {
   }
 
   private RunOptions options(LocalS3Server server, Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", "malformed-plan-rows");
-    flags.put("--prefix", P);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(server.endpoint(), "malformed-plan-rows", P, warehouse).with(extra).options();
   }
 }

@@ -3,14 +3,13 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -148,12 +147,7 @@ class MissingFilesTest {
   }
 
   private RunOptions options(TestArchive archive, Path warehouse, Map<String, String> more) {
-    Map<String, String> flags = new HashMap<>(more);
-    flags.put("--bucket", archive.store().bucket());
-    flags.put("--prefix", "it");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "all");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(server.endpoint(), archive.store().bucket(), "it", warehouse).with("--log-lines", "all")
+        .with(more).options();
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delta.tables.DeltaTable;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.plan.Action;
@@ -18,12 +17,12 @@ import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -353,13 +352,7 @@ class RunLockInActionsTest {
   }
 
   private RunOptions options(String endpoint, Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", P);
-    flags.put("--endpoint", endpoint);
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(endpoint, bucket, P, warehouse).with(extra).options();
   }
 
   /** The rows of executions: none when the table does not exist (a plan makes it, empty). */

@@ -3,12 +3,12 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.RunLock;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -222,13 +222,8 @@ class SecurityTest {
 
   private RunOptions options(LocalS3Server server, String bucket, Map<String, String> extra,
       Map<String, String> environment) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", P);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse);
-    flags.put("--log-lines", "all");
-    return RunOptions.from(Settings.resolve(flags, environment, null));
+    return TestOptions.of(server.endpoint(), bucket, P, warehouse).with("--log-lines", "all").with(extra)
+        .environment(environment).options();
   }
 
   private static byte[] randomBytes(int count) {

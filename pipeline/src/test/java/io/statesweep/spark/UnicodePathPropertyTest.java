@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ObjectStore;
@@ -14,6 +13,7 @@ import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestOptions;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.URLDecoder;
@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -209,14 +208,7 @@ class UnicodePathPropertyTest {
   }
 
   private RunOptions options(String bucket, String prefix, String endpoint, Map<String, String> extra) {
-    Map<String, String> flags = new HashMap<>(extra);
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", prefix);
-    flags.put("--endpoint", endpoint);
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--progress-seconds", "0");
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(endpoint, bucket, prefix, warehouse).with("--progress-seconds", "0").with(extra).options();
   }
 
   private static Map<String, StoredObject> snapshot(ObjectStore store, String prefix) {

@@ -1,12 +1,12 @@
 package io.statesweep.jobs.bench;
 
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TestOptions;
 import io.statesweep.testing.TestArchive;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -103,17 +103,16 @@ final class WarmRuns {
       AtomicInteger jobs) {
     Map<String, long[]> steps = new LinkedHashMap<>();
     archive(server, bucket);
-    Map<String, String> flags = flags(server, bucket, warehouse);
-    steps.put("plan", measure(jobs, () -> new SparkPlanAction(spark, options(flags)).execute()));
-    steps.put("plan again", measure(jobs, () -> new SparkPlanAction(spark, options(flags)).execute()));
+    TestOptions options = TestOptions.of(server.endpoint(), bucket, PREFIX, warehouse);
+    steps.put("plan", measure(jobs, () -> new SparkPlanAction(spark, options.options()).execute()));
+    steps.put("plan again", measure(jobs, () -> new SparkPlanAction(spark, options.options()).execute()));
     String copy = bucket + "-copy";
     archive(server, copy);
-    Map<String, String> copyFlags = flags(server, copy, warehouse.resolveSibling(warehouse.getFileName() + "-copy"));
-    PlanResult plan = new SparkPlanAction(spark, options(copyFlags)).execute();
-    copyFlags.put("--dry-run", "false");
-    copyFlags.put("--skip-approval", "true");
-    steps.put("execute", measure(jobs, () -> new SparkExecuteAction(spark, options(copyFlags), plan.runId())
-        .execute()));
+    TestOptions copyOptions = TestOptions.of(server.endpoint(), copy, PREFIX,
+        warehouse.resolveSibling(warehouse.getFileName() + "-copy"));
+    PlanResult plan = new SparkPlanAction(spark, copyOptions.options()).execute();
+    RunOptions execute = copyOptions.with("--dry-run", "false").with("--skip-approval", "true").options();
+    steps.put("execute", measure(jobs, () -> new SparkExecuteAction(spark, execute, plan.runId()).execute()));
     return steps;
   }
 
@@ -129,20 +128,6 @@ final class WarmRuns {
     archive.put("projects/p1/emails/e1/attachments/old.pdf", "old-pdf");
     archive.put("projects/p1/emails/e1/state.json", archive.state(false, null, List.of("projects/p1/emails/e1/body.html"),
         List.of("projects/p1/emails/e1/attachments/old.pdf")));
-  }
-
-  private static Map<String, String> flags(LocalS3Server server, String bucket, Path warehouse) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", PREFIX);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    return flags;
-  }
-
-  private static RunOptions options(Map<String, String> flags) {
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
   }
 
   private static long[] measure(AtomicInteger jobs, Runnable step) {
