@@ -2,16 +2,12 @@ package io.statesweep;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.statesweep.testing.ProjectSources;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,10 +16,7 @@ import org.junit.jupiter.api.Test;
  * and none points at a document outside the repository.
  */
 class ContractPointersTest {
-  private static final Path PIPELINE = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
-  private static final Path ROOT = PIPELINE.getParent();
-  private static final List<Path> SOURCES = List.of(PIPELINE.resolve("src/main/java"),
-      PIPELINE.resolve("src/test/java"), ROOT.resolve("jobs/src/main/java"), ROOT.resolve("jobs/src/test/java"));
+  private static final Path ROOT = ProjectSources.ROOT;
   private static final Path SELF = Path.of("io", "statesweep", "ContractPointersTest.java");
   /** {@code README "X"}, {@code README, "X"}, {@code README's "X"}. */
   private static final Pattern README_SECTION = Pattern.compile("README(?:,|'s)?\\s+\"([^\"]+)\"");
@@ -32,15 +25,15 @@ class ContractPointersTest {
       "(?i)\\bspec(?:s)? sections?\\b|\\bthe spec\\b|\\bspec's\\b|\\(spec\\b|STYLE\\.md|\\.\\./shared/|archive-cleanup\\.md");
 
   @Test
-  void everyReadmeSectionThatACommentNamesExists() throws IOException {
-    List<String> headings = headings(Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8));
+  void everyReadmeSectionThatACommentNamesExists() {
+    List<String> headings = headings(ProjectSources.read(ROOT.resolve("README.md")));
     List<String> pointers = new ArrayList<>();
     List<String> missing = new ArrayList<>();
     for (Path file : javaFiles()) {
       if (file.endsWith(SELF)) {
         continue; // its own examples
       }
-      Matcher section = README_SECTION.matcher(read(file));
+      Matcher section = README_SECTION.matcher(ProjectSources.read(file));
       while (section.find()) {
         String name = sectionName(section.group(1));
         pointers.add(name);
@@ -63,7 +56,7 @@ class ContractPointersTest {
       if (file.endsWith(SELF)) {
         continue; // its own examples
       }
-      String[] lines = read(file).split("\n", -1);
+      String[] lines = ProjectSources.read(file).split("\n", -1);
       for (int i = 0; i < lines.length; i++) {
         if (OUTSIDE.matcher(lines[i]).find()) {
           outside.add(ROOT.relativize(file) + ":" + (i + 1) + ": " + lines[i].strip());
@@ -107,23 +100,8 @@ class ContractPointersTest {
   }
 
   private static List<Path> javaFiles() {
-    List<Path> files = new ArrayList<>();
-    for (Path root : SOURCES) {
-      try (Stream<Path> walk = Files.walk(root)) {
-        walk.filter(path -> path.toString().endsWith(".java")).forEach(files::add);
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot list the sources under " + root, e);
-      }
-    }
+    List<Path> files = ProjectSources.javaFiles(ProjectSources.ALL);
     assertThat(files).as("the sources of both modules").hasSizeGreaterThan(100);
     return files;
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + file, e);
-    }
   }
 }

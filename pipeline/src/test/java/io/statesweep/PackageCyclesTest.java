@@ -2,10 +2,7 @@ package io.statesweep;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.statesweep.testing.ProjectSources;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -18,7 +15,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,10 +23,6 @@ import org.junit.jupiter.api.Test;
  * when its code (not its comments or strings) names one of that package's types, by import or fully qualified.
  */
 class PackageCyclesTest {
-  private static final Path PIPELINE = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
-  private static final Path ROOT = PIPELINE.getParent();
-  private static final List<Path> PRODUCT_SOURCES = List.of(PIPELINE.resolve("src/main/java"),
-      ROOT.resolve("jobs/src/main/java"));
   private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+);", Pattern.MULTILINE);
   /** A type of the product named in code: {@code io.statesweep.execute.RecordExecutor}, lower-case segments first. */
   private static final Pattern PRODUCT_TYPE = Pattern.compile("\\bio\\.statesweep\\.((?:[a-z]\\w*\\.)*[a-z]\\w*)\\.[A-Z]");
@@ -40,10 +32,8 @@ class PackageCyclesTest {
   @Test
   void noPackageOfTheProductUsesItselfThroughAnother() {
     Map<String, Map<String, Set<String>>> uses = new TreeMap<>();
-    for (Path root : PRODUCT_SOURCES) {
-      for (Path file : javaFiles(root)) {
-        addUses(uses, read(file), ROOT.relativize(file).toString());
-      }
+    for (Path file : ProjectSources.javaFiles(ProjectSources.PRODUCT)) {
+      addUses(uses, ProjectSources.read(file), ProjectSources.ROOT.relativize(file).toString());
     }
     // The scan sees the product's layers.
     assertThat(uses).containsKeys("io.statesweep.spark", "io.statesweep.jobs", "io.statesweep.plan");
@@ -132,22 +122,6 @@ class PackageCyclesTest {
         }
         cycles.add(String.join(", ", edges));
       }
-    }
-  }
-
-  private static List<Path> javaFiles(Path root) {
-    try (Stream<Path> walk = Files.walk(root)) {
-      return walk.filter(path -> path.toString().endsWith(".java")).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list the sources under " + root, e);
-    }
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + file, e);
     }
   }
 }

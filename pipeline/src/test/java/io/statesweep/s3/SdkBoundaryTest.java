@@ -2,13 +2,9 @@ package io.statesweep.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.statesweep.testing.ProjectSources;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,14 +15,12 @@ import org.junit.jupiter.api.Test;
  */
 class SdkBoundaryTest {
   private static final String SDK = "software.amazon.awssdk";
-  private static final Path PIPELINE = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize();
-  private static final List<Path> PRODUCT_SOURCES = List.of(PIPELINE.resolve("src/main/java"),
-      PIPELINE.resolveSibling("jobs").resolve("src/main/java"));
+  private static final List<Path> PRODUCT_SOURCES = ProjectSources.PRODUCT;
   private static final Path S3_PACKAGE = Path.of("io", "statesweep", "s3");
 
   @Test
   void onlyTheS3PackageOfTheProductNamesTheAwsSdk() {
-    List<Path> sources = PRODUCT_SOURCES.stream().flatMap(SdkBoundaryTest::javaFiles).toList();
+    List<Path> sources = ProjectSources.javaFiles(PRODUCT_SOURCES);
     // The scan sees the product: both modules' sources, the SDK's own users among them.
     assertThat(sources).anyMatch(path -> path.endsWith(S3_PACKAGE.resolve("S3Clients.java")))
         .anyMatch(path -> path.toString().contains("/jobs/src/main/java/"));
@@ -34,7 +28,7 @@ class SdkBoundaryTest {
     List<String> outside = sources.stream()
         .filter(path -> !sourceRoot(path).relativize(path).startsWith(S3_PACKAGE))
         .filter(SdkBoundaryTest::namesTheSdk)
-        .map(path -> PIPELINE.getParent().relativize(path).toString())
+        .map(path -> ProjectSources.ROOT.relativize(path).toString())
         .toList();
 
     assertThat(outside).as("product sources outside io/statesweep/s3/ that use the AWS SDK (%s); move the calls"
@@ -49,24 +43,12 @@ class SdkBoundaryTest {
     assertThat(namesTheSdk("package io.statesweep.spark;\n\nimport io.statesweep.s3.ObjectStore;\n")).isFalse();
   }
 
-  private static Stream<Path> javaFiles(Path root) {
-    try (Stream<Path> walk = Files.walk(root)) {
-      return walk.filter(path -> path.toString().endsWith(".java")).toList().stream();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list the product's sources under " + root, e);
-    }
-  }
-
   private static Path sourceRoot(Path file) {
     return PRODUCT_SOURCES.stream().filter(file::startsWith).findFirst().orElseThrow();
   }
 
   private static boolean namesTheSdk(Path file) {
-    try {
-      return namesTheSdk(Files.readString(file, StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + file, e);
-    }
+    return namesTheSdk(ProjectSources.read(file));
   }
 
   private static boolean namesTheSdk(String source) {

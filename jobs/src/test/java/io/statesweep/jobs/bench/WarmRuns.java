@@ -6,9 +6,8 @@ import io.statesweep.spark.PlanResult;
 import io.statesweep.spark.SparkExecuteAction;
 import io.statesweep.spark.SparkPlanAction;
 import io.statesweep.testing.SharedSpark;
-import io.statesweep.testing.TestOptions;
 import io.statesweep.testing.TestArchive;
-import java.lang.management.ManagementFactory;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -132,16 +131,11 @@ final class WarmRuns {
 
   private static long[] measure(AtomicInteger jobs, Runnable step) {
     int jobsBefore = jobs.get();
-    long cpuBefore = cpuNanos();
+    long cpuBefore = ScaleBenchmark.processCpuNanos();
     long started = System.nanoTime();
     step.run();
-    return new long[] {(System.nanoTime() - started) / 1_000_000, (cpuNanos() - cpuBefore) / 1_000_000,
+    return new long[] {(System.nanoTime() - started) / 1_000_000, (ScaleBenchmark.processCpuNanos() - cpuBefore) / 1_000_000,
         jobs.get() - jobsBefore};
-  }
-
-  private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
   }
 
   private static String describe(Map<String, long[]> steps) {
