@@ -1,15 +1,20 @@
 package io.statesweep.jobs;
 
+import io.statesweep.api.Action;
+import io.statesweep.api.Approval;
+import io.statesweep.api.ApproveAction;
+import io.statesweep.api.ExecuteAction;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.LockOutcome;
+import io.statesweep.api.LogLine;
+import io.statesweep.api.PlanAction;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.RunAction;
+import io.statesweep.api.RunResult;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.LineText;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.RunLock;
-import io.statesweep.spark.ExecuteResult;
-import io.statesweep.spark.LockOutcome;
-import io.statesweep.spark.LogLine;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.RunResult;
-import io.statesweep.spark.SparkApproveAction;
 import io.statesweep.spark.Statesweep;
 import java.io.PrintStream;
 import java.util.Map;
@@ -93,28 +98,28 @@ public final class StatesweepCli {
           (action, settings) -> SparkSessions.forSettings("statesweep " + action.label(), settings));
       return switch (invocation.command()) {
         case PLAN -> {
-          Statesweep.PlanAction plan = configure(statesweep.plan(), invocation, environment).lines(printer(out));
+          PlanAction plan = configure(statesweep.plan(), invocation, environment).lines(printer(out));
           ending.settings(plan.settings());
           PlanResult result = plan.execute();
           print(result, ending, err);
           yield ended(result.exitCode(), result.summary(), err);
         }
         case RUN -> {
-          Statesweep.RunAction run = configure(statesweep.run(), invocation, environment).lines(printer(out));
+          RunAction run = configure(statesweep.run(), invocation, environment).lines(printer(out));
           ending.settings(run.settings());
           yield print(run.execute(), ending, err);
         }
         case EXECUTE -> {
-          Statesweep.ExecuteAction execute = configure(invocation.latestApproved() ? statesweep.executeLatestApproved()
+          ExecuteAction execute = configure(invocation.latestApproved() ? statesweep.executeLatestApproved()
               : statesweep.execute(invocation.runId()), invocation, environment).lines(printer(out));
           ExecuteResult result = execute.execute();
           print(result, ending, err);
           yield ended(result.exitCode(), result.summary(), err);
         }
         case APPROVE -> {
-          Statesweep.ApproveAction approve = configure(statesweep.approve(invocation.runId()), invocation,
+          ApproveAction approve = configure(statesweep.approve(invocation.runId()), invocation,
               environment).by(invocation.by()).note(invocation.note()).digest(invocation.digest());
-          SparkApproveAction.Approval approval = approve.execute();
+          Approval approval = approve.execute();
           out.println(approval.line());
           out.println("execute it with: statesweep execute --run-id " + LineText.escape(approval.runId())
               + " (and the plan's --bucket, --prefix and --warehouse)");
@@ -153,14 +158,14 @@ public final class StatesweepCli {
 
   /**
    * Prints each per-key line as the action produces it: the driver holds no list of them. A line's text is one
-   * line, its keys escaped ({@link io.statesweep.spark.LogLine}).
+   * line, its keys escaped ({@link LogLine}).
    */
   private static Consumer<LogLine> printer(PrintStream out) {
     return line -> out.println(line.text());
   }
 
   /** The action with the command line's flags, its config file and the process environment. */
-  static <A extends Statesweep.Action<A, ?>> A configure(A action, Commands.Invocation invocation,
+  static <A extends Action<A, ?>> A configure(A action, Commands.Invocation invocation,
       Map<String, String> environment) {
     return action.environment(environment).options(invocation.flags()).configFile(invocation.configFile());
   }

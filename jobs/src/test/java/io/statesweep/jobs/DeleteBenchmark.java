@@ -1,5 +1,7 @@
 package io.statesweep.jobs;
 
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
@@ -8,10 +10,7 @@ import io.statesweep.s3.DeleteResult;
 import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
-import io.statesweep.spark.ExecuteResult;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkExecuteAction;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -104,10 +103,9 @@ public final class DeleteBenchmark {
       flags.put("--dry-run", "false");
       RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
       SparkSession spark = SparkSessions.forPlan("statesweep bench-delete", options);
-      PlanResult plan = new SparkPlanAction(spark, options).execute();
+      PlanResult plan = TestActions.plan(spark, options);
       long started = System.nanoTime();
-      ExecuteResult result = new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().hook(ExecutionHook.NONE)
-          .execute();
+      ExecuteResult result = TestActions.executeOwnPlan(spark, options, plan, ExecutionHook.NONE);
       double seconds = (System.nanoTime() - started) / 1e9;
       long deleted = result.summary().childKeysDeleted() + result.summary().recordsDeleted();
       double statesweep = deleted / seconds;

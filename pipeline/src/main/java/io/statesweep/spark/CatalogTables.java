@@ -1,5 +1,6 @@
 package io.statesweep.spark;
 
+import io.statesweep.api.Tables;
 import io.statesweep.config.CatalogSchema;
 import io.statesweep.plan.LineText;
 import java.io.IOException;

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.execute.DeletedKey;
 import io.statesweep.execute.ExecutionOutcome;
@@ -182,7 +183,7 @@ final class LedgerRecorder {
           .mapGroups(new MergeTries(runId, runDate, attemptId), ExecutionRow.ENCODER);
     }
     try {
-      Dataset<Row> rows = SparkPlanAction.toTable(executionsTable(executionsDS), Tables.EXECUTIONS_COLUMNS);
+      Dataset<Row> rows = SparkPlanAction.toTable(executionsTable(executionsDS), TableColumns.EXECUTIONS);
       if (write == Write.APPEND) {
         SparkPlanAction.append(rows, tables, Tables.EXECUTIONS);
       } else {
@@ -278,7 +279,7 @@ final class LedgerRecorder {
   /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   static void createTableIfMissing(SparkSession spark, Tables tables) {
     TableDocs.createIfMissing(SparkPlanAction.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
-        Tables.EXECUTIONS_COLUMNS), tables, Tables.EXECUTIONS);
+        TableColumns.EXECUTIONS), tables, Tables.EXECUTIONS);
   }
 
   private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {

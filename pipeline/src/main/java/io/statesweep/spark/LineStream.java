@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.LogLine;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 
+import io.statesweep.api.Tables;
 import io.delta.tables.DeltaTable;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;

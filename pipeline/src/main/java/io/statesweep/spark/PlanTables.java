@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.Tables;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
@@ -41,7 +42,7 @@ final class PlanTables {
     requireNonNull(tables, "tables is null");
     Map<String, Runnable> makers = new LinkedHashMap<>();
     makers.put(Tables.STATE_FILES, () -> TableDocs.createIfMissing(SparkPlanAction.toTable(
-        spark.emptyDataset(StateFileRow.ENCODER).toDF(), Tables.STATE_FILES_COLUMNS), tables, Tables.STATE_FILES));
+        spark.emptyDataset(StateFileRow.ENCODER).toDF(), TableColumns.STATE_FILES), tables, Tables.STATE_FILES));
     makers.put(Tables.DELETION_PLAN, () -> TableDocs.createIfMissing(
         SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER)), tables, Tables.DELETION_PLAN));
     makers.put(Tables.PLAN_SUMMARY, () -> TableDocs.createIfMissing(PlanSummary.of(

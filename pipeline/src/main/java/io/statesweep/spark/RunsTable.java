@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.Tables;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.state.StateParser;
 import java.sql.Timestamp;

@@ -6,6 +6,8 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
+import io.statesweep.api.Approval;
+import io.statesweep.api.Tables;
 import io.statesweep.plan.LineText;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -26,7 +28,7 @@ import org.apache.spark.sql.types.StructType;
  * so the approval says what was approved and binds to it. {@code execute --run-id} refuses a plan
  * without an approval, and a plan whose rows no longer match its newest approval's digest.
  */
-public final class SparkApproveAction {
+final class SparkApproveAction {
   static final StructType SCHEMA = new StructType()
       .add("run_id", DataTypes.StringType, false)
       .add("run_date", DataTypes.StringType, false)
@@ -49,29 +51,17 @@ public final class SparkApproveAction {
   private final Tables tables;
   private Clock clock = Clock.systemUTC();
 
-  public SparkApproveAction(SparkSession spark, Tables tables) {
+  SparkApproveAction(SparkSession spark, Tables tables) {
     this.spark = requireNonNull(spark, "spark is null");
     this.tables = requireNonNull(tables, "tables is null");
   }
 
-  public SparkApproveAction clock(Clock newClock) {
+  SparkApproveAction clock(Clock newClock) {
     this.clock = requireNonNull(newClock, "clock is null");
     return this;
   }
 
-  /** What was approved, as one line for the log. */
-  public record Approval(String runId, String approvedBy, Instant approvedAt, long recordsToDelete,
-      long recordsWithRemovedFiles, long keysToDelete, long bytesToDelete, long planRows, String planDigest) {
-    /** The approval as one line, who approved escaped ({@link LineText#escape}; table approvals holds it as given). */
-    public String line() {
-      return "approved run " + LineText.escape(runId) + " by " + LineText.escape(approvedBy) + " at " + approvedAt
-          + ": records_to_delete=" + recordsToDelete + " records_with_removed_files=" + recordsWithRemovedFiles
-          + " keys_to_delete=" + keysToDelete + " bytes_to_delete=" + bytesToDelete + " plan_rows=" + planRows
-          + " plan_digest=" + planDigest;
-    }
-  }
-
-  public Approval approve(String runId, String approvedBy, String note) {
+  Approval approve(String runId, String approvedBy, String note) {
     return approve(runId, approvedBy, note, null);
   }
 
@@ -80,7 +70,7 @@ public final class SparkApproveAction {
    * nothing: a reviewer sees the digest before approving, and approves that digest ({@link #approve(String, String,
    * String, String)}). Its {@code approvedBy} is empty and {@code approvedAt} the time of the preview.
    */
-  public Approval preview(String runId) {
+  Approval preview(String runId) {
     requireNonNull(runId, "runId is null");
     try (ActionSettings settings = ActionSettings.of(spark)) {
       return previewed(runId);
@@ -100,7 +90,7 @@ public final class SparkApproveAction {
    *
    * @throws IllegalArgumentException when the digest differs, naming both
    */
-  public Approval approve(String runId, String approvedBy, String note, String expectedDigest) {
+  Approval approve(String runId, String approvedBy, String note, String expectedDigest) {
     requireNonNull(runId, "runId is null");
     if (approvedBy == null || approvedBy.isBlank()) {
       throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");

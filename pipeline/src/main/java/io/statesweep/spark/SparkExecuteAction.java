@@ -5,6 +5,12 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.LockOutcome;
+import io.statesweep.api.LogLine;
+import io.statesweep.api.Metrics;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
@@ -58,7 +64,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A plan made by another job must be approved first ({@link SparkApproveAction}; see {@link #execute()}).
  */
-public final class SparkExecuteAction {
+final class SparkExecuteAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkExecuteAction.class);
   private static final String JOB_GROUP = "statesweep-execute";
 
@@ -68,7 +74,8 @@ public final class SparkExecuteAction {
   private String runId;
   private final boolean latestApproved;
   private ExecutionHook hook = ExecutionHook.NONE;
-  private boolean plannedInThisJob;
+  /** The plan of this same job, as its result ({@link #plannedInThisJob}); null for a plan made elsewhere. */
+  private PlanResult ownPlan;
   private Clock clock = Clock.systemUTC();
   private java.util.function.Consumer<LogLine> sink = line -> { };
   private volatile String cancelledBecause;
@@ -80,7 +87,7 @@ public final class SparkExecuteAction {
   /** Whether the store honours GET If-Match, as this attempt's probe found (summary pair conditional_reads). */
   private volatile ConditionProbe conditionalReads = ConditionProbe.unverified("the probe did not run");
 
-  public SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
+  SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
     this.runId = requireNonNull(runId, "runId is null");
@@ -101,23 +108,23 @@ public final class SparkExecuteAction {
    * none, {@link #execute()} deletes nothing and returns a complete result that says why
    * ({@link ExecuteResult#notExecuted()}).
    */
-  public static SparkExecuteAction latestApproved(SparkSession spark, RunOptions options) {
+  static SparkExecuteAction latestApproved(SparkSession spark, RunOptions options) {
     return new SparkExecuteAction(spark, options);
   }
 
   /** A hook into every executor's deletes (tests: a crash after N batches, a write between verify and delete). */
-  public SparkExecuteAction hook(ExecutionHook newHook) {
+  SparkExecuteAction hook(ExecutionHook newHook) {
     this.hook = requireNonNull(newHook, "hook is null");
     return this;
   }
 
   /**
-   * The plan was made by this same job ({@code run --execute}, {@link SparkRunAction}): the scheduled,
-   * unattended path, which needs no approval. Only a plan completed by a {@link SparkPlanAction} of this JVM
-   * qualifies: {@link #execute()} refuses any other run id.
+   * The plan was made by this same job ({@code run --execute}, {@link SparkRunAction}): the scheduled, unattended
+   * path, which needs no approval. The plan passes as the value its {@link SparkPlanAction} returned: only a complete
+   * plan of that action, of this action's run id, qualifies, and {@link #execute()} refuses any other value.
    */
-  public SparkExecuteAction plannedInThisJob() {
-    this.plannedInThisJob = true;
+  SparkExecuteAction plannedInThisJob(PlanResult plan) {
+    this.ownPlan = requireNonNull(plan, "plan is null");
     return this;
   }
 
@@ -125,13 +132,13 @@ public final class SparkExecuteAction {
    * Where the attempt's per-record lines go, each as it is produced (the command line prints them); by default
    * nowhere. The result keeps the first {@link LogLine#RESULT_SAMPLE} of them and how many of each kind there were.
    */
-  public SparkExecuteAction lines(java.util.function.Consumer<LogLine> newSink) {
+  SparkExecuteAction lines(java.util.function.Consumer<LogLine> newSink) {
     this.sink = requireNonNull(newSink, "sink is null");
     return this;
   }
 
   /** The clock that says how old the plan is (tests). */
-  public SparkExecuteAction clock(Clock newClock) {
+  SparkExecuteAction clock(Clock newClock) {
     this.clock = requireNonNull(newClock, "clock is null");
     return this;
   }
@@ -143,7 +150,7 @@ public final class SparkExecuteAction {
    * finish). {@link #execute()} then returns an incomplete result whose failure gives {@code why}. Called
    * before the delete phase, nothing is deleted; called after it, nothing changes (the deletes are done).
    */
-  public void cancel(String why) {
+  void cancel(String why) {
     requireNonNull(why, "why is null");
     synchronized (this) {
       if (cancelledBecause == null) {
@@ -169,7 +176,7 @@ public final class SparkExecuteAction {
    * or changed since its approval) is refused with an {@link IllegalArgumentException} that says what to do,
    * and nothing is deleted. An attempt that stops returns a result that says why.
    */
-  public ExecuteResult execute() {
+  ExecuteResult execute() {
     String label = latestApproved ? "execute --latest-approved" : "execute --run-id " + runId;
     try (ActionSettings settings = ActionSettings.of(spark);
         ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, label)) {
@@ -183,7 +190,7 @@ public final class SparkExecuteAction {
             options.prefix().value(), options.maxPlanAge(), clock.instant());
         if (found.runId() == null) {
           LOG.info("Nothing to execute: {}", LineText.escape(found.why()));
-          return ExecuteResult.nothingToExecute(tables, found.why(), lock.outcome());
+          return SparkExecuteResult.nothingToExecute(tables, found.why(), lock.outcome());
         }
         runId = found.runId();
         LOG.info("Executing the newest approved plan of s3://{}/{}: run {}", options.bucket(),
@@ -331,10 +338,7 @@ public final class SparkExecuteAction {
       writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, counts, failure, cost,
           lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW);
       seconds.put("summary", (System.nanoTime() - phaseStart) / 1e9);
-      LockOutcome runLock = lock.outcome();
-      return new ExecuteResult(runId, attemptId, options.failOn().appliedTo(runLock.appliedTo(summary)), tables, conditional.describe(),
-          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock,
-          null);
+      return result(attemptId, summary, tables, conditional, lines, failure, metrics, seconds, lock);
     } catch (Exception e) {
       // The ledger could not be recorded: it stays in the bucket, and the next execute records it first.
       String failure = (stopped != null ? SparkPlanAction.rootMessage(stopped) + "; " : "")
@@ -350,10 +354,7 @@ public final class SparkExecuteAction {
             LineText.escape(SparkPlanAction.rootMessage(writeFailure)));
       }
       seconds.put("failed", (System.nanoTime() - phaseStart) / 1e9);
-      LockOutcome runLock = lock.outcome();
-      return new ExecuteResult(runId, attemptId, options.failOn().appliedTo(runLock.appliedTo(summary)), tables, conditional.describe(),
-          lines.sample(), lines.counts(), failure, metrics.json("execute", runId, attemptId, summary, seconds), runLock,
-          null);
+      return result(attemptId, summary, tables, conditional, lines, failure, metrics, seconds, lock);
     } finally {
       deleteTasks.close(spark.sparkContext());
       spark.sparkContext().removeSparkListener(lateJobs);
@@ -366,6 +367,16 @@ public final class SparkExecuteAction {
    * The lines of a run that stopped at its bound: each record that alone exceeds it (no run with that bound deletes
    * it), and how much it left for the next run, from which record.
    */
+  /** The attempt's result: its summary with the lock's and {@code --fail-on}'s pairs, its lines and metrics. */
+  private SparkExecuteResult result(String attemptId, RunSummary summary, Tables tables,
+      ConditionalDeleteProbe.Answer conditional, LineStream lines, String failure, RunMetrics metrics,
+      Map<String, Double> seconds, ActionLock lock) {
+    LockOutcome runLock = lock.outcome();
+    return new SparkExecuteResult(runId, attemptId, options.failOn().appliedTo(runLock.appliedTo(summary)), tables,
+        conditional.describe(), lines.sample(), lines.counts(), failure,
+        Metrics.of(metrics.json("execute", runId, attemptId, summary, seconds)), runLock, null);
+  }
+
   private void boundLines(DeleteBound.Selection bound, LineStream lines) {
     List<String> limits = new ArrayList<>();
     if (options.maxDeletes() > 0) {
@@ -509,13 +520,13 @@ public final class SparkExecuteAction {
           + ": the bucket has moved on since. Plan again, review and approve the new plan, and execute that;"
           + " or give --max-plan-age to execute this one anyway");
     }
-    if (plannedInThisJob && !options.skipApproval() && !SparkPlanAction.plannedHere(runId)) {
+    if (ownPlan != null && !options.skipApproval() && !madeHere(ownPlan)) {
       throw new IllegalArgumentException("The plan of run " + runId + " was not made in this job, so it is executed"
           + " only once it is approved. Review it (table " + tables.deletionPlan() + ", view plan_summary,"
           + " notebooks/), then record the approval with: statesweep approve --run-id " + runId
           + " --by <your name> --warehouse " + tables.warehouse() + "; or execute with --skip-approval");
     }
-    if (plannedInThisJob || options.skipApproval()) {
+    if (ownPlan != null || options.skipApproval()) {
       if (options.skipApproval()) {
         LOG.warn("Run {}: executing without checking for an approval (--skip-approval)", runId);
       }
@@ -552,6 +563,11 @@ public final class SparkExecuteAction {
     planVersion = version;
     LOG.info("Run {}: approved by {} at {}; its {} plan rows match the approved digest {}", runId,
         LineText.escape(approvedBy), approvedAt, current.rows(), approvedDigest);
+  }
+
+  /** Whether {@code plan} is a complete plan of this run id that a {@link SparkPlanAction} of this JVM made. */
+  private boolean madeHere(PlanResult plan) {
+    return plan instanceof SparkPlanResult made && made.runId().equals(runId) && made.failure() == null;
   }
 
   private static String hours(Duration duration) {
@@ -608,14 +624,14 @@ public final class SparkExecuteAction {
         : PlanDigest.planRows(spark, tables, planVersion, runDate, runId))
         .filter(ofThisRun.and(executed()));
     List<Column> columns = new ArrayList<>();
-    for (String column : Tables.DELETION_PLAN_COLUMNS) {
+    for (String column : TableColumns.DELETION_PLAN) {
       columns.add(column.equals("deletes")
           ? expr("transform(deletes, d -> named_struct('key', d.key, 'etag', d.etag, 'lastModified', d.last_modified,"
               + " 'size', d.size, 'role', d.role))").as("deletes")
           // A plan recorded before the table had missing_files (execute does not use it).
           : column.equals(RunsTable.MISSING_FILES) && !Arrays.asList(plan.columns()).contains(column)
-              ? expr("cast(null as array<string>)").as(Tables.property(column))
-              : col(column).as(Tables.property(column)));
+              ? expr("cast(null as array<string>)").as(TableColumns.property(column))
+              : col(column).as(TableColumns.property(column)));
     }
     return plan.select(columns.toArray(Column[]::new))
         .dropDuplicates("stateFileKey")

@@ -4,6 +4,11 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.api.LockOutcome;
+import io.statesweep.api.LogLine;
+import io.statesweep.api.Metrics;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
@@ -58,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * store denies the lock's permissions, the plan (which deletes nothing) warns and goes on without it; a lock
  * lost during the plan is reported in its result ({@link PlanResult#runLock()}, exit code 1).
  */
-public final class SparkPlanAction {
+final class SparkPlanAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);
   private static final String JOB_GROUP = "statesweep-plan";
   private static final int MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
@@ -71,8 +76,6 @@ public final class SparkPlanAction {
    * and the driver's clock is not S3's.
    */
   static final Duration LISTING_CLOCK_MARGIN = Duration.ofSeconds(1);
-  /** The run ids of the plans completed in this JVM: the plans that {@link SparkExecuteAction#plannedInThisJob} may name. */
-  private static final java.util.Set<String> PLANNED_HERE = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -97,7 +100,7 @@ public final class SparkPlanAction {
   /** The plan's tables, made on a thread of their own where they are missing. */
   private PlanTables planTables;
 
-  public SparkPlanAction(SparkSession spark, RunOptions options) {
+  SparkPlanAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
   }
@@ -106,13 +109,13 @@ public final class SparkPlanAction {
    * Where the plan's per-key lines go, each as it is produced (the command line prints them); by default nowhere.
    * The result keeps the first {@link LogLine#RESULT_SAMPLE} of them and how many of each kind there were.
    */
-  public SparkPlanAction lines(Consumer<LogLine> newSink) {
+  SparkPlanAction lines(Consumer<LogLine> newSink) {
     this.sink = requireNonNull(newSink, "sink is null");
     return this;
   }
 
   /** The clock that fixes the run's "now" (tests plan at a chosen time). */
-  public SparkPlanAction clock(Clock newClock) {
+  SparkPlanAction clock(Clock newClock) {
     this.clock = requireNonNull(newClock, "clock is null");
     return this;
   }
@@ -123,21 +126,11 @@ public final class SparkPlanAction {
     return this;
   }
 
-  /** Whether a plan of {@code runId} was completed by an action of this JVM (a job's own plan). */
-  static boolean plannedHere(String runId) {
-    return PLANNED_HERE.contains(runId);
-  }
-
-  /** Forgets that a plan was made here, as if another job had made it (tests). */
-  static void forgetPlanMadeHere(String runId) {
-    PLANNED_HERE.remove(runId);
-  }
-
   /**
    * Takes the run lock, plans, and releases the lock: see the class's documentation for the lock. A plan
    * that does not complete returns a result that says why ({@link PlanResult#failure()}).
    */
-  public PlanResult execute() {
+  PlanResult execute() {
     try (ActionSettings settings = ActionSettings.of(spark);
         ActionLock lock = heldLock != null ? heldLock : ActionLock.forDryRun(options, "plan")) {
       return plan(lock, settings);
@@ -173,11 +166,7 @@ public final class SparkPlanAction {
       // Every table the review reads exists from here on, empty where nothing happened yet.
       planTables.await();
       writeRun(run, tables, startedAt, summary, counts, null, cost);
-      PLANNED_HERE.add(run.runId());
-      Map<String, Double> seconds = phaseSeconds();
-      LockOutcome runLock = lock.outcome();
-      return new PlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables, lines.sample(), lines.counts(), null,
-          seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
+      return result(run, tables, summary, lines, null, lock);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), LineText.escape(rootMessage(e)), e);
@@ -191,10 +180,7 @@ public final class SparkPlanAction {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), LineText.escape(tables.runs()),
             LineText.escape(rootMessage(writeFailure)));
       }
-      Map<String, Double> seconds = phaseSeconds();
-      LockOutcome runLock = lock.outcome();
-      return new PlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables, lines.sample(), lines.counts(),
-          rootMessage(e), seconds, metrics.json("plan", run.runId(), run.runId(), summary, seconds), runLock);
+      return result(run, tables, summary, lines, rootMessage(e), lock);
     } finally {
       if (planTables != null) {
         planTables.awaitQuietly();
@@ -295,7 +281,7 @@ public final class SparkPlanAction {
             options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
-    stateFileRows = toTable(stateFilesDS.toDF(), Tables.STATE_FILES_COLUMNS);
+    stateFileRows = toTable(stateFilesDS.toDF(), TableColumns.STATE_FILES);
     planTables.await(Tables.STATE_FILES);
     append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
@@ -570,6 +556,16 @@ public final class SparkPlanAction {
     LOG.info("Phase {}: {}", name, LineText.escape(description));
   }
 
+  /** The plan's result: its summary with the lock's and {@code --fail-on}'s pairs, its lines, metrics and phases. */
+  private SparkPlanResult result(RunContext run, Tables tables, RunSummary summary, LineStream lines, String failure,
+      ActionLock lock) {
+    Map<String, Double> seconds = phaseSeconds();
+    LockOutcome runLock = lock.outcome();
+    return new SparkPlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables,
+        lines.sample(), lines.counts(), failure, seconds,
+        Metrics.of(metrics.json("plan", run.runId(), run.runId(), summary, seconds)), runLock);
+  }
+
   private Map<String, Double> phaseSeconds() {
     phase("done", "Done");
     Map<String, Double> seconds = new LinkedHashMap<>(phaseSeconds);
@@ -635,7 +631,7 @@ public final class SparkPlanAction {
   static Dataset<Row> toTable(Dataset<Row> beans, List<String> columns) {
     Map<String, String> byColumn = new LinkedHashMap<>();
     for (String property : beans.columns()) {
-      byColumn.put(Tables.column(property), property);
+      byColumn.put(TableColumns.column(property), property);
     }
     Column[] selected = columns.stream().map(column -> {
       String property = byColumn.get(column);
@@ -650,7 +646,7 @@ public final class SparkPlanAction {
   static Dataset<Row> planTable(Dataset<PlanRow> planDS) {
     Dataset<Row> rows = planDS.toDF().withColumn("deletes", expr("transform(deletes, d -> named_struct("
         + "'key', d.key, 'etag', d.etag, 'last_modified', d.lastModified, 'size', d.size, 'role', d.role))"));
-    return toTable(rows, Tables.DELETION_PLAN_COLUMNS);
+    return toTable(rows, TableColumns.DELETION_PLAN);
   }
 
   /** The innermost cause's message: what a person can act on, without Spark's wrapping. */

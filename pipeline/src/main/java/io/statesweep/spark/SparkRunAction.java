@@ -2,6 +2,9 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.LogLine;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.RunResult;
 import io.statesweep.config.RunOptions;
 import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSession;
@@ -20,12 +23,12 @@ import org.apache.spark.sql.SparkSession;
  * is refused ({@link io.statesweep.s3.RunLock.UntrustedException}) unless told to accept the risk. A lock lost
  * during the plan or the execute cancels the deletes that are left.
  */
-public final class SparkRunAction {
+final class SparkRunAction {
   private final SparkSession spark;
   private final RunOptions options;
   private Consumer<LogLine> sink = line -> { };
 
-  public SparkRunAction(SparkSession spark, RunOptions options) {
+  SparkRunAction(SparkSession spark, RunOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
   }
@@ -34,12 +37,12 @@ public final class SparkRunAction {
    * Where the run's per-key lines go, each as it is produced: its plan's, then its execute's. A run that deletes
    * sends no {@code would delete} lines there (its execute says what it deleted); its plan's result keeps them.
    */
-  public SparkRunAction lines(Consumer<LogLine> newSink) {
+  SparkRunAction lines(Consumer<LogLine> newSink) {
     this.sink = requireNonNull(newSink, "sink is null");
     return this;
   }
 
-  public RunResult execute() {
+  RunResult execute() {
     try (ActionLock lock = options.dryRun() ? ActionLock.forDryRun(options, "run")
         : ActionLock.toDelete(options, "run")) {
       Consumer<LogLine> planLines = options.dryRun() ? sink : line -> {
@@ -52,7 +55,7 @@ public final class SparkRunAction {
         return new RunResult(plan, null);
       }
       return new RunResult(plan,
-          new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob().underLock(lock).lines(sink).execute());
+          new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob(plan).underLock(lock).lines(sink).execute());
     }
   }
 }

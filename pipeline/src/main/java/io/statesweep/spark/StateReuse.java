@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
+import io.statesweep.api.Tables;
 import io.statesweep.spark.rows.StateFileRow;
 import io.statesweep.spark.rows.StateFileRows;
 import org.apache.spark.api.java.function.MapFunction;

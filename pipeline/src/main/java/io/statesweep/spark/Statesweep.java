@@ -2,6 +2,19 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.Action;
+import io.statesweep.api.Actions;
+import io.statesweep.api.Approval;
+import io.statesweep.api.ApproveAction;
+import io.statesweep.api.ExecuteAction;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.ExportAction;
+import io.statesweep.api.LogLine;
+import io.statesweep.api.PlanAction;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.RunAction;
+import io.statesweep.api.RunResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.CatalogSchema;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
@@ -44,7 +57,7 @@ import org.apache.spark.sql.SparkSession;
  *     .warehouse(warehouse).by(user).note("looked at plan_summary").execute().line()
  * }</pre>
  */
-public final class Statesweep {
+public final class Statesweep implements Actions {
 
   /** Makes the session of an action once its settings are resolved (the command line's own sessions). */
   @FunctionalInterface
@@ -137,49 +150,36 @@ public final class Statesweep {
     return new Statesweep(null, requireNonNull(sessions, "sessions is null"));
   }
 
-  /** A dry run of the export: lists, reads the state files, plans and writes the report. Deletes nothing. */
+  @Override
   public PlanAction plan() {
-    return new PlanAction(this);
+    return new Plan(this);
   }
 
-  /** The scheduled job: a plan, then with {@code dry-run false} the execute of that plan, under one run lock. */
+  @Override
   public RunAction run() {
-    return new RunAction(this);
+    return new Run(this);
   }
 
-  /**
-   * The execute of the plan of {@code runId}, made earlier (and approved, unless {@code skip-approval}).
-   *
-   * @throws IllegalArgumentException when {@code runId} is missing
-   */
+  @Override
   public ExecuteAction execute(String runId) {
     if (runId == null || runId.isBlank()) {
       throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs), or"
           + " --latest-approved for the newest approved plan of the bucket and prefix");
     }
-    return new ExecuteAction(this, runId.trim());
+    return new Execute(this, runId.trim());
   }
 
-  /**
-   * The execute of the newest approved complete plan of the bucket and prefix, made within {@code max-plan-age}
-   * and not yet executed completely: the scheduled, approval-gated job ({@code execute --latest-approved}). With no
-   * such plan it deletes nothing and its result says why ({@link ExecuteResult#notExecuted()}).
-   */
+  @Override
   public ExecuteAction executeLatestApproved() {
-    return new ExecuteAction(this, null);
+    return new Execute(this, null);
   }
 
-  /**
-   * The approval of the plan of {@code runId}: recorded exactly as {@code statesweep approve} records it (who,
-   * when, note, what the plan deletes and the digest of its rows).
-   *
-   * @throws IllegalArgumentException when {@code runId} is missing
-   */
+  @Override
   public ApproveAction approve(String runId) {
     if (runId == null || runId.isBlank()) {
       throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
     }
-    return new ApproveAction(this, runId.trim());
+    return new Approve(this, runId.trim());
   }
 
   private SparkSession session(Command command, Settings settings) {
@@ -213,12 +213,13 @@ public final class Statesweep {
   }
 
   /**
-   * An action's settings and its one {@link #execute()}.
+   * An action's settings, resolved as the command line resolves them ({@link Settings#resolve}), and the session it
+   * runs in.
    *
-   * @param <A> the action itself, for the fluent setters
+   * @param <A> the action's interface, for the fluent setters
    * @param <R> what it returns
    */
-  public abstract static class Action<A extends Action<A, R>, R> {
+  public abstract static class Configured<A extends Action<A, R>, R> implements Action<A, R> {
     private final Statesweep statesweep;
     private final Command command;
     private final Map<String, String> flags = new LinkedHashMap<>();
@@ -226,7 +227,7 @@ public final class Statesweep {
     private Map<String, String> environment = System.getenv();
     private Settings resolved;
 
-    Action(Statesweep statesweep, Command command) {
+    Configured(Statesweep statesweep, Command command) {
       this.statesweep = statesweep;
       this.command = command;
     }
@@ -241,12 +242,7 @@ public final class Statesweep {
       return command;
     }
 
-    /**
-     * Sets a setting by its conf key ({@code sweep.grace-days}) or flag ({@code --grace-days}); a null value
-     * unsets it. {@code --config-file} is {@link #configFile}.
-     *
-     * @throws IllegalArgumentException for a setting that this action does not use
-     */
+    @Override
     public A option(String name, String value) {
       requireNonNull(name, "name is null");
       if (name.equals(CONFIG_FILE)) {
@@ -261,42 +257,36 @@ public final class Statesweep {
       return self();
     }
 
-    /** {@link #option} for each entry. */
+    @Override
     public A options(Map<String, String> options) {
       requireNonNull(options, "options is null");
       options.forEach(this::option);
       return self();
     }
 
-    /** The settings file: Java properties of {@code sweep.*} keys; null for none. */
+    @Override
     public A configFile(String location) {
       this.configFile = location;
       return self();
     }
 
-    /** The environment variables to read ({@code COGRAM_CLEANUP_*}, {@code STATESWEEP_*}); the process's by default. */
+    @Override
     public A environment(Map<String, String> variables) {
       this.environment = Map.copyOf(requireNonNull(variables, "variables is null"));
       return self();
     }
 
-    /** Where the Delta tables are: a local path or {@code s3a://bucket/path}; null to unset. */
+    @Override
     public A warehouse(String warehouse) {
       return option(Settings.WAREHOUSE.flag(), warehouse);
     }
 
-    /** The schema the tables are registered in ({@code main.statesweep}); null to unset. */
+    @Override
     public A catalogSchema(String schema) {
       return option(Settings.CATALOG_SCHEMA.flag(), schema);
     }
 
-    /**
-     * The settings {@link #execute()} uses: what was set here, then the environment, then the config file, then
-     * the defaults. What reaches the config file (an S3-compatible endpoint) comes from what was set here and the
-     * environment only: the file cannot say where it is itself.
-     *
-     * @throws IllegalArgumentException when the config file cannot be read or holds an unknown key
-     */
+    @Override
     public Settings settings() {
       if (resolved == null) {
         Settings reach = Settings.resolve(flags, environment, null);
@@ -306,8 +296,6 @@ public final class Statesweep {
       return resolved;
     }
 
-    /** Runs the action. */
-    public abstract R execute();
 
     /** The run's validated options, a {@code --layout} file read as the config file is. */
     RunOptions runOptions(Settings settings) {
@@ -342,18 +330,15 @@ public final class Statesweep {
   }
 
   /** Settings of the actions that read the export. */
-  abstract static class ExportAction<A extends ExportAction<A, R>, R> extends Action<A, R> {
+  abstract static class OnExport<A extends ExportAction<A, R>, R> extends Configured<A, R>
+      implements ExportAction<A, R> {
     private Consumer<LogLine> lines = line -> { };
 
-    ExportAction(Statesweep statesweep, Command command) {
+    OnExport(Statesweep statesweep, Command command) {
       super(statesweep, command);
     }
 
-    /**
-     * Where the run's per-key lines go, each as it is produced ({@code would delete}, {@code kept}, {@code missing},
-     * {@code skipped}, came-back lines): the command line prints each as it arrives. By default nowhere: the result
-     * keeps the first {@link LogLine#RESULT_SAMPLE} and how many of each kind there were; the tables hold them all.
-     */
+    @Override
     @SuppressWarnings("unchecked")
     public A lines(Consumer<LogLine> sink) {
       this.lines = requireNonNull(sink, "sink is null");
@@ -364,28 +349,23 @@ public final class Statesweep {
       return lines;
     }
 
-    /** The bucket of the export (required). */
+    @Override
     public A bucket(String bucket) {
       return option(Settings.BUCKET.flag(), bucket);
     }
 
-    /** The export's prefix, such as {@code cogram/}; empty is the bucket root and needs allow-bucket-root. */
+    @Override
     public A prefix(String prefix) {
       return option(Settings.PREFIX.flag(), prefix);
     }
   }
 
   /** {@link Statesweep#plan()}. */
-  public static final class PlanAction extends ExportAction<PlanAction, PlanResult> {
-    PlanAction(Statesweep statesweep) {
+  public static final class Plan extends OnExport<PlanAction, PlanResult> implements PlanAction {
+    Plan(Statesweep statesweep) {
       super(statesweep, Command.PLAN);
     }
 
-    /**
-     * Plans; {@link PlanResult#exitCode()} is 1 for a plan with errors, that did not complete or lost its run lock.
-     *
-     * @throws IllegalArgumentException for bad settings, and for {@code dry-run false}: a plan never deletes
-     */
     @Override
     public PlanResult execute() {
       Settings settings = settings();
@@ -400,12 +380,11 @@ public final class Statesweep {
   }
 
   /** {@link Statesweep#run()}. */
-  public static final class RunAction extends ExportAction<RunAction, RunResult> {
-    RunAction(Statesweep statesweep) {
+  public static final class Run extends OnExport<RunAction, RunResult> implements RunAction {
+    Run(Statesweep statesweep) {
       super(statesweep, Command.RUN);
     }
 
-    /** Plans, then with {@code dry-run false} executes the plan; see {@link SparkRunAction}. */
     @Override
     public RunResult execute() {
       Settings settings = settings();
@@ -415,25 +394,19 @@ public final class Statesweep {
   }
 
   /** {@link Statesweep#execute(String)}. */
-  public static final class ExecuteAction extends ExportAction<ExecuteAction, ExecuteResult> {
+  public static final class Execute extends OnExport<ExecuteAction, ExecuteResult> implements ExecuteAction {
     private final String runId;
 
-    ExecuteAction(Statesweep statesweep, String runId) {
+    Execute(Statesweep statesweep, String runId) {
       super(statesweep, Command.EXECUTE);
       this.runId = runId;
     }
 
-    /** The run id of the plan to execute; null for the newest approved one ({@link #executeLatestApproved()}). */
+    @Override
     public String runId() {
       return runId;
     }
 
-    /**
-     * Executes the plan; see {@link SparkExecuteAction#execute()}.
-     *
-     * @throws IllegalArgumentException for bad settings, a {@code dry-run true} that was set (execute deletes),
-     *     and a plan that may not be executed (another bucket or layout, too old, not approved, changed since)
-     */
     @Override
     public ExecuteResult execute() {
       Settings settings = settings();
@@ -455,55 +428,48 @@ public final class Statesweep {
   }
 
   /** {@link Statesweep#approve(String)}. */
-  public static final class ApproveAction extends Action<ApproveAction, SparkApproveAction.Approval> {
+  public static final class Approve extends Configured<ApproveAction, Approval> implements ApproveAction {
     private final String runId;
     private String by;
     private String note;
     private String digest;
 
-    ApproveAction(Statesweep statesweep, String runId) {
+    Approve(Statesweep statesweep, String runId) {
       super(statesweep, Command.APPROVE);
       this.runId = runId;
     }
 
+    @Override
     public String runId() {
       return runId;
     }
 
-    /** Who approves: a name or an email (required; a notebook gives {@code current_user()}). */
+    @Override
     public ApproveAction by(String approvedBy) {
       this.by = approvedBy;
       return this;
     }
 
-    /** Why, or what was looked at; optional. */
+    @Override
     public ApproveAction note(String text) {
       this.note = text;
       return this;
     }
 
-    /**
-     * The digest of the plan's rows that the reviewer approves ({@link #preview()} shows it): the approval is
-     * recorded only while the plan still has it. Null (the default): the digest the plan has when approved.
-     */
+    @Override
     public ApproveAction digest(String planDigest) {
       this.digest = planDigest == null || planDigest.isBlank() ? null : planDigest.trim();
       return this;
     }
 
-    /** What {@link #execute()} would record now, its digest included, recording nothing. */
-    public SparkApproveAction.Approval preview() {
+    @Override
+    public Approval preview() {
       Settings settings = settings();
       return new SparkApproveAction(session(settings), tables(settings)).preview(runId);
     }
 
-    /**
-     * Records the approval in table {@code approvals}.
-     *
-     * @throws IllegalArgumentException without {@link #by}, or for a run with no complete plan in the warehouse
-     */
     @Override
-    public SparkApproveAction.Approval execute() {
+    public Approval execute() {
       Settings settings = settings();
       if (by == null || by.isBlank()) {
         throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");

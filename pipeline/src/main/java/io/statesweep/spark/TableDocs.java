@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Map.entry;
 
+import io.statesweep.api.Tables;
 import io.delta.tables.DeltaTable;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;

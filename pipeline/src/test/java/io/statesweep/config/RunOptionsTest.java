@@ -451,7 +451,7 @@ class RunOptionsTest {
   void catalogSchemaNamesAreBackquotedInSql() {
     assertThat(CatalogSchema.parse("main.statesweep", null).sql("runs")).isEqualTo("`main`.`statesweep`.`runs`");
     assertThat(CatalogSchema.parse("statesweep", null).sql()).isEqualTo("`statesweep`");
-    assertThatThrownBy(() -> new io.statesweep.spark.Tables("/wh", "a.b.c"))
+    assertThatThrownBy(() -> new io.statesweep.api.Tables("/wh", "a.b.c"))
         .hasMessage("Invalid sweep.catalog-schema 'a.b.c': give catalog.schema (main.statesweep) or a schema"
             + " (statesweep), each name of letters, digits and underscores only");
   }

@@ -7,6 +7,10 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
+import io.statesweep.api.Approval;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
@@ -118,13 +122,13 @@ class ApprovalTest {
     Instant approvedAt = plannedAt.plus(Duration.ofMinutes(30));
     long plannedBytes = PLANNED.stream().mapToLong(key -> before.get(key).size()).sum();
 
-    SparkApproveAction.Approval approval = new SparkApproveAction(spark, tables())
+    Approval approval = new SparkApproveAction(spark, tables())
         .clock(Clock.fixed(approvedAt, ZoneOffset.UTC))
         .approve(runId, "  ana@example.com ", " looked at plan_summary ");
 
     String digest = currentDigest(runId).digest();
     assertThat(digest).matches("[0-9a-f]{64}");
-    assertThat(approval).isEqualTo(new SparkApproveAction.Approval(runId, "ana@example.com", approvedAt, 1, 1, 4,
+    assertThat(approval).isEqualTo(new Approval(runId, "ana@example.com", approvedAt, 1, 1, 4,
         plannedBytes, 3, digest));
     assertThat(approval.line()).isEqualTo("approved run " + runId + " by ana@example.com at " + approvedAt
         + ": records_to_delete=1 records_with_removed_files=1 keys_to_delete=4 bytes_to_delete=" + plannedBytes
@@ -336,9 +340,9 @@ class ApprovalTest {
   @Test
   void planMadeInTheSameJobNeedsNoApproval() {
     Map<String, StoredObject> before = archive.snapshot();
-    String runId = plan();
+    PlanResult plan = planResult();
 
-    ExecuteResult result = execute(runId, Map.of()).plannedInThisJob().execute();
+    ExecuteResult result = execute(plan.runId(), Map.of()).plannedInThisJob(plan).execute();
 
     assertThat(result.failure()).isNull();
     assertThat(archive.snapshot().keySet()).isEqualTo(without(before.keySet(), PLANNED));
@@ -375,9 +379,13 @@ class ApprovalTest {
   }
 
   private String plan() {
+    return planResult().runId();
+  }
+
+  private PlanResult planResult() {
     PlanResult result = new SparkPlanAction(spark, options(Map.of())).execute();
     assertThat(result.failure()).isNull();
-    return result.runId();
+    return result;
   }
 
   private void approve(String runId, String by, String note) {

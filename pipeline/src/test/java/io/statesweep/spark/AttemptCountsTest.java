@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static org.apache.spark.sql.functions.col;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.Tables;
 import io.statesweep.execute.Outcome;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.testing.SharedSpark;

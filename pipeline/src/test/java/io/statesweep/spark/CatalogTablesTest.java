@@ -3,6 +3,10 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.api.Approval;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
@@ -126,7 +130,7 @@ class CatalogTablesTest {
   private void approvesThroughTheCell(ReviewNotebooks.Notebook notebook, String schema) throws Exception {
     String location = spark.sql("DESCRIBE DETAIL " + SCHEMA + "." + Tables.RUNS).first().getAs("location");
     String foundWarehouse = location.replaceAll("/+$", "").replaceFirst("/[^/]*$", "");
-    SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
+    Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
         null);
     String user = spark.sql("SELECT current_user()").first().getString(0);
 

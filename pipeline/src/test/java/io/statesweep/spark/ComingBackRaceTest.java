@@ -2,6 +2,8 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
@@ -154,7 +156,7 @@ class ComingBackRaceTest {
       ExecuteResult result;
       EXPORTER = this::comeBack;
       try {
-        result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob()
+        result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob(plan)
             .hook(new ComeBackBeforeDelete()).execute();
       } finally {
         EXPORTER = null;

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;

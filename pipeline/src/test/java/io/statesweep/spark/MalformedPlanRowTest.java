@@ -5,6 +5,9 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;

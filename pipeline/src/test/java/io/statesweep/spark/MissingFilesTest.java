@@ -2,6 +2,9 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.DeleteTarget;
@@ -104,7 +107,7 @@ class MissingFilesTest {
 
     // run --execute: the execute's summary, the one printed last, carries its plan's count.
     ExecuteResult executed = new SparkExecuteAction(spark, options(archive, warehouse, Map.of("--dry-run", "false")),
-        incremental.runId()).plannedInThisJob().execute();
+        incremental.runId()).plannedInThisJob(incremental).execute();
     assertThat(executed.failure()).isNull();
     assertThat(executed.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=5"
         + " records_deleted=1 child_keys_deleted=1 ").contains(" bad_state=1 missing_files=2 ");

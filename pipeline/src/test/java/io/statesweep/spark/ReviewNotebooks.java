@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.Approval;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;

@@ -3,6 +3,10 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delta.tables.DeltaTable;
+import io.statesweep.api.Approval;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
@@ -152,7 +156,7 @@ class ReviewNotebooksTest {
   @Test
   void onAWarehouseWithOnePlanEveryStatementOfBothNotebooksRunsAndTheApprovalCellShowsItsDigest() throws Exception {
     SparkSession spark = SharedSpark.session();
-    SparkApproveAction.Approval expected = new SparkApproveAction(spark, onePlanTables).preview(onePlan);
+    Approval expected = new SparkApproveAction(spark, onePlanTables).preview(onePlan);
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
       // Nothing may fail; empty are only what needs an approval, an execute or an earlier plan.
@@ -214,7 +218,7 @@ class ReviewNotebooksTest {
     String user = spark.sql("SELECT current_user()").first().getString(0);
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
-      SparkApproveAction.Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
+      Approval byTheCommand = new SparkApproveAction(spark, tables).approve(reviewed, "reference",
           null);
       Map<String, Object> variables = variables(notebook);
       variables.put("approve", byTheCommand.planDigest());

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delta.tables.DeltaTable;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.LockOutcome;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.RunResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
@@ -18,6 +23,7 @@ import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestOptions;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -120,12 +126,16 @@ class RunLockInActionsTest {
   @Test
   void anExecuteOfAPlanNotMadeInThisJobNeedsAnApprovalEvenWhenTheCallerSaysOtherwise() {
     SampleArchive.generate(store, P, SampleArchive.minimumRecordCount(), 5L, Instant.now());
-    String runId = plan(server.endpoint()).runId();
+    PlanResult madeHere = plan(server.endpoint());
+    String runId = madeHere.runId();
     Set<String> before = keys();
-    SparkPlanAction.forgetPlanMadeHere(runId);
+    // The caller's own PlanResult with the run id of that plan, as if another job had made the plan: only a plan that
+    // this JVM's plan action returned is executed without an approval.
+    PlanResult madeElsewhere = (PlanResult) Proxy.newProxyInstance(PlanResult.class.getClassLoader(),
+        new Class<?>[] {PlanResult.class}, (proxy, method, arguments) -> method.invoke(madeHere, arguments));
 
     SparkExecuteAction execute = new SparkExecuteAction(spark, options(server.endpoint(), Map.of("--dry-run",
-        "false")), runId).plannedInThisJob();
+        "false")), runId).plannedInThisJob(madeElsewhere);
 
     assertThatThrownBy(execute::execute)
         .isInstanceOf(IllegalArgumentException.class)

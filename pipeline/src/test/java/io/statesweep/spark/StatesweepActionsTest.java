@@ -3,6 +3,13 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.api.Approval;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.LogLine;
+import io.statesweep.api.Metrics;
+import io.statesweep.api.PlanAction;
+import io.statesweep.api.PlanResult;
+import io.statesweep.api.Tables;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.plan.StoredObject;
@@ -94,7 +101,7 @@ class StatesweepActionsTest {
     // The notebooks' approval cell, exactly as it calls the API.
     String user = "ana@example.com";
     String note = "looked at plan_summary";
-    SparkApproveAction.Approval approval = Statesweep.get(spark).approve(runId).warehouse(warehouse)
+    Approval approval = Statesweep.get(spark).approve(runId).warehouse(warehouse)
         .catalogSchema(null).by(user).note(note).execute();
 
     Tables tables = new Tables(warehouse);
@@ -135,7 +142,7 @@ class StatesweepActionsTest {
       throws IOException {
     Path conf = Files.writeString(dir.resolve("sweep.properties"),
         "sweep.grace-days=9\nsweep.workers=4\nsweep.bucket=from-file\nsweep.prefix=from-file/\n");
-    Statesweep.PlanAction plan = Statesweep.get(spark).plan()
+    PlanAction plan = Statesweep.get(spark).plan()
         .configFile("file:" + conf)
         .environment(Map.of("COGRAM_CLEANUP_GRACE_DAYS", "5", "COGRAM_CLEANUP_WORKERS", "3",
             "COGRAM_CLEANUP_BUCKET", "from-environment"))

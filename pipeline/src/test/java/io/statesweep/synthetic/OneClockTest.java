@@ -3,16 +3,15 @@ package io.statesweep.synthetic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.StoredObject;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.spark.ExecuteResult;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkExecuteAction;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.net.InetSocketAddress;
@@ -207,8 +206,8 @@ class OneClockTest {
   private static PlanResult plan(SyntheticS3Server server, Path warehouse, String reuse) {
     Map<String, String> flags = flags(server, warehouse);
     flags.put("--reuse-state-files", reuse);
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null))).execute();
+    PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
+        null)));
     assertThat(result.failure()).isNull();
     return result;
   }
@@ -218,7 +217,7 @@ class OneClockTest {
     flags.put("--dry-run", "false");
     flags.put("--skip-approval", "true");
     RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
-    return new SparkExecuteAction(SharedSpark.session(), options, runId).execute();
+    return TestActions.execute(SharedSpark.session(), options, runId);
   }
 
   /** action, reason, state_last_modified of a record's plan row. */

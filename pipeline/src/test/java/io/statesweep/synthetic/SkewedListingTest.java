@@ -3,10 +3,10 @@ package io.statesweep.synthetic;
 import static io.statesweep.testing.DatasetAssertions.assertSameRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.nio.file.Path;
@@ -42,8 +42,8 @@ class SkewedListingTest {
       flags.put("--log-lines", "0");
       flags.put("--pages-per-task", "2");
 
-      PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-          null))).execute();
+      PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
+          null)));
 
       assertThat(result.failure()).isNull();
       assertThat(result.summary().extra().get("keys_listed")).isEqualTo("12000");
@@ -81,8 +81,8 @@ class SkewedListingTest {
     SyntheticArchive archive = new SyntheticArchive("cogram/", 600, 3, 100, true, 5);
     try (SyntheticS3Server server = new SyntheticS3Server("broken", archive, Duration.ZERO, 0)
         .shortPages(300).continuationTokens(SyntheticS3Server.ContinuationTokens.MISSING)) {
-      PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(
-          flags(server, "broken", warehouse), Map.of(), null))).execute();
+      PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(
+          flags(server, "broken", warehouse), Map.of(), null)));
 
       assertThat(result.summary().complete()).isFalse();
       assertThat(result.failure()).containsPattern("Cannot list \\S+: page 1 is truncated but has no continuation token,"
@@ -93,8 +93,8 @@ class SkewedListingTest {
   /** Plans the archive with tasks of two pages. */
   private static PlanResult plan(SyntheticS3Server server, Path warehouse) {
     String bucket = "quirky";
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(
-        flags(server, bucket, warehouse), Map.of(), null))).execute();
+    PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(
+        flags(server, bucket, warehouse), Map.of(), null)));
     assertThat(result.failure()).isNull();
     return result;
   }

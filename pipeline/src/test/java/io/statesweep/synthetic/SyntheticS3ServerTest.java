@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
@@ -24,8 +25,7 @@ import io.statesweep.s3.StoreException;
 import io.statesweep.scan.BudgetedListing;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.net.URI;
@@ -491,8 +491,8 @@ class SyntheticS3ServerTest {
     flags.put("--endpoint", endpoint);
     flags.put("--warehouse", warehouse.toString());
     flags.put("--log-lines", "0");
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null))).execute();
+    PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
+        null)));
     assertThat(result.failure()).isNull();
     return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
         .filter("run_id = '" + result.runId() + "'").select("state_file_key", "action", "keys_to_delete");

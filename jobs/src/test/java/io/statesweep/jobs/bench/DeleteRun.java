@@ -1,5 +1,7 @@
 package io.statesweep.jobs.bench;
 
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.s3.DeleteResult;
@@ -7,10 +9,7 @@ import io.statesweep.s3.DeleteTarget;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.spark.ExecuteResult;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkExecuteAction;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import io.statesweep.synthetic.DeleteLog;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
@@ -77,18 +76,17 @@ final class DeleteRun {
 
     String warehouse = Files.createTempDirectory("statesweep-deletes").toString();
     SparkSession spark = ScaleBenchmark.session();
-    String runId;
+    PlanResult plan;
     try (SyntheticS3Server server = new SyntheticS3Server(ScaleBenchmark.BUCKET, archive,
         Duration.ofMillis(latencyMillis), 0)) {
       RunOptions options = options(server.endpoint(), warehouse, workers, ceiling);
       long started = System.nanoTime();
-      PlanResult plan = new SparkPlanAction(spark, options).execute();
+      plan = TestActions.plan(spark, options);
       if (plan.failure() != null) {
         throw new IllegalStateException("plan failed: " + plan.failure());
       }
-      runId = plan.runId();
       System.out.printf("plan: %.1f s, %s%n", (System.nanoTime() - started) / 1e9, plan.summary().line());
-      execute(spark, server, options, runId, records, ceiling, raw, tasks);
+      execute(spark, server, options, plan, records, ceiling, raw, tasks);
     }
     if (ceiling > 0) {
       // The same plan once more without a ceiling, on a fresh server with the same archive (same keys
@@ -97,7 +95,7 @@ final class DeleteRun {
           Duration.ofMillis(latencyMillis), 0)) {
         System.out.println();
         System.out.println("the same plan without a ceiling, on a fresh server:");
-        execute(spark, server, options(server.endpoint(), warehouse, workers, 0), runId, records, 0, raw, tasks);
+        execute(spark, server, options(server.endpoint(), warehouse, workers, 0), plan, records, 0, raw, tasks);
       }
     }
     spark.stop();
@@ -118,11 +116,11 @@ final class DeleteRun {
     return RunOptions.from(Settings.resolve(flags, Map.of(), null));
   }
 
-  private static void execute(SparkSession spark, SyntheticS3Server server, RunOptions options, String runId,
+  private static void execute(SparkSession spark, SyntheticS3Server server, RunOptions options, PlanResult plan,
       long records, int ceiling, double[] raw, int tasks) {
     server.resetCounts();
     long started = System.nanoTime();
-    ExecuteResult result = new SparkExecuteAction(spark, options, runId).plannedInThisJob().execute();
+    ExecuteResult result = TestActions.executeOwnPlan(spark, options, plan);
     double executeSeconds = (System.nanoTime() - started) / 1e9;
     if (result.failure() != null) {
       throw new IllegalStateException("execute failed: " + result.failure());

@@ -1,13 +1,13 @@
 package io.statesweep.jobs.bench;
 
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.s3.ObjectContent;
 import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
 import java.io.InputStream;
@@ -474,7 +474,7 @@ public final class ScaleBenchmark {
     flags.put("--workers", "16");
     flags.put("--pages-per-task", "20");
     RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
-    PlanResult result = new SparkPlanAction(session(), options).execute();
+    PlanResult result = TestActions.plan(session(), options);
     if (result.failure() != null) {
       throw new IllegalStateException("plan failed: " + result.failure());
     }

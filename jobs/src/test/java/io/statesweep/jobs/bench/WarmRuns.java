@@ -1,10 +1,9 @@
 package io.statesweep.jobs.bench;
 
+import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.spark.PlanResult;
-import io.statesweep.spark.SparkExecuteAction;
-import io.statesweep.spark.SparkPlanAction;
+import io.statesweep.spark.TestActions;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
@@ -103,15 +102,15 @@ final class WarmRuns {
     Map<String, long[]> steps = new LinkedHashMap<>();
     archive(server, bucket);
     TestOptions options = TestOptions.of(server.endpoint(), bucket, PREFIX, warehouse);
-    steps.put("plan", measure(jobs, () -> new SparkPlanAction(spark, options.options()).execute()));
-    steps.put("plan again", measure(jobs, () -> new SparkPlanAction(spark, options.options()).execute()));
+    steps.put("plan", measure(jobs, () -> TestActions.plan(spark, options.options())));
+    steps.put("plan again", measure(jobs, () -> TestActions.plan(spark, options.options())));
     String copy = bucket + "-copy";
     archive(server, copy);
     TestOptions copyOptions = TestOptions.of(server.endpoint(), copy, PREFIX,
         warehouse.resolveSibling(warehouse.getFileName() + "-copy"));
-    PlanResult plan = new SparkPlanAction(spark, copyOptions.options()).execute();
+    PlanResult plan = TestActions.plan(spark, copyOptions.options());
     RunOptions execute = copyOptions.with("--dry-run", "false").with("--skip-approval", "true").options();
-    steps.put("execute", measure(jobs, () -> new SparkExecuteAction(spark, execute, plan.runId()).execute()));
+    steps.put("execute", measure(jobs, () -> TestActions.execute(spark, execute, plan.runId())));
     return steps;
   }
 

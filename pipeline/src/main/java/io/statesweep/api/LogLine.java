@@ -1,4 +1,4 @@
-package io.statesweep.spark;
+package io.statesweep.api;
 
 import static java.util.Objects.requireNonNull;
 
@@ -54,33 +54,33 @@ public record LogLine(Kind kind, String key, String text) {
     }
   }
 
-  static LogLine bound(String firstLeft, String text) {
+  public static LogLine bound(String firstLeft, String text) {
     return new LogLine(Kind.BOUND, firstLeft, text);
   }
 
-  static LogLine wouldDelete(String key) {
+  public static LogLine wouldDelete(String key) {
     return new LogLine(Kind.WOULD_DELETE, key, "would delete " + LineText.escape(key));
   }
 
-  static LogLine kept(String stateFileKey, String why) {
+  public static LogLine kept(String stateFileKey, String why) {
     return new LogLine(Kind.KEPT, stateFileKey, "kept " + LineText.escape(stateFileKey) + ": " + LineText.escape(why));
   }
 
-  static LogLine missing(String key, String stateFileKey) {
+  public static LogLine missing(String key, String stateFileKey) {
     return new LogLine(Kind.MISSING, key, "missing " + LineText.escape(key) + ": listed by live record "
         + LineText.escape(stateFileKey));
   }
 
-  static LogLine skipped(String key, String why) {
+  public static LogLine skipped(String key, String why) {
     return new LogLine(Kind.SKIPPED, key, "skipped " + LineText.escape(key) + ": " + LineText.escape(why));
   }
 
-  static LogLine cameBack(String stateFileKey, String deletedKey) {
+  public static LogLine cameBack(String stateFileKey, String deletedKey) {
     return new LogLine(Kind.CAME_BACK, stateFileKey, LineText.escape(stateFileKey) + " came back during its deletion: "
         + LineText.escape(deletedKey) + " was deleted; run Verify bucket in the exporter");
   }
 
-  static LogLine versioning(String bucket, String note) {
+  public static LogLine versioning(String bucket, String note) {
     return new LogLine(Kind.VERSIONING, bucket, LineText.escape(note));
   }
 

@@ -1,4 +1,4 @@
-package io.statesweep.spark;
+package io.statesweep.api;
 
 import static java.util.Objects.requireNonNull;
 
@@ -71,7 +71,7 @@ public record LockOutcome(String key, Status status, String reason, ConditionPro
    * probe did not find the store honouring them, and {@code run_lock=none}, {@code unsafe} or {@code lost}; as
    * it is when the lock was held on a store that honours them.
    */
-  RunSummary appliedTo(RunSummary summary) {
+  public RunSummary appliedTo(RunSummary summary) {
     RunSummary probed = conditionalWrites == ConditionProbe.Verdict.HONOURED ? summary
         : summary.with("conditional_writes", conditionalWrites.label());
     return switch (status) {

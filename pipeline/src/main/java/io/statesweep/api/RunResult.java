@@ -1,11 +1,11 @@
-package io.statesweep.spark;
+package io.statesweep.api;
 
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.RunSummary;
 
 /**
- * What a {@link SparkRunAction} did: its plan, and the execute of that plan when it deleted.
+ * What a {@link RunAction} did: its plan, and the execute of that plan when it deleted.
  *
  * @param execution the execute of the plan, or null when the run was a dry run or its plan did not complete
  */

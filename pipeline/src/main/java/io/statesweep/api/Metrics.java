@@ -1,4 +1,4 @@
-package io.statesweep.spark;
+package io.statesweep.api;
 
 import static java.util.Objects.requireNonNull;
 
@@ -50,7 +50,7 @@ public record Metrics(String command, String runId, String attemptId, boolean dr
   }
 
   /** The metrics of a {@code metrics:} line's JSON object. */
-  static Metrics of(String json) {
+  public static Metrics of(String json) {
     JsonNode root;
     try {
       root = JSON.readTree(requireNonNull(json, "json is null"));

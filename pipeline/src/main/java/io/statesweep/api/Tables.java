@@ -1,4 +1,4 @@
-package io.statesweep.spark;
+package io.statesweep.api;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,8 +7,7 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * Where a warehouse keeps statesweep's Delta tables, and their column order. Schemas are documented
- * in README.md ("Tables").
+ * Where a warehouse keeps statesweep's Delta tables. Schemas are documented in README, "Tables".
  *
  * <ul>
  *   <li>{@code state_files}: one row per state-named key per run, partitioned by {@code run_date}.
@@ -30,13 +29,6 @@ public record Tables(String warehouse, String catalogSchema) implements Serializ
   public static final String EXECUTIONS = "executions";
   public static final String APPROVALS = "approvals";
   public static final String PLAN_SUMMARY = "plan_summary";
-
-  static final List<String> STATE_FILES_COLUMNS = List.of("run_id", "run_date", "key", "status", "message",
-      "record_type", "kind", "ids", "shape", "scope", "etag", "last_modified", "size", "delete", "expires_at",
-      "marked_at", "files", "delete_files", "raw_json");
-  static final List<String> DELETION_PLAN_COLUMNS = List.of("run_id", "run_date", "state_file_key", "record_type",
-      "kind", "ids", "action", "reason", "due_at", "grace_days", "grace_rule", "state_etag", "state_last_modified", "keys_to_delete",
-      "child_keys_to_delete", "bytes_to_delete", "missing_keys", "missing_files", "kept_keys", "deletes", "planned_at");
 
   /** Every table a warehouse holds, in the order a review reads them. */
   public static final List<String> ALL = List.of(RUNS, DELETION_PLAN, STATE_FILES, PLAN_SUMMARY, EXECUTIONS,
@@ -93,27 +85,4 @@ public record Tables(String warehouse, String catalogSchema) implements Serializ
     return path(PLAN_SUMMARY);
   }
 
-  static final List<String> EXECUTIONS_COLUMNS = List.of("run_id", "run_date", "attempt_id", "state_file_key",
-      "action", "outcome", "message", "child_keys_deleted", "state_file_deleted", "keys_already_gone", "failures",
-      "deleted_keys", "started_at", "ended_at", "deleted", "recorded_from", "task_attempts");
-
-  /** snake_case column to the bean property. */
-  static String property(String column) {
-    StringBuilder property = new StringBuilder();
-    boolean upper = false;
-    for (char c : column.toCharArray()) {
-      if (c == '_') {
-        upper = true;
-      } else {
-        property.append(upper ? Character.toUpperCase(c) : c);
-        upper = false;
-      }
-    }
-    return property.toString();
-  }
-
-  /** camelCase bean property to the table's snake_case column. */
-  static String column(String property) {
-    return property.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
-  }
 }
