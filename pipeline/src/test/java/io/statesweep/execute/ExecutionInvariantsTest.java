@@ -73,7 +73,8 @@ import org.junit.jupiter.api.Test;
  * {@code -Dinvariants.seed=N} replays one archive, {@code -Dinvariants.archives=N} runs more.
  *
  * <p>Each of the 3,000 random small archives (300 in the quick loop) gets three cleanup runs, among earlier attempts
- * that stopped halfway. Plan rows are tampered with as someone who can write {@code deletion_plan} would: a key of
+ * that stopped halfway. A record coming back gets its files first, its state file after or not yet; a new nested
+ * record may appear in a folder another record owned. Plan rows are tampered with as someone who can write {@code deletion_plan} would: a key of
  * the bucket (or a forbidden one) added to a row, a live record's row turned into {@code delete_record} with its
  * files at their current ETags, a key the live record lists in {@code files} added to its removed files; a row that
  * deletes more than the planner decides now deletes nothing ({@code kept_refused}). {@link HostileRows} changes any

@@ -53,8 +53,8 @@ import org.xml.sax.InputSource;
  * bucket less exactly the planned keys. {@code -Dunicode.archives=N} runs more archives,
  * {@code -Dunicode.seed=N} replays one.
  *
- * <p>Four archives by default, of 20 records each; the proxy in front of the server reads each delete request as the
- * server does.
+ * <p>Four archives by default, of 20 records each, their ids drawn from all of Unicode too; the proxy in front of
+ * the server reads each delete request as the server does.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
