@@ -23,6 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
  * set) whose session exists before {@code main} is called and is used after it. Databricks' rules: no
  * {@code System.exit}, the session never stopped, a failure thrown (with the exit code and the summary
  * line, for the run's output).
+ *
+ * <p>{@code StatesweepCli.main} runs in a separate JVM with {@code DATABRICKS_RUNTIME_VERSION} set and a session made
+ * with {@code getOrCreate()}, three times (a plan on S3Proxy, a missing bucket, {@code --dry-run false}): it returns
+ * after the success, throws {@code StatesweepFailure} with the exit code and summary line after each failure, never
+ * exits the JVM, and the same session still answers a query after each call.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

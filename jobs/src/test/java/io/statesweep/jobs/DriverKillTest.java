@@ -35,6 +35,13 @@ import org.junit.jupiter.api.io.TempDir;
  * valid and names it, and once the lock expires a rerun takes it over, first records what the dead
  * attempt deleted from its ledger (its rows of executions under its own attempt, and its row of runs),
  * then finishes the plan exactly.
+ *
+ * <p>The execute runs in a JVM of its own, slowed down (4 keys/s), and is killed once some keys are gone. A rerun is
+ * refused (exit 3) while the dead run's lock is valid, naming it ({@code statesweep execute --run-id ... (pid N)});
+ * once the lock expires ({@code --lock-ttl 1m}) a rerun takes it over and first records the dead attempt's ledger
+ * ({@code ledgers_recorded=<attempt>}): the keys its rows of {@code executions} name are exactly those gone before
+ * the rerun, the rerun's exactly the rest, and {@code runs} has a row for the dead attempt ({@code complete=false},
+ * its {@code records_deleted}); no ledger object is left, and the bucket is exactly the bucket less the plan.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

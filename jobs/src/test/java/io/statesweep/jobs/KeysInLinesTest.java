@@ -37,6 +37,13 @@ import org.junit.jupiter.api.io.TempDir;
  * hold the same) and {@code execute --run-id} on the command line. What a user sees on stdout and stderr
  * has exactly one {@code summary:} line per run and no line that starts with a forged phrase; each hostile key is
  * visible, escaped; the tables hold the raw keys; and the bucket loses exactly the planned keys.
+ *
+ * <p>The archive: a due record's file {@code a\nrefused to delete FORGED.pdf} and its attachment {@code x\nsummary:
+ * dry_run=false complete=true ... errors=0 .state.json} (skipped as a state-file name), a state file whose folder
+ * holds a summary line, a live record's missing file, a file written again before the execute (the record is coming
+ * back), a key in another record's folder (refused by the plan), a plan row widened to an unlisted key (refused by
+ * the execute). {@code approve} prints no summary line; no line starts with a forged phrase however a reader splits
+ * lines ({@code \n}, {@code \r}, VT, FF, NEL, U+2028, U+2029).
  */
 @ExtendWith(S3ServerExtension.class)
 class KeysInLinesTest {

@@ -57,6 +57,30 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Evidence comes from Spark's event log (which executor ran each task, with its accumulator
  * updates, which executors were lost and why), the run's own lines, its Delta tables and the bucket.
+ *
+ * <p>Failsafe runs it after {@code package}: {@code java -cp <Spark 3.5, Delta 3.3, Hadoop 3.4 jars>
+ * org.apache.spark.deploy.SparkSubmit --master local-cluster[2,1,1024] --class io.statesweep.jobs.StatesweepCli
+ * jobs/target/statesweep.jar ...}. The test assembles the Spark home the workers start their executors from ({@code
+ * jobs/target/local-cluster-it/spark-home}: {@code jars/} links to the platform's jars; {@code SPARK_HOME} and {@code
+ * SPARK_SCALA_VERSION} set as a distribution's scripts set them; Spark 3.5 adds its Java 17 {@code --add-opens} to
+ * executors itself). Settings and the layout come from the S3Proxy bucket through {@code s3a://} ({@code
+ * --config-file s3a://<bucket>/statesweep-conf/statesweep.properties}, whose {@code sweep.layout} is an {@code
+ * s3a://} layout file); the credentials are checked in each executor's environment, never on a command line.
+ *
+ * <p>The plan of the sample archive (96 records, 278 keys): the event log shows tasks in both executor JVMs and none in
+ * the driver, both read state files, and their accumulators sum on the driver to the metrics line's {@code
+ * state_files_read} and {@code GetObject.calls} (96); the plan's rows equal, less {@code run_id}, {@code run_date}
+ * and {@code planned_at}, those of the same plan in local mode.
+ *
+ * <p>Then {@code execute --run-id} at 6 keys/s; once deletes have begun, the executor JVM running the delete task (found
+ * by its thread dump) is killed with SIGKILL: Spark logs {@code Lost executor N}, the event log shows its task lost
+ * ({@code ExecutorLostFailure}, exit 137), the task runs again on the other executor, and the attempt completes. The
+ * bucket is then the bucket before less exactly the planned keys, and every planned record has one row in the
+ * attempt; the keys its rows name as deleted are exactly the keys gone since the attempt began, those the killed task
+ * deleted included (its ledger), each once. The killed task's accumulator updates die with it, so the metrics' {@code
+ * keys_deleted} counts only the keys the surviving attempts deleted (85 of 96 in one run); {@code executions} counts
+ * them all. This test's event log also showed that a plain repartition by the key after the plan's de-duplication put
+ * every delete of a run in one task (README, "Deleting").
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

@@ -32,6 +32,14 @@ import org.junit.jupiter.api.io.TempDir;
  * spark-submit each run the jar's {@code plan} end to end against a local S3 server that this test starts
  * with a sample archive, with the platform's own unrelocated AWS SDK beside it (as hadoop-aws brings it on
  * a cluster).
+ *
+ * <p>Failsafe runs it after {@code package}. The jar holds the AWS SDK relocated, no Spark, Delta, Hadoop or Scala
+ * classes, and no test code: no {@code io/statesweep/local}, {@code testing}, {@code Demo}, {@code DeleteBenchmark},
+ * {@code bench}, S3Proxy. Its {@code plan} runs twice against an S3Proxy server and a sample archive of 120 records
+ * that the test starts ({@code --endpoint}, credentials from the environment): with {@code java -cp
+ * statesweep.jar:<Spark 3.5, Delta 3.3, Hadoop 3.4 jars>}, and through Spark's own launcher ({@code
+ * org.apache.spark.deploy.SparkSubmit --master local[2] --class ... statesweep.jar plan ...}, what {@code
+ * spark-submit} runs).
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

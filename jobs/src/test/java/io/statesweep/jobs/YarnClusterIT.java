@@ -61,6 +61,26 @@ import org.junit.jupiter.api.io.TempDir;
  * machine) and {@code spark.yarn.jars} names an empty local jar, so no Spark distribution is needed.
  * Delta comes as the step brings it on EMR: through {@code --jars}, here the same artifacts from the local
  * Maven repository, and not on the platform's class path.
+ *
+ * <p>The MiniYARNCluster is Hadoop 3.4.2's, with Spark 3.5.9's spark-yarn. The warehouse is an {@code s3a://} bucket on
+ * the test server, and Delta's two jars come through {@code --jars} from the Maven repository in place of EMR's
+ * {@code /usr/share/aws/delta/lib}. The driver runs in the ApplicationMaster's container (512 MB), with one executor
+ * (512 MB, one core). The endpoint and credentials reach both through their containers' environment ({@code
+ * spark.yarn.appMasterEnv.*}, {@code spark.executorEnv.*}: {@code STATESWEEP_ENDPOINT}, {@code AWS_ACCESS_KEY_ID},
+ * {@code AWS_SECRET_ACCESS_KEY}), where the SDK's default chain and S3A read them (on EMR the instance role needs
+ * neither).
+ *
+ * <p>Three submissions of the step: on a fresh archive the execute step finds no approved plan, deletes nothing and ends
+ * SUCCEEDED ({@code approved_plan=none}), and the plan step ends FAILED with exit code 4, as the sample archive has
+ * live records with missing files and the step gives {@code --fail-on missing}; bad settings ({@code --grace-days
+ * seven}) end FAILED with the diagnostics {@code User class threw exception: io.statesweep.jobs.StatesweepFailure:
+ * statesweep execute failed with exit code 2 (...); summary: ... stopped=bad_settings}; a plan with one state file
+ * that the fault proxy denies ends FAILED with exit code 1 and its {@code errors=1} summary in YARN's diagnostics.
+ * Each ends after exactly one attempt.
+ *
+ * <p>Failsafe runs it in profile {@code yarn} only ({@code mvn -B verify -Pyarn}; {@code -Dit.test=YarnClusterIT} runs
+ * it alone): it needs about 8.7 CPU-minutes (three Spark applications, each an ApplicationMaster and an executor
+ * container), more than CI's 2-core budget leaves.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

@@ -71,6 +71,23 @@ import org.junit.jupiter.api.Test;
  * On an unchanged bucket every record whose rows nobody changed is executed exactly as planned, and one
  * whose rows were changed loses at most what the plan of its own document deletes. A failure names its seed;
  * {@code -Dinvariants.seed=N} replays one archive, {@code -Dinvariants.archives=N} runs more.
+ *
+ * <p>Each of the 3,000 random small archives (300 in the quick loop) gets three cleanup runs, among earlier attempts
+ * that stopped halfway. A record coming back gets its files first, its state file after or not yet; a new nested
+ * record may appear in a folder another record owned. Plan rows are tampered with as someone who can write {@code deletion_plan} would: a key of
+ * the bucket (or a forbidden one) added to a row, a live record's row turned into {@code delete_record} with its
+ * files at their current ETags, a key the live record lists in {@code files} added to its removed files; a row that
+ * deletes more than the planner decides now deletes nothing ({@code kept_refused}). {@link HostileRows} changes any
+ * column of a {@code deletion_plan} row or field of its deletes, puts another record's row under a state file's key,
+ * a live record's, none or an empty one, keeps any one of a key's rows; and changes any column of a {@code
+ * state_files} row, puts another record's row over one, adds a second row of a key. A refused row's record keeps all
+ * it owns. The run prints how many rows of each column were changed and refused or read again.
+ *
+ * <p>Between a window's verification and its deletes, the exporter also brings records back (a file uploaded again with
+ * the same ETag, then the state file rewritten): every file lost that way must be named by a {@code
+ * came_back_during_delete} outcome (about 1,000 such files over a run, each named). A removed object must also be the
+ * version planned and, for a live record, be listed only in {@code delete_files}; on an unchanged bucket the planned
+ * counts equal what execution deletes.
  */
 class ExecutionInvariantsTest {
   private static final KeyClassifier CLASSIFIER = Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/"));

@@ -36,6 +36,11 @@ import org.junit.jupiter.api.Test;
  * clock that the store moves on (a folder's listing takes the time a test gives it, a DeleteObjects 20 ms),
  * but for two tests of verifying threads on the system's clock: the window waits for their answers in real
  * time. One of them waits for a condition instead of a time; the other one is about times.
+ *
+ * <p>The cases: a record verified longer ago than a second is verified again (and measured from then); the start of its
+ * deletes (a 100 ms intent write) counts in that second; a record that cannot start in time is kept after three
+ * verifications; two large records of a window are each listed once; and a wait for the throttle past the window's
+ * reserved keys is followed by a fresh check.
  */
 class FreshVerificationTest {
   private static final Planner PLANNER = new Planner(Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/")),

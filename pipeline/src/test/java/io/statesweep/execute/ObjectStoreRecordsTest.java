@@ -24,7 +24,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Records executed against a real S3-protocol server, through {@link ObjectStoreRecords}. */
+/**
+ * Records executed against a real S3-protocol server, through {@link ObjectStoreRecords}.
+ *
+ * <p>A DeleteObject or a conditional GET answered 404 NoSuchBucket is an error, never a deletion or a record already
+ * deleted: the record fails and keeps its file and state file (as in {@code NotFoundAnswersTest}).
+ */
 @ExtendWith(S3ServerExtension.class)
 class ObjectStoreRecordsTest {
   private static final Planner PLANNER = new Planner(Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/")),

@@ -24,6 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A folder record's files found without holding its nested records' keys: the same owned files, owners
  * and existence answers as listing the whole folder and holding it, over random archives.
+ *
+ * <p>It compares the page-at-a-time listing of a folder record with the whole-folder listing, and checks that nested
+ * records' keys are neither held nor all listed.
  */
 class OwnedFilesTest {
   private static final KeyClassifier CLASSIFIER = Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/"));

@@ -26,6 +26,11 @@ import org.junit.jupiter.api.Test;
  * Records of a window side by side in one parent folder are verified by one listing of it (README "Deleting"):
  * the same decisions as with a listing each, fewer ListObjectsV2, never more than one request beyond a listing
  * each, and their keys count as seen when that listing began.
+ *
+ * <p>The cases, with single-file and folder records: records side by side in one folder are verified by one listing; one
+ * that comes back in it is kept while the others go; a walk over other records' keys stops one page past a listing
+ * each, and the rest list on their own; a store without pages lists each record; and a walk that took longer than a
+ * second has its records verified again, each on its own (their keys count as seen from the walk's start).
  */
 class SharedListingTest {
   private static final KeyClassifier CLASSIFIER = Layout.builtIn("cogram").classifier(ExportPrefix.of("cogram/"));

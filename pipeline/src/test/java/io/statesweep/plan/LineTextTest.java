@@ -9,7 +9,13 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** A key is data in a printed line: {@link LineText#escape} keeps one line one line and gives every text back. */
+/**
+ * A key is data in a printed line: {@link LineText#escape} keeps one line one line and gives every text back.
+ *
+ * <p>Hostile strings: U+0000, DEL, C1 controls, U+2028, U+FEFF, bidirectional controls, lone surrogates, backslashes, a
+ * key that is exactly {@code \nsummary: ...}. And over 5,000 random strings of all of Unicode: nothing escaped breaks
+ * a line, and every text comes back.
+ */
 class LineTextTest {
   /** What readers of a log take for the end of a line: Java's, Python's, JavaScript's and Unicode's line breaks. */
   private static final String LINE_BREAKS = "\n\r\u000b\f\u001c\u001d\u001e\u0085\u2028\u2029";

@@ -22,7 +22,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** One run at a time, on a real S3-protocol server's conditional writes. */
+/**
+ * One run at a time, on a real S3-protocol server's conditional writes.
+ *
+ * <p>Also the lock's expiry, with a fake clock, and a renewal that hangs.
+ */
 @ExtendWith(S3ServerExtension.class)
 class RunLockTest {
   private static final AtomicInteger BUCKETS = new AtomicInteger();

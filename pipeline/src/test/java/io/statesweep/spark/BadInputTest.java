@@ -49,6 +49,15 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The unit tests of {@code StateParserTest}, {@code PlannerTest} and {@code KeyClassifierTest} cover the
  * same rules on plain values; this class proves they hold through listing, reading, the Spark joins,
  * the Delta tables and the deletes.
+ *
+ * <p>The cases: not JSON, empty, over {@code --max-state-bytes}, 100,000 levels of nesting, wrong types, duplicate
+ * fields; timestamps of year +999999999, year 1 and a negative year; lone surrogates in {@code files} and {@code
+ * delete_files}, beside the {@code ?} and U+FFFD keys an encoder would make of them; listed keys with {@code ..},
+ * {@code //}, a leading {@code /}, URLs, other buckets, outside the prefix, inside {@code _cogram/}, inside another
+ * record, naming a state file; a 100,000-key {@code files} list; duplicates; NFC/NFD unicode; due records with keys
+ * holding U+0001, {@code \r} and {@code \r\n} beside a live record holding their {@code \n} twins. It checks each
+ * outcome and message, that the run completes with {@code errors=0}, and that the bucket afterwards is the bucket
+ * before minus exactly the planned keys.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

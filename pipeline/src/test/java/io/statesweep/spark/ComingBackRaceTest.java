@@ -49,6 +49,9 @@ import org.junit.jupiter.api.io.TempDir;
  * records again there and then, rewrites the state file of every other one of them at once (it came
  * back during its deletion), and the state file of the others only once the execute deleted it (the
  * next plan finds their files missing).
+ *
+ * <p>The exporter is a thread racing {@code run --execute}; the windows are told to it, and a slow network of 300 ms
+ * lies between a window's verification and its deletes.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

@@ -45,6 +45,14 @@ import org.junit.jupiter.api.io.TempDir;
  * errors and loses nothing; once the faults stop, a rerun finishes; no key outside the plan (no file
  * of a live record) is deleted at any point. The archive is the generated sample, whose manifest
  * says independently what must go.
+ *
+ * <p>The proxy is {@code testing/FaultProxy}; its slow answers take 1.5 s, and its per-key errors are for keys the
+ * server did delete. A plan through 24 % faulty requests completes and writes exactly the rows of a fault-free plan;
+ * an execute through them ends with its errors counted and the state files of every unfinished record in place, a
+ * second attempt with per-key errors on every DeleteObjects likewise, and once the faults stop a third attempt
+ * completes: the bucket is then exactly the bucket less the generated archive's expected deletes, and after every
+ * attempt no key outside the plan is gone and no state file is gone while a key of its plan remains. An execute whose
+ * every DeleteObjects answer leaves keys out counts deleted exactly the keys the answers named.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

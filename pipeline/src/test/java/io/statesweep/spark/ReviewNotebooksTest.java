@@ -36,6 +36,18 @@ import org.junit.jupiter.api.io.TempDir;
  * sample archive): every SQL statement of both review notebooks runs and finds rows, so the notebooks
  * cannot rot; every table and column carries its comment; {@code plan_summary} adds up to the plan. And on a
  * warehouse that holds one plan and nothing else (the first review of an export), every statement runs.
+ *
+ * <p>Every SQL statement of both notebooks runs by path here (by table name in {@code CatalogTablesTest}) against tables
+ * a real plan, approve, execute and second plan wrote, and must find rows for the executed plan; on the warehouse
+ * with one plan none may fail (only the statements over {@code executions}, {@code approvals} and the previous plan
+ * may find nothing there).
+ *
+ * <p>Each approval cell runs too: pyspark is not part of the build, so the cell's calls are evaluated in Java by
+ * reflection (the class after {@code spark._jvm.}, each chained method with the cell's values, the guard, the user
+ * from the cell's own SQL). With the digest the preview shows, the newest approval must carry that user and that
+ * digest, and {@code execute --run-id} must accept the run; with {@code approve} empty, another plan's digest or a
+ * wrong one, nothing is recorded. The Jupyter notebook's chart cells must each be followed by a {@code %matplot plt}
+ * cell.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -48,6 +48,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The run lock and the approval check belong to the actions, not to the command line (issue 14): a
  * program that calls {@link SparkPlanAction} or {@link SparkExecuteAction} itself, such as a notebook, gets
  * both. No command line is involved here.
+ *
+ * <p>The cases: a lock another run holds, an unapproved plan, a lock taken over mid-execute. And another run's lock on a
+ * store that ignores conditions (S3Proxy behind the fault proxy, stripping them): the plan goes on without the lock
+ * and leaves that lock alone ({@code conditional_writes=ignored run_lock=none}); the execute is refused having sent
+ * only the probe; with {@code --unsafe-lock-without-conditional-writes} it is still kept out by the lock in place,
+ * and once that is gone it deletes the plan but for a record whose state file was rewritten after the plan ({@code
+ * state_changed}, {@code conditional_reads=ignored}, {@code run_lock=unsafe}).
  */
 @ExtendWith(S3ServerExtension.class)
 class RunLockInActionsTest {

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The dry run end to end on a real S3-protocol server: a hand-built archive with one record per rule,
  * the exact keys planned for deletion, the summary counts, the tables, and a bucket left unchanged.
+ *
+ * <p>The same plan is also written to an {@code s3a://} warehouse on the test server.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

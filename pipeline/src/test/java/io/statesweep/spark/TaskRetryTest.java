@@ -38,6 +38,11 @@ import org.junit.jupiter.api.io.TempDir;
  * away, but not its ledger: every key it deleted is in the record's one row of executions, beside the
  * retry's. Runs in the build's {@code task-retries} execution, whose session ({@code local[2,4]})
  * retries failed tasks.
+ *
+ * <p>One execute task dies after its second DeleteObjects batch, Spark retries it, and the job completes: the bucket is
+ * exactly the bucket less the plan, {@code executions} has one row per planned record, and the keys its rows name as
+ * deleted are exactly the bucket's missing keys, each once: those of the dead task's last window found by looking at
+ * its intent ({@code recorded_from = 'intent'}, {@code task_attempts = 2}), merged with its retry's.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

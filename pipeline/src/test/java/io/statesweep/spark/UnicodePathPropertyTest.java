@@ -54,6 +54,9 @@ import org.xml.sax.InputSource;
  * exactly, or a state file; execution deletes exactly what the dry run counted, and the bucket is the
  * bucket less exactly the planned keys. {@code -Dunicode.archives=N} runs more archives,
  * {@code -Dunicode.seed=N} replays one.
+ *
+ * <p>Four archives by default, of 20 records each, their ids drawn from all of Unicode too; the proxy in front of
+ * the server reads each delete request as the server does.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

@@ -45,6 +45,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * can see it) while the project lists is never deleted unseen. {@link RecordExecutor} is driven directly,
  * against this endpoint, through the real {@link ObjectStore}. (The S3Proxy extension only sets the SDK's
  * credentials, as for the other tests on this endpoint.)
+ *
+ * <p>The case: a due project above 200,010 nested keys, listed 20 ms late a page, beside 31 small due records of its
+ * window. The small records go while the project lists, and a small record's file uploaded again byte for byte at
+ * page 150 stays (before, they waited for the project, and the file was deleted without a line). With one verifying
+ * thread, the small records verified before the project's listing are verified again, and the one whose file came
+ * back is kept ({@code kept_newer_files}).
  */
 @ExtendWith(S3ServerExtension.class)
 class VerifiedRightBeforeDeleteTest {
