@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
@@ -13,9 +14,8 @@ import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
-import io.statesweep.s3.BucketVersioning;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.store.BucketVersioning;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
@@ -209,7 +209,7 @@ public final class SparkPlanAction {
    * store) with why; never a failure of the plan.
    */
   private BucketVersioning bucketVersioning() {
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     BucketVersioning answer = store.bucketVersioning();
     metrics.addRequests(store.requestCounts());
     if (answer.unknownBecause() != null) {
@@ -328,7 +328,7 @@ public final class SparkPlanAction {
     source = RunsTable.Source.LIST;
     // The wall clock, not the run's "now" (which tests may set): it is compared with LastModified times.
     Instant listedAt = Instant.now().minus(LISTING_CLOCK_MARGIN);
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     progress.phase("list", "keys_listed", -1);
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
     metrics.addRequests(store.requestCounts());

@@ -4,7 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.FolderListing;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoreException;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -33,7 +41,7 @@ class ObjectStoreTest {
   static void startStore(LocalS3Server server) {
     server.createBucket(BUCKET);
     client = S3Clients.build(server.s3Settings());
-    store = new ObjectStore(client, BUCKET);
+    store = new S3ObjectStore(client, BUCKET);
   }
 
   @AfterAll
@@ -151,7 +159,7 @@ class ObjectStoreTest {
 
   @Test
   void namesTheOperationTheKeyAndTheCodeWhenTheBucketIsMissing() {
-    ObjectStore missing = new ObjectStore(client, "no-such-bucket");
+    ObjectStore missing = new S3ObjectStore(client, "no-such-bucket");
 
     assertThatThrownBy(() -> missing.read("a/state.json", 100))
         .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
@@ -196,7 +204,7 @@ class ObjectStoreTest {
     List<StoredObject> before = new ArrayList<>();
     store.listAll("xml/", before::add);
     assertThat(before).extracting(StoredObject::key).containsAll(oddKeysAndLookAlikes.keySet());
-    ObjectStore counted = new ObjectStore(client, BUCKET);
+    S3ObjectStore counted = new S3ObjectStore(client, BUCKET);
 
     DeleteResult result = counted.delete(targets);
 

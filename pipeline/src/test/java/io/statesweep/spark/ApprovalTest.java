@@ -9,7 +9,7 @@ import static org.apache.spark.sql.functions.lit;
 import io.delta.tables.DeltaTable;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.statesweep.config.RunOptions;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
@@ -294,7 +294,7 @@ class SparkExecuteActionTest {
   /** The objects of statesweep's ledger left in the bucket. */
   private Set<String> ledgerObjects() {
     Set<String> keys = new TreeSet<>();
-    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll("cogram.statesweep/journal/",
+    S3ObjectStore.open(server.s3Settings(), bucket).listAll("cogram.statesweep/journal/",
         object -> keys.add(object.key()));
     return keys;
   }
@@ -318,7 +318,7 @@ class SparkExecuteActionTest {
     @Override
     public void beforeDelete(List<String> keys) {
       if (keys.contains(folder + "meeting.json")) {
-        new ObjectStore(S3Clients.shared(s3), bucket).write(folder + "state.json",
+        S3ObjectStore.open(s3, bucket).write(folder + "state.json",
             "{\"delete\": false, \"files\": []}".getBytes(StandardCharsets.UTF_8));
       }
     }
@@ -438,7 +438,7 @@ class SparkExecuteActionTest {
     @Override
     public void beforeDelete(List<String> keys) {
       if (keys.contains(key)) {
-        new ObjectStore(S3Clients.shared(s3), bucket).write(key, "{\"rewritten\": true}".getBytes(StandardCharsets.UTF_8));
+        S3ObjectStore.open(s3, bucket).write(key, "{\"rewritten\": true}".getBytes(StandardCharsets.UTF_8));
       }
     }
   }
@@ -475,7 +475,7 @@ class SparkExecuteActionTest {
 
     @Override
     public void afterBatch(long batches) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      ObjectStore store = S3ObjectStore.open(s3, bucket);
       Map<String, StoredObject> left = new TreeMap<>();
       store.listAll(folder, object -> left.put(object.key(), object));
       if (!left.containsKey(folder + "state.json") && !left.isEmpty()) {

@@ -17,11 +17,11 @@ import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.Planner;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -145,7 +145,7 @@ class VerifiedRightBeforeDeleteTest {
   }
 
   private static ObjectStore objects(SyntheticS3Server server) {
-    return new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true)), BUCKET);
+    return S3ObjectStore.open(S3Settings.defaults().withEndpoint(server.endpoint(), true), BUCKET);
   }
 
   private static List<ExecutionOutcome> execute(ObjectStore objects, List<PlannedRecord> window, int verifyThreads) {
