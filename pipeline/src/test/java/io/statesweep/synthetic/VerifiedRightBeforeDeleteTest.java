@@ -43,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * above the keys of many nested records, its listing answered late every page, and small due records in the
  * same window. A file of a small record uploaded again byte for byte (the same ETag: no conditional delete
  * can see it) while the project lists is never deleted unseen. {@link RecordExecutor} is driven directly,
- * against this endpoint, through the real {@link ObjectStore}. (The S3Proxy extension only sets the SDK's
+ * against this endpoint, through the real {@link S3ObjectStore}. (The S3Proxy extension only sets the SDK's
  * credentials, as for the other tests on this endpoint.)
  */
 @ExtendWith(S3ServerExtension.class)
