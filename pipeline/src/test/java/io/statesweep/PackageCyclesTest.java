@@ -42,6 +42,28 @@ class PackageCyclesTest {
     assertThat(cycles(uses)).as("packages that use each other, with the files that make each use").isEmpty();
   }
 
+  /**
+   * The storage seam (README, "Layout of the code"): the core speaks to {@code io.statesweep.store.ObjectStore},
+   * never to its AWS implementation in {@code s3/}, and {@code store/} uses no other package of the product.
+   */
+  @Test
+  void theCoreUsesTheStoreSeamAndTheStoreUsesNothing() {
+    Map<String, Map<String, Set<String>>> uses = new TreeMap<>();
+    for (Path file : ProjectSources.javaFiles(ProjectSources.PRODUCT)) {
+      addUses(uses, ProjectSources.read(file), ProjectSources.ROOT.relativize(file).toString());
+    }
+    // The scan sees the seam: the AWS side and the core both use it.
+    assertThat(uses.get("io.statesweep.s3")).containsKey("io.statesweep.store");
+    assertThat(uses.get("io.statesweep.execute")).containsKey("io.statesweep.store");
+
+    for (String core : List.of("layout", "state", "plan", "execute", "ledger", "scan", "cost", "store")) {
+      assertThat(uses.getOrDefault("io.statesweep." + core, Map.of()))
+          .as("io.statesweep.%s uses the AWS side (io.statesweep.s3) in these files; use io.statesweep.store", core)
+          .doesNotContainKey("io.statesweep.s3");
+    }
+    assertThat(uses.get("io.statesweep.store")).as("packages io.statesweep.store uses, with the files").isEmpty();
+  }
+
   @Test
   void aCycleIsNamedWithTheFilesThatMakeItAndCommentsDoNotCount() {
     Map<String, Map<String, Set<String>>> uses = new TreeMap<>();

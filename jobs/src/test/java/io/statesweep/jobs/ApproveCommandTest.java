@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delta.tables.DeltaTable;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -35,7 +35,7 @@ class ApproveCommandTest {
   @Test
   void executeRefusesAPlanUntilItIsApprovedThenDeletesWhatItPlanned(LocalS3Server server, @TempDir Path warehouse) {
     server.createBucket("approve-cli");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "approve-cli");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "approve-cli");
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 120, 12L, Instant.now());
     Set<String> before = keys(store);
     Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "approve-cli", "COGRAM_CLEANUP_PREFIX",

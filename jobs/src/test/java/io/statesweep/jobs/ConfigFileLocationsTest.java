@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -45,9 +45,9 @@ class ConfigFileLocationsTest {
     server = s3;
     server.createBucket(EXPORT);
     server.createBucket(CONF);
-    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), EXPORT), "cogram/", 60, 7L,
+    SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), EXPORT), "cogram/", 60, 7L,
         Instant.now());
-    conf = new ObjectStore(S3Clients.shared(server.s3Settings()), CONF);
+    conf = S3ObjectStore.open(server.s3Settings(), CONF);
     // The built-in layout without the meetings kind: a plan that read it differs from one with the default.
     layout = Files.readString(Path.of("..", "conf", "layouts", "cogram.json"))
         .replace("\"name\": \"cogram\"", "\"name\": \"cogram-without-meetings\"").replace("\"meetings\", ", "");

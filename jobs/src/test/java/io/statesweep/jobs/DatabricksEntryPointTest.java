@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,7 +36,7 @@ class DatabricksEntryPointTest {
   void mainReturnsOnSuccessThrowsOnFailureAndLeavesTheDriversSessionUsable(LocalS3Server server,
       @TempDir Path directory) throws Exception {
     String bucket = server.createBucket("databricks-driver");
-    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), bucket), "cogram/", 60, 3L,
+    SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), bucket), "cogram/", 60, 3L,
         Instant.now());
     Path log = directory.resolve("driver.log");
     List<String> command = ChildJvm.command("1g");

@@ -6,11 +6,12 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.spark.TestActions;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectStore;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,7 +67,7 @@ public final class DeleteBenchmark {
     try (LocalS3Server server = LocalS3Server.builder().maxHeap("2g").start()) {
       server.setCredentialSystemProperties();
       server.createBucket(BUCKET);
-      ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
+      ObjectStore store = S3ObjectStore.open(server.s3Settings(), BUCKET);
       int keys = records * (filesPerRecord + 1);
       out.printf("S3Proxy (transient) at %s; %d cores; %d keys per measurement%n", server.endpoint(), threads, keys);
 

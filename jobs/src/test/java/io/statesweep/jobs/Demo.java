@@ -2,8 +2,8 @@ package io.statesweep.jobs;
 
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,7 +77,7 @@ public final class Demo {
       out.printf("local S3 server: %s (S3Proxy, in memory) started in %.1f s%n", server.endpoint(), seconds(started));
 
       long generating = System.nanoTime();
-      ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
+      ObjectStore store = S3ObjectStore.open(server.s3Settings(), BUCKET);
       SampleArchive.Manifest manifest = SampleArchive.generate(store, PREFIX, records, SampleArchive.DEFAULT_SEED,
           Instant.now());
       out.printf("sample archive: %d records, %d objects under s3://%s/%s, written in %.1f s%n",

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -56,7 +56,7 @@ class DriverKillTest {
   void aDriverKilledMidExecuteIsFollowedByARerunThatFinishes(LocalS3Server server, @TempDir Path warehouse)
       throws Exception {
     server.createBucket(BUCKET);
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), BUCKET);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 150, 3L, Instant.now());
     Set<String> before = exportKeys(store);
     Set<String> expectedLeft = new TreeSet<>(before);

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delta.tables.DeltaTable;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -213,7 +213,7 @@ class FirstWeekTest {
       Map<String, String> environment) {
     static Archive of(LocalS3Server server, String bucket, int records, long seed, Path warehouse) {
       server.createBucket(bucket);
-      ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+      ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
       SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", records, seed, Instant.now());
       Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", bucket, "COGRAM_CLEANUP_PREFIX", "cogram/",
           "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString(),

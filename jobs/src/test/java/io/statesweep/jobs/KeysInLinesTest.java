@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delta.tables.DeltaTable;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.TestArchive;
 import java.nio.file.Path;

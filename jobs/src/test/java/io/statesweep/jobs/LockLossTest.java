@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.s3.RunLock;
-import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
@@ -73,7 +73,7 @@ class LockLossTest {
       @TempDir Path warehouse) throws Exception {
     String bucket = "lock-lost-" + takeover.name().toLowerCase(java.util.Locale.ROOT);
     server.createBucket(bucket);
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 5L, Instant.now());
     Set<String> before = keys(store);
     String planned = run(environment(bucket, server.endpoint(), warehouse), "plan").text;

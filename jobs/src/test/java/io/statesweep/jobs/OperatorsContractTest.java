@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.plan.Action;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
@@ -82,7 +82,7 @@ class OperatorsContractTest {
   @Test
   void aRunRefusedByAHeldLockEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) {
     server.createBucket("held");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "held");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "held");
 
     try (RunLock other = RunLock.acquire(store, RunLock.keyFor("cogram/"), "statesweep run (pid 1)", "host-b",
         Duration.ofMinutes(10), Clock.systemUTC())) {
@@ -125,7 +125,7 @@ class OperatorsContractTest {
   void aRunThatDeletesOnAStoreThatIgnoresConditionalWritesIsRefusedWithItsSummaryLine(LocalS3Server server,
       @TempDir Path warehouse) throws Exception {
     server.createBucket("untrusted");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "untrusted");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "untrusted");
     SampleArchive.generate(store, "cogram/", SampleArchive.minimumRecordCount(), 3L, Instant.now());
     Set<String> before = keys(store);
     try (FaultProxy proxy = new FaultProxy(server.endpoint()).signingWith(server.accessKey(), server.secretKey())) {
@@ -159,7 +159,7 @@ class OperatorsContractTest {
   @Test
   void aPlanWhoseListingFailsEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) throws Exception {
     server.createBucket("unlisted");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "unlisted");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "unlisted");
     SampleArchive.generate(store, "cogram/", SampleArchive.minimumRecordCount(), 3L, Instant.now());
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       proxy.plan(request -> request.isList() ? FaultProxy.Fault.INTERNAL_ERROR : null);
@@ -179,7 +179,7 @@ class OperatorsContractTest {
   void everyRefusedAndComingBackLineIsLoggedWhateverLogLinesSays(LocalS3Server server, @TempDir Path warehouse)
       throws Exception {
     server.createBucket("alerts");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "alerts");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "alerts");
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 120, 17L, Instant.now());
     Map<String, Long> expected = manifest.countsByAction(Duration.ZERO);
     Map<String, String> environment = environment("alerts", server.endpoint(), warehouse);
@@ -222,7 +222,7 @@ class OperatorsContractTest {
   void theGuidesPolicyIsEnoughForADryRunAndARunThatDeletesRefusesWithoutTheLock(LocalS3Server server,
       @TempDir Path warehouse) throws Exception {
     server.createBucket("guide");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "guide");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "guide");
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 23L, Instant.now());
     Set<String> before = keys(store);
     String denied = "Cannot take the run lock: Cannot write s3://guide/cogram.statesweep/lock: AccessDenied (403):"

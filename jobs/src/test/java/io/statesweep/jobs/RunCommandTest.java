@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.ByteArrayOutputStream;
@@ -37,7 +37,7 @@ class RunCommandTest {
   @Test
   void runExecuteDeletesWhatTheDryRunSaidAndASecondRunDeletesNothing(LocalS3Server server, @TempDir Path warehouse) {
     server.createBucket("cli");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "cli");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "cli");
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 120, 11L, Instant.now());
     Set<String> before = keys(store);
     Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "cli", "COGRAM_CLEANUP_PREFIX", "cogram/",
@@ -71,7 +71,7 @@ class RunCommandTest {
   void aSecondRunWhileOneRunsExitsWithTheHolderNamedAndDeletesNothing(LocalS3Server server, @TempDir Path warehouse)
       throws Exception {
     server.createBucket("locked");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "locked");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "locked");
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 5L, Instant.now());
     Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "locked", "COGRAM_CLEANUP_PREFIX", "cogram/",
         "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());

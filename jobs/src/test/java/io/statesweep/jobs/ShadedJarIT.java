@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.File;
 import java.io.IOException;
@@ -54,7 +53,7 @@ class ShadedJarIT {
   static void archive(LocalS3Server s3) {
     server = s3;
     server.createBucket(BUCKET);
-    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET), PREFIX, RECORDS, 5L,
+    SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), BUCKET), PREFIX, RECORDS, 5L,
         Instant.now());
   }
 

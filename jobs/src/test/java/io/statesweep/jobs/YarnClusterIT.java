@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.File;
@@ -164,7 +164,7 @@ class YarnClusterIT {
       throws Exception {
     String bucket = server.createBucket("yarn-clean");
     String reports = server.createBucket("yarn-clean-reports");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, PREFIX, 60, 41L, Instant.now());
     Set<String> before = exportKeys(store);
     assertThat(manifest.expectedDeletes(graceDays())).as("something is due").isNotEmpty();
@@ -197,7 +197,7 @@ class YarnClusterIT {
       throws Exception {
     String bucket = server.createBucket("yarn-bad-settings");
     String reports = server.createBucket("yarn-bad-settings-reports");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
     SampleArchive.generate(store, PREFIX, 60, 43L, Instant.now());
     Set<String> before = exportKeys(store);
     List<String> args = stepArgs(EXECUTE_STEP, bucket, reports, Map.of("--grace-days", "seven"));
@@ -221,7 +221,7 @@ class YarnClusterIT {
       throws Exception {
     String bucket = server.createBucket("yarn-errors");
     String reports = server.createBucket("yarn-errors-reports");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, PREFIX, 60, 47L, Instant.now());
     String unreadable = manifest.records().keySet().iterator().next();
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {

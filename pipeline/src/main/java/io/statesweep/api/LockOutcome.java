@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.LineText;
 import io.statesweep.plan.RunSummary;
-import io.statesweep.s3.ConditionProbe;
+import io.statesweep.store.ConditionProbe;
 
 /**
  * What became of the export's run lock during an action (README, "One run at a time"): held from its

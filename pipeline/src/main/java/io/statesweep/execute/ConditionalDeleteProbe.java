@@ -3,11 +3,11 @@ package io.statesweep.execute;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.LineText;
-import io.statesweep.s3.ConditionProbe;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.StoreException;
+import io.statesweep.store.ConditionProbe;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.slf4j.Logger;

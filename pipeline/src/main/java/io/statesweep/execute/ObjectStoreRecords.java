@@ -2,20 +2,20 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ConditionalRead;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ListingContinuation;
-import io.statesweep.s3.ListingDepth;
-import io.statesweep.s3.ListingPage;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.StateCheck;
+import io.statesweep.store.ConditionalRead;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ListingContinuation;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoredObject;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 
-/** {@link RecordStore} on S3. */
+/** {@link RecordStore} on an {@link ObjectStore}: the views execution needs of the store. */
 public final class ObjectStoreRecords implements RecordStore {
   private final ObjectStore store;
   private final int maxStateBytes;

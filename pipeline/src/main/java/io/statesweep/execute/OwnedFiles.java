@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Keys;
 import io.statesweep.layout.OwnerCandidate;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.util.List;
 
 /**

@@ -1,17 +1,17 @@
 package io.statesweep.execute;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ConditionalRead;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ListingPage;
-import io.statesweep.s3.StateCheck;
+import io.statesweep.store.ConditionalRead;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoredObject;
 import java.util.Iterator;
 import java.util.List;
 
 /**
- * The object operations execution needs: the seam that tests replace with a fake, and that
- * {@link io.statesweep.s3.ObjectStore} provides against S3.
+ * The object operations execution needs: the seam that tests replace with a fake ({@code FakeRecordStore}), and
+ * that {@link ObjectStoreRecords} provides on any {@link io.statesweep.store.ObjectStore}.
  */
 public interface RecordStore {
   /** GET with If-Match: is the state file still the planned version? */

@@ -2,9 +2,9 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ListingContinuation;
-import io.statesweep.s3.ListingPage;
+import io.statesweep.store.ListingContinuation;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

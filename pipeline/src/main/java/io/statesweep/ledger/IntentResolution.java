@@ -6,7 +6,7 @@ import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.Outcome;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

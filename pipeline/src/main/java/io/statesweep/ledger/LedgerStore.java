@@ -1,11 +1,14 @@
 package io.statesweep.ledger;
 
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
-/** The object operations of an execute's ledger: the seam that {@link ObjectStoreLedger} provides on S3. */
+/**
+ * The object operations of an execute's ledger: the seam that tests replace with a fake, and that
+ * {@link ObjectStoreLedger} provides on any {@link io.statesweep.store.ObjectStore}.
+ */
 public interface LedgerStore {
   /** Writes an object; durable when it returns. */
   void write(String key, byte[] content);

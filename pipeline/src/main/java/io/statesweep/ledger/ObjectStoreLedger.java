@@ -2,18 +2,18 @@ package io.statesweep.ledger;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ListingDepth;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@link LedgerStore} on S3. */
+/** {@link LedgerStore} on an {@link ObjectStore}. */
 public final class ObjectStoreLedger implements LedgerStore {
   /** A window's ledger object holds at most 1,000 keys: far below this. */
   private static final int MAX_OBJECT_BYTES = 64 * 1024 * 1024;

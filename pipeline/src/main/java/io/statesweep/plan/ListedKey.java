@@ -2,6 +2,8 @@ package io.statesweep.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.store.StoredObject;
+
 /**
  * A key that a state file lists, with what the listing knows of it.
  *

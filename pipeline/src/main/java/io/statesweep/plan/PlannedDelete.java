@@ -2,6 +2,8 @@ package io.statesweep.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.store.StoredObject;
+
 /** One key to delete, with the version the plan saw: execution deletes it only if it is still that version. */
 public record PlannedDelete(StoredObject object, DeleteRole role) {
   public PlannedDelete {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.state.StateDocument;
+import io.statesweep.store.StoredObject;
 import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;

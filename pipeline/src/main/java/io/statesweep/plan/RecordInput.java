@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.Classification;
 import io.statesweep.state.ParsedState;
+import io.statesweep.store.StoredObject;
 import java.util.Map;
 
 /**

@@ -12,7 +12,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 
 /**
- * The S3 requests one {@link ObjectStore} made, by operation: calls, HTTP attempts (retries are
+ * The S3 requests one {@link S3ObjectStore} made, by operation: calls, HTTP attempts (retries are
  * attempts beyond the calls), throttled answers (503 SlowDown, 429) and failed calls. Every request of
  * the store carries its counter as an execution attribute; {@link Interceptor}, registered on every
  * client, counts into it. Thread-safe.

@@ -2,10 +2,10 @@ package io.statesweep.scan;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ListingContinuation;
-import io.statesweep.s3.ListingPage;
-import io.statesweep.s3.ListingDepth;
+import io.statesweep.store.StoredObject;
+import io.statesweep.store.ListingContinuation;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.ListingDepth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;

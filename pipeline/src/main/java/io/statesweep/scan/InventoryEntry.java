@@ -2,7 +2,7 @@ package io.statesweep.scan;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Keys;
-import io.statesweep.s3.ListingDepth;
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

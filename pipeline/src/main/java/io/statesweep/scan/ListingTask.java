@@ -2,7 +2,7 @@ package io.statesweep.scan;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.s3.ListingDepth;
+import io.statesweep.store.ListingDepth;
 import java.io.Serializable;
 
 /**

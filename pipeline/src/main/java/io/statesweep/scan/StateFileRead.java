@@ -3,8 +3,8 @@ package io.statesweep.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.Classification;
-import io.statesweep.plan.StoredObject;
 import io.statesweep.state.ParsedState;
+import io.statesweep.store.StoredObject;
 
 /**
  * The outcome of reading one state file: read and parsed (valid or bad), gone since it was listed,

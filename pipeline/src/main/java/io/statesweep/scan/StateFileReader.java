@@ -3,11 +3,11 @@ package io.statesweep.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.layout.Classification;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.StoreException;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;

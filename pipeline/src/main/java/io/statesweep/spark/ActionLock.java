@@ -6,10 +6,10 @@ import io.statesweep.api.LockOutcome;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.LineText;
-import io.statesweep.s3.ConditionProbe;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.RunLock;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ConditionProbe;
+import io.statesweep.store.ObjectStore;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +34,11 @@ final class ActionLock implements AutoCloseable {
   private final String deniedBecause;
   private final boolean owned;
   /** The store the lock's requests go through: they are part of the run's cost. */
-  private final ObjectStore store;
+  private final S3ObjectStore store;
   /** What the lock's probe found of the store's PutObject If-None-Match: *. */
   private final ConditionProbe writes;
 
-  private ActionLock(String key, RunLock lock, String deniedBecause, boolean owned, ObjectStore store,
+  private ActionLock(String key, RunLock lock, String deniedBecause, boolean owned, S3ObjectStore store,
       ConditionProbe writes) {
     this.store = store;
     this.key = key;
@@ -58,7 +58,7 @@ final class ActionLock implements AutoCloseable {
    */
   static ActionLock toDelete(RunOptions options, String command) {
     String key = RunLock.keyFor(options.prefix().value());
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     ConditionProbe writes = probe(store, key);
     if (writes.ignored() && !options.unsafeLock()) {
       throw new RunLock.UntrustedException("Cannot take the run lock s3://" + options.bucket() + "/" + key + ": "
@@ -76,7 +76,7 @@ final class ActionLock implements AutoCloseable {
    */
   static ActionLock forDryRun(RunOptions options, String command) {
     String key = RunLock.keyFor(options.prefix().value());
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     ConditionProbe writes = probe(store, key);
     if (writes.ignored()) {
       // Its lock would write over another run's: a dry run needs none.

@@ -16,18 +16,18 @@ import io.statesweep.ledger.LedgerKeys;
 import io.statesweep.ledger.ObjectStoreLedger;
 import io.statesweep.ledger.TaskLedger;
 import io.statesweep.plan.Planner;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ConditionalRead;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ListingPage;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.s3.StateCheck;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.PlanRows;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.ConditionalRead;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoredObject;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -86,7 +86,7 @@ final class ExecuteFunctions {
 
     @Override
     public void call(Iterator<PlanRow> rows) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      S3ObjectStore store = S3ObjectStore.open(s3, bucket);
       TaskContext task = TaskContext.get();
       // The ledger's writes go straight to the store, not through UnlessKilled: a window that deleted something
       // records its outcomes even when its task was killed meanwhile.

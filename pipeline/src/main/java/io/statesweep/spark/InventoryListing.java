@@ -6,10 +6,10 @@ import static org.apache.spark.sql.functions.input_file_name;
 import static org.apache.spark.sql.functions.lit;
 
 import io.statesweep.layout.ExportPrefix;
-import io.statesweep.plan.StoredObject;
 import io.statesweep.scan.InventoryEntry;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.spark.rows.ObjectRow;
+import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;

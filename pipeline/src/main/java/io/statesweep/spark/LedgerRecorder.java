@@ -17,13 +17,13 @@ import io.statesweep.ledger.LedgerTry;
 import io.statesweep.ledger.ObjectStoreLedger;
 import io.statesweep.ledger.RecordHistory;
 import io.statesweep.plan.LineText;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.rows.DeletedKeyRow;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.KeyFailureRow;
 import io.statesweep.spark.rows.LedgerTryRow;
+import io.statesweep.store.ObjectStore;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -85,7 +85,7 @@ final class LedgerRecorder {
 
   /** Every attempt with a ledger in the bucket other than {@code exceptAttemptId}, each with its run's date and warehouse. */
   List<Leftover> leftovers(String exceptAttemptId) {
-    ObjectStore store = store();
+    S3ObjectStore store = store();
     List<Leftover> leftovers = new ArrayList<>();
     try {
       for (String runFolder : store.listFolder(root).folders()) {
@@ -148,7 +148,7 @@ final class LedgerRecorder {
    */
   Recorded record(String runId, String attemptId, String runDate, Tables tables, Write write, boolean removeObjects,
       long recordsHint) {
-    ObjectStore store = store();
+    S3ObjectStore store = store();
     List<String> partitions;
     try {
       partitions = store.listFolder(folder(runId, attemptId)).folders();
@@ -218,7 +218,7 @@ final class LedgerRecorder {
    */
   private List<ExecutionRow> readOnDriver(String runId, String attemptId, String runDate, List<String> partitions,
       java.util.Set<String> unreadable) {
-    ObjectStore store = store();
+    S3ObjectStore store = store();
     try {
       Map<String, List<LedgerTry>> byRecord = new java.util.LinkedHashMap<>();
       int tries = 0;
@@ -251,7 +251,7 @@ final class LedgerRecorder {
    * time: one ListObjectsV2 and one DeleteObjects per 1,000 objects.
    */
   private void remove(List<String> partitions, java.util.Set<String> keep) {
-    ObjectStore store = store();
+    S3ObjectStore store = store();
     LedgerStore ledger = new ObjectStoreLedger(store);
     try {
       for (String partition : partitions) {
@@ -290,8 +290,8 @@ final class LedgerRecorder {
             + " 'etag', d.etag, 'deleted_at', d.deletedAt))"));
   }
 
-  private ObjectStore store() {
-    return new ObjectStore(S3Clients.shared(s3), bucket);
+  private S3ObjectStore store() {
+    return S3ObjectStore.open(s3, bucket);
   }
 
   /** Reads the ledger folders of a task's partitions, a window at a time. */
@@ -311,7 +311,7 @@ final class LedgerRecorder {
 
     @Override
     public Iterator<LedgerTryRow> call(String folder) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      S3ObjectStore store = S3ObjectStore.open(s3, bucket);
       Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), folder, why -> {
         unreadable.add(why);
         LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the"

@@ -10,10 +10,8 @@ import io.statesweep.plan.ListedKey;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RecordInput;
 import io.statesweep.plan.RecordPlan;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ListingDepth;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.scan.BudgetedListing;
 import io.statesweep.scan.ListingTask;
@@ -29,6 +27,9 @@ import io.statesweep.spark.rows.StateFileRow;
 import io.statesweep.spark.rows.StateFileRows;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,7 +70,7 @@ final class PlanFunctions {
 
     @Override
     public Iterator<ListedRow> call(ListingTaskRow row) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      S3ObjectStore store = S3ObjectStore.open(s3, bucket);
       ListingTask task = new ListingTask(row.getPrefix(), row.getStartAfter(),
           ListingTask.NextChars.valueOf(row.getNextChars()), ListingDepth.valueOf(row.getDepth()));
       if (task.depth() == ListingDepth.DIRECT) {
@@ -190,7 +191,7 @@ final class PlanFunctions {
 
     @Override
     public Iterator<StateFileRow> call(Iterator<StateFileRow> rows) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      S3ObjectStore store = S3ObjectStore.open(s3, bucket);
       StateParser parser = new StateParser(classifier.layout().markedAtFields());
       StateFileReader reader = new StateFileReader(store, parser, maxStateBytes, workers);
       TaskContext task = TaskContext.get();

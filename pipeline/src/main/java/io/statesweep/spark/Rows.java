@@ -4,7 +4,7 @@ import io.statesweep.layout.Classification;
 import io.statesweep.plan.Grace;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.RecordPlan;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import io.statesweep.scan.StateFileRead;
 import io.statesweep.scan.ListingTask;
 import io.statesweep.spark.rows.DeleteRow;

@@ -24,9 +24,9 @@ import io.statesweep.plan.Action;
 import io.statesweep.plan.LineText;
 import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
-import io.statesweep.s3.ConditionProbe;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ConditionProbe;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.PlanRow;
 import java.time.Clock;
@@ -215,7 +215,7 @@ final class SparkExecuteAction {
     Row plan = planRun(tables);
     checkReviewable(tables, plan);
     String runDate = plan.getAs("run_date");
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
         "unverified: the probe did not run");
     // What this attempt costs: its requests at the region's list prices, the lock's included: all of them for a

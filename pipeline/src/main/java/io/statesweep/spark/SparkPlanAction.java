@@ -9,6 +9,7 @@ import io.statesweep.api.LogLine;
 import io.statesweep.api.Metrics;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
@@ -18,9 +19,8 @@ import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
-import io.statesweep.s3.BucketVersioning;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.store.BucketVersioning;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
@@ -195,7 +195,7 @@ final class SparkPlanAction {
    * store) with why; never a failure of the plan.
    */
   private BucketVersioning bucketVersioning() {
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     BucketVersioning answer = store.bucketVersioning();
     metrics.addRequests(store.requestCounts());
     if (answer.unknownBecause() != null) {
@@ -314,7 +314,7 @@ final class SparkPlanAction {
     source = RunsTable.Source.LIST;
     // The wall clock, not the run's "now" (which tests may set): it is compared with LastModified times.
     Instant listedAt = Instant.now().minus(LISTING_CLOCK_MARGIN);
-    ObjectStore store = new ObjectStore(S3Clients.shared(options.s3()), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     progress.phase("list", "keys_listed", -1);
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
     metrics.addRequests(store.requestCounts());

@@ -3,9 +3,9 @@ package io.statesweep.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.s3.ConditionProbe;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ConditionProbe;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.util.Map;
@@ -20,7 +20,7 @@ class ConditionalDeleteProbeTest {
   @Test
   void findsThatTheStoreHonoursTheEtagOfADeleteAndIfMatchOfAGetAndLeavesNoProbeBehind(LocalS3Server server) {
     server.createBucket("probe-honoured");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "probe-honoured");
+    S3ObjectStore store = S3ObjectStore.open(server.s3Settings(), "probe-honoured");
 
     ConditionalDeleteProbe.Findings findings = ConditionalDeleteProbe.detect(store, PROBE,
         ConditionalMode.AUTO);
@@ -36,7 +36,7 @@ class ConditionalDeleteProbeTest {
     server.createBucket("probe-set");
     try (FaultProxy proxy = new FaultProxy(server.endpoint()).signingWith(server.accessKey(), server.secretKey())) {
       proxy.plan(FaultProxy.ignoresConditionalReads());
-      ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(proxy.endpoint(), true)),
+      S3ObjectStore store = S3ObjectStore.open(server.s3Settings().withEndpoint(proxy.endpoint(), true),
           "probe-set");
 
       ConditionalDeleteProbe.Findings findings = ConditionalDeleteProbe.detect(store, PROBE,
@@ -54,7 +54,7 @@ class ConditionalDeleteProbeTest {
     server.createBucket("probe-denied");
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       proxy.plan(FaultProxy.deniedPuts("/probe-denied/cogram.statesweep/"));
-      ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(proxy.endpoint(), true)),
+      S3ObjectStore store = S3ObjectStore.open(server.s3Settings().withEndpoint(proxy.endpoint(), true),
           "probe-denied");
 
       ConditionalDeleteProbe.Findings findings = ConditionalDeleteProbe.detect(store, PROBE,

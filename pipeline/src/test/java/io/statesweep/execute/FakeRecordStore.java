@@ -2,13 +2,13 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ConditionalRead;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ListingPage;
-import io.statesweep.s3.StateCheck;
-import io.statesweep.s3.StoreException;
+import io.statesweep.store.ConditionalRead;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoreException;
+import io.statesweep.store.StoredObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -9,10 +9,10 @@ import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.Planner;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +43,7 @@ class ObjectStoreRecordsTest {
   @Test
   void aRecordWhoseRequestsAreAnsweredNoSuchBucketFailsAndKeepsItsStateFile(LocalS3Server server) throws Exception {
     String bucket = server.createBucket("records-no-bucket");
-    ObjectStore direct = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    ObjectStore direct = S3ObjectStore.open(server.s3Settings(), bucket);
     String folder = "cogram/projects/p1/documents/d1/";
     String odd = folder + "scan\u0001.pdf";
     direct.write(odd, "scan".getBytes(StandardCharsets.UTF_8));
@@ -58,7 +58,7 @@ class ObjectStoreRecordsTest {
       try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
         proxy.plan(request -> request.method().equals(method) && !request.isList() ? FaultProxy.Fault.NO_SUCH_BUCKET
             : null);
-        ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(proxy.endpoint(), true)),
+        ObjectStore store = S3ObjectStore.open(server.s3Settings().withEndpoint(proxy.endpoint(), true),
             bucket);
         try (RecordExecutor executor = new RecordExecutor(new ObjectStoreRecords(store, 1 << 20), PLANNER,
             new StateParser(List.of()), 1000, ConditionalDeletes.ON, DeleteThrottle.none(), ExecutionHook.NONE,
@@ -79,7 +79,7 @@ class ObjectStoreRecordsTest {
   @Test
   void listsOnAfterAFolderFromAStartAfterBeyondEveryKeyInIt(LocalS3Server server) {
     server.createBucket("records-list");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "records-list");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "records-list");
     for (String key : List.of("p/a/1.bin", "p/a/state.json", "p/a/\u00e9.bin", "p/a/\uFFFD.bin", "p/a0.bin",
         "p/b/x.bin", "q/y.bin")) {
       store.write(key, key.getBytes(StandardCharsets.UTF_8));

@@ -7,7 +7,7 @@ import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Keys;
 import io.statesweep.layout.Layout;
 import io.statesweep.layout.OwnerCandidate;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.statesweep.ledger;
 
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;

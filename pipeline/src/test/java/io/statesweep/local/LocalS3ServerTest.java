@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -31,7 +32,7 @@ class LocalS3ServerTest {
     String bucket = server.createBucket("local-server-signed");
     // Clients of the product find the credentials in the aws.* system properties the extension set.
     try (S3Client client = S3Clients.build(server.s3Settings())) {
-      ObjectStore store = new ObjectStore(client, bucket);
+      ObjectStore store = new S3ObjectStore(client, bucket);
       store.write("hello.txt", "hello".getBytes(StandardCharsets.UTF_8));
 
       assertThat(new String(store.read("hello.txt", 100).bytes(), StandardCharsets.UTF_8)).isEqualTo("hello");
@@ -77,7 +78,7 @@ class LocalS3ServerTest {
     try (LocalS3Server server = LocalS3Server.builder().filesystem(directory).maxHeap("256m").start();
         S3Client client = LocalS3Server.client(server.endpoint(), server.accessKey(), server.secretKey())) {
       String bucket = server.createBucket("local-server-filesystem");
-      new ObjectStore(client, bucket).write("a/b.txt", new byte[] {1, 2, 3});
+      new S3ObjectStore(client, bucket).write("a/b.txt", new byte[] {1, 2, 3});
 
       assertThat(directory.resolve(bucket)).isDirectory();
       assertThat(server.storage()).isEqualTo(LocalS3Server.Storage.FILESYSTEM);

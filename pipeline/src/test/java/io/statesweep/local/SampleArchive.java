@@ -10,9 +10,9 @@ import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.Keys;
 import io.statesweep.layout.Layout;
 import io.statesweep.plan.Action;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -402,7 +402,7 @@ public final class SampleArchive {
    * call it is {@code not_yet_due} at grace 0; the manifest says so either way.
    *
    * @throws IllegalArgumentException if {@code recordCount} is below {@link #minimumRecordCount()}
-   * @throws io.statesweep.s3.StoreException if a write fails (the archive is then partly written)
+   * @throws io.statesweep.store.StoreException if a write fails (the archive is then partly written)
    */
   public static Manifest generate(ObjectStore store, String prefix, int recordCount, long seed, Instant now) {
     requireNonNull(store, "store is null");

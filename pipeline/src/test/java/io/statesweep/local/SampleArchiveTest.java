@@ -14,9 +14,10 @@ import io.statesweep.local.SampleArchive.Manifest;
 import io.statesweep.local.SampleArchive.SampleCase;
 import io.statesweep.local.SampleArchive.SampleRecord;
 import io.statesweep.plan.Action;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.time.Duration;
@@ -57,7 +58,7 @@ class SampleArchiveTest {
   static void generate(LocalS3Server server) {
     server.createBucket(BUCKET);
     client = S3Clients.build(server.s3Settings());
-    store = new ObjectStore(client, BUCKET);
+    store = new S3ObjectStore(client, BUCKET);
     now = Instant.now();
     manifest = SampleArchive.generate(store, PREFIX, RECORDS, SEED, now);
     returned = Instant.now();
@@ -200,7 +201,7 @@ class SampleArchiveTest {
       proxy.plan(request -> request.method().equals("PUT")
           && request.target().matches("/" + bucket + "/slow/projects/[^/]+/.+state\\.json")
           ? FaultProxy.Fault.SLOW : null);
-      ObjectStore slowStore = new ObjectStore(slowClient, bucket);
+      ObjectStore slowStore = new S3ObjectStore(slowClient, bucket);
       Manifest slow = SampleArchive.generate(slowStore, "slow/", SampleArchive.minimumRecordCount(), SEED, now);
 
       assertThat(proxy.injected()).containsKey(FaultProxy.Fault.SLOW);
@@ -326,7 +327,7 @@ class SampleArchiveTest {
 
   @Test
   void writesTheSameKeysForTheSameSeed(LocalS3Server server) {
-    ObjectStore otherBucket = new ObjectStore(client, server.createBucket("sample-archive-test-again"));
+    ObjectStore otherBucket = new S3ObjectStore(client, server.createBucket("sample-archive-test-again"));
     Manifest again = SampleArchive.generate(otherBucket, "again/", RECORDS, SEED, now);
 
     List<String> keys = new ArrayList<>();

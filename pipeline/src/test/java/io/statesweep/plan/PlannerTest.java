@@ -9,6 +9,7 @@ import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Layout;
 import io.statesweep.state.ParsedState;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.StoredObject;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;

@@ -3,6 +3,10 @@ package io.statesweep.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.store.ConditionProbe;
+import io.statesweep.store.ConditionalRead;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StateCheck;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +31,7 @@ class ConditionProbeTest {
 
   @Test
   void findsThatTheStoreHonoursIfNoneMatchWithTwoWritesAndADeleteAndLeavesNoProbeBehind(LocalS3Server server) {
-    ObjectStore store = store(server, server.endpoint(), "probe-writes-honoured");
+    S3ObjectStore store = store(server, server.endpoint(), "probe-writes-honoured");
 
     ConditionProbe writes = ConditionProbe.conditionalWrites(store, PROBE);
 
@@ -40,7 +44,7 @@ class ConditionProbeTest {
   @Test
   void findsThatAStoreIgnoresIfNoneMatchWhenItWritesTheProbeASecondTime(LocalS3Server server) throws Exception {
     try (FaultProxy proxy = ignoring(server, FaultProxy.ignoresConditionalWrites())) {
-      ObjectStore store = store(server, proxy.endpoint(), "probe-writes-ignored");
+      S3ObjectStore store = store(server, proxy.endpoint(), "probe-writes-ignored");
 
       ConditionProbe writes = ConditionProbe.conditionalWrites(store, PROBE);
 
@@ -58,7 +62,7 @@ class ConditionProbeTest {
       throws Exception {
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       proxy.plan(FaultProxy.deniedPuts("/"));
-      ObjectStore store = store(server, proxy.endpoint(), "probe-writes-denied");
+      S3ObjectStore store = store(server, proxy.endpoint(), "probe-writes-denied");
 
       ConditionProbe writes = ConditionProbe.conditionalWrites(store, PROBE);
 
@@ -70,10 +74,10 @@ class ConditionProbeTest {
 
   @Test
   void findsWhetherTheStoreHonoursGetIfMatchWithOneGet(LocalS3Server server) throws Exception {
-    ObjectStore honest = store(server, server.endpoint(), "probe-reads");
+    S3ObjectStore honest = store(server, server.endpoint(), "probe-reads");
     honest.write(PROBE, "probe".getBytes(StandardCharsets.UTF_8));
     try (FaultProxy proxy = ignoring(server, FaultProxy.ignoresConditionalReads())) {
-      ObjectStore ignoring = through(server, proxy.endpoint(), "probe-reads");
+      S3ObjectStore ignoring = through(server, proxy.endpoint(), "probe-reads");
 
       ConditionProbe honoured = ConditionProbe.conditionalReads(honest, PROBE);
       ConditionProbe ignored = ConditionProbe.conditionalReads(ignoring, PROBE);
@@ -94,13 +98,13 @@ class ConditionProbeTest {
   @Test
   void aConditionalReadOnAStoreThatIgnoresIfMatchStillSeesThatTheStateFileChanged(LocalS3Server server)
       throws Exception {
-    ObjectStore honest = store(server, server.endpoint(), "reads-ignored");
+    S3ObjectStore honest = store(server, server.endpoint(), "reads-ignored");
     String key = "cogram/projects/p1/state.json";
     String planned = honest.write(key, "{\"delete\": true, \"files\": []}".getBytes(StandardCharsets.UTF_8));
     String now = honest.write(key, "{\"delete\": true, \"files\": [], \"status\": \"x\"}"
         .getBytes(StandardCharsets.UTF_8));
     try (FaultProxy proxy = ignoring(server, FaultProxy.ignoresConditionalReads())) {
-      ObjectStore ignoring = through(server, proxy.endpoint(), "reads-ignored");
+      S3ObjectStore ignoring = through(server, proxy.endpoint(), "reads-ignored");
 
       ConditionalRead stale = ignoring.readIfMatch(key, planned, 1024);
       StateCheck staleCheck = ignoring.checkUnchanged(key, planned);
@@ -120,12 +124,12 @@ class ConditionProbeTest {
   }
 
   /** A new bucket, and a store of it that goes through {@code endpoint}. */
-  private static ObjectStore store(LocalS3Server server, String endpoint, String bucket) {
+  private static S3ObjectStore store(LocalS3Server server, String endpoint, String bucket) {
     server.createBucket(bucket);
     return through(server, endpoint, bucket);
   }
 
-  private static ObjectStore through(LocalS3Server server, String endpoint, String bucket) {
-    return new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(endpoint, true)), bucket);
+  private static S3ObjectStore through(LocalS3Server server, String endpoint, String bucket) {
+    return S3ObjectStore.open(server.s3Settings().withEndpoint(endpoint, true), bucket);
   }
 }

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoreException;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
@@ -65,10 +70,10 @@ class NotFoundAnswersTest {
   }
 
   private static ObjectStore bucket(LocalS3Server server) {
-    return new ObjectStore(S3Clients.shared(server.s3Settings()), server.createBucket(BUCKET));
+    return S3ObjectStore.open(server.s3Settings(), server.createBucket(BUCKET));
   }
 
   private static ObjectStore through(LocalS3Server server, FaultProxy proxy) {
-    return new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(proxy.endpoint(), true)), BUCKET);
+    return S3ObjectStore.open(server.s3Settings().withEndpoint(proxy.endpoint(), true), BUCKET);
   }
 }

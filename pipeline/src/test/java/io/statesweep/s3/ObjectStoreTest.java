@@ -4,16 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoreException;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,7 +24,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * {@link ObjectStore} against a real S3-protocol server, through the product's own client factory.
+ * {@link S3ObjectStore} against a real S3-protocol server, through the product's own client factory: what is
+ * particular to S3 (its messages, keys XML cannot carry, the requests it counts). What every store answers is the
+ * contract's ({@code io.statesweep.store.ObjectStoreContract}, run on S3Proxy by {@code S3ProxyObjectStoreTest}).
  *
  * <p>Among its cases: one key of each XML class deleted among normal keys on S3Proxy, which answers U+0001 in a
  * DeleteObjects body with {@code MalformedXML}, as S3 does: exactly those keys go, in one DeleteObjects request and
@@ -39,82 +43,12 @@ class ObjectStoreTest {
   static void startStore(LocalS3Server server) {
     server.createBucket(BUCKET);
     client = S3Clients.build(server.s3Settings());
-    store = new ObjectStore(client, BUCKET);
+    store = new S3ObjectStore(client, BUCKET);
   }
 
   @AfterAll
   static void closeClient() {
     client.close();
-  }
-
-  @Test
-  void listsTheSubFoldersAndTheDirectObjectsOfAFolder() {
-    write("folder/a/1.txt", "1");
-    write("folder/a/2.txt", "2");
-    write("folder/b/deep/3.txt", "3");
-    write("folder/top.json", "{}");
-    write("folder-sibling/x.txt", "x");
-
-    FolderListing listing = store.listFolder("folder/");
-    List<String> subFolders = new ArrayList<>();
-    long objects = store.listLevel("folder/", subFolders::add);
-
-    assertThat(listing.folders()).containsExactly("folder/a/", "folder/b/");
-    assertThat(subFolders).containsExactly("folder/a/", "folder/b/");
-    assertThat(objects).isEqualTo(1);
-    assertThat(listing.objects()).extracting(StoredObject::key).containsExactly("folder/top.json");
-    assertThat(listing.objects().get(0).size()).isEqualTo(2);
-  }
-
-  @Test
-  void listsNothingUnderAFolderThatDoesNotExist() {
-    FolderListing listing = store.listFolder("no-such-folder/");
-
-    assertThat(listing.folders()).isEmpty();
-    assertThat(listing.objects()).isEmpty();
-  }
-
-  @Test
-  void listsEveryObjectAcrossPagesInKeyOrder() throws Exception {
-    List<String> keys = IntStream.range(0, 1_200).mapToObj(i -> String.format("many/%04d.txt", i)).toList();
-    ExecutorService pool = Executors.newFixedThreadPool(16);
-    try {
-      List<Future<String>> writes = new ArrayList<>();
-      for (String key : keys) {
-        writes.add(pool.submit(() -> store.write(key, key.getBytes(StandardCharsets.UTF_8))));
-      }
-      for (Future<String> write : writes) {
-        write.get();
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-
-    List<StoredObject> listed = new ArrayList<>();
-    store.listAll("many/", listed::add);
-    List<String> iterated = new ArrayList<>();
-    store.iterate("many/", ListingDepth.RECURSIVE).forEachRemaining(object -> iterated.add(object.key()));
-    // One level a page at a time, its objects counted (the listing fan-out holds none of them).
-    List<String> subFolders = new ArrayList<>();
-    long direct = store.listLevel("many/", subFolders::add);
-    // Page by page as a listing task does: after a key first, then by the continuation token.
-    ListingPage first = store.listPage("many/", "many/0099.txt", null);
-    ListingPage second = store.listPage("many/", "many/0099.txt", first.nextToken());
-
-    assertThat(listed).extracting(StoredObject::key).containsExactlyElementsOf(keys);
-    assertThat(iterated).containsExactlyElementsOf(keys);
-    assertThat(direct).isEqualTo(1_200);
-    assertThat(subFolders).isEmpty();
-    assertThat(first.truncated()).isTrue();
-    assertThat(first.nextToken()).isNotEmpty();
-    assertThat(first.objects()).extracting(StoredObject::key).containsExactlyElementsOf(keys.subList(100, 1_100));
-    assertThat(second.truncated()).isFalse();
-    assertThat(second.nextToken()).isNull();
-    assertThat(second.objects()).extracting(StoredObject::key).containsExactlyElementsOf(keys.subList(1_100, 1_200));
-    assertThat(listed).allSatisfy(object -> {
-      assertThat(object.etag()).isNotEmpty().doesNotContain("\"");
-      assertThat(object.size()).isEqualTo(13);
-    });
   }
 
   @Test
@@ -134,30 +68,8 @@ class ObjectStoreTest {
   }
 
   @Test
-  void readsAMissingKeyAsNull() {
-    assertThat(store.read("read/missing.json", 1024)).isNull();
-  }
-
-  @Test
-  void flagsAReadAsTruncatedOnlyWhenTheObjectHasMoreBytes() {
-    write("read/ten.txt", "0123456789");
-
-    ObjectContent shorter = store.read("read/ten.txt", 4);
-    ObjectContent exact = store.read("read/ten.txt", 10);
-    ObjectContent longer = store.read("read/ten.txt", 11);
-
-    assertThat(new String(shorter.bytes(), StandardCharsets.UTF_8)).isEqualTo("0123");
-    assertThat(shorter.truncated()).isTrue();
-    assertThat(shorter.object().size()).isEqualTo(10);
-    assertThat(exact.bytes()).hasSize(10);
-    assertThat(exact.truncated()).isFalse();
-    assertThat(longer.bytes()).hasSize(10);
-    assertThat(longer.truncated()).isFalse();
-  }
-
-  @Test
   void namesTheOperationTheKeyAndTheCodeWhenTheBucketIsMissing() {
-    ObjectStore missing = new ObjectStore(client, "no-such-bucket");
+    ObjectStore missing = new S3ObjectStore(client, "no-such-bucket");
 
     assertThatThrownBy(() -> missing.read("a/state.json", 100))
         .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.errorCode()).isEqualTo("NoSuchBucket"))
@@ -202,7 +114,7 @@ class ObjectStoreTest {
     List<StoredObject> before = new ArrayList<>();
     store.listAll("xml/", before::add);
     assertThat(before).extracting(StoredObject::key).containsAll(oddKeysAndLookAlikes.keySet());
-    ObjectStore counted = new ObjectStore(client, BUCKET);
+    S3ObjectStore counted = new S3ObjectStore(client, BUCKET);
 
     DeleteResult result = counted.delete(targets);
 
@@ -229,22 +141,6 @@ class ObjectStoreTest {
     assertThat(result.errors().get(key).code()).isEqualTo("PreconditionFailed");
     assertThat(result.deleted()).containsExactly("xml-etag/missing\u0002");
     assertThat(store.read(key, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("second");
-  }
-
-  @Test
-  void eachKeyOfADeleteObjectsRequestCountsAsDeletedOnlyWhenTheAnswerSaysSo() {
-    String kept = "verbose/changed.pdf";
-    String oldEtag = write(kept, "first");
-    write(kept, "second");
-    String plain = "verbose/plain.pdf";
-    String plainEtag = write(plain, "plain");
-
-    DeleteResult result = store.delete(List.of(new DeleteTarget(kept, oldEtag), new DeleteTarget(plain, plainEtag),
-        new DeleteTarget("verbose/never-existed.pdf", null)));
-
-    assertThat(result.deleted()).containsExactlyInAnyOrder(plain, "verbose/never-existed.pdf");
-    assertThat(result.errors()).containsOnlyKeys(kept);
-    assertThat(result.errors().get(kept).isPreconditionFailed()).isTrue();
   }
 
   private static String write(String key, String content) {

@@ -2,6 +2,7 @@ package io.statesweep.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.store.ObjectStore;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
 import java.time.Duration;
@@ -24,8 +25,8 @@ class RequestCountsTest {
     // A ceiling of 5 requests per second and prefix: 40 GETs in a burst are throttled, then retried.
     try (SyntheticS3Server server = new SyntheticS3Server("counted", archive, Duration.ZERO, 5)) {
       S3Settings settings = S3Settings.defaults().withEndpoint(server.endpoint(), true);
-      ObjectStore store = new ObjectStore(S3Clients.shared(settings), "counted");
-      ObjectStore other = new ObjectStore(S3Clients.shared(settings), "counted");
+      S3ObjectStore store = S3ObjectStore.open(settings, "counted");
+      S3ObjectStore other = S3ObjectStore.open(settings, "counted");
       List<String> keys = new ArrayList<>();
       store.listAll("cogram/", object -> keys.add(object.key()));
       for (String key : keys.subList(0, 40)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +44,7 @@ class RunLockTest {
     this.server = server;
     String bucket = "lock-" + BUCKETS.incrementAndGet();
     server.createBucket(bucket);
-    store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    store = S3ObjectStore.open(server.s3Settings(), bucket);
   }
 
   @Test
@@ -54,8 +55,8 @@ class RunLockTest {
       java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
       proxy.plan(request -> request.method().equals("PUT") && first.getAndSet(false)
           ? FaultProxy.Fault.RESET_MID_RESPONSE : null);
-      ObjectStore throughProxy = new ObjectStore(S3Clients.shared(server.s3Settings().withEndpoint(proxy.endpoint(),
-          true)), store.bucket());
+      ObjectStore throughProxy = S3ObjectStore.open(server.s3Settings().withEndpoint(proxy.endpoint(),
+          true), store.bucket());
 
       try (RunLock lock = RunLock.acquire(throughProxy, key, "statesweep run (pid 1)", "host-a", TTL, at(T0))) {
         assertThat(proxy.injected()).containsEntry(FaultProxy.Fault.RESET_MID_RESPONSE, 1L);
@@ -302,8 +303,8 @@ class RunLockTest {
   /** The store through the proxy, one attempt per request: a failed renewal fails at once, not after backoffs. */
   private ObjectStore withoutRetries(FaultProxy proxy) {
     S3Settings settings = server.s3Settings();
-    return new ObjectStore(S3Clients.shared(new S3Settings(proxy.endpoint(), settings.region(), true,
-        settings.maxConnections(), 1, settings.apiCallTimeout(), settings.apiCallAttemptTimeout())), store.bucket());
+    return S3ObjectStore.open(new S3Settings(proxy.endpoint(), settings.region(), true,
+        settings.maxConnections(), 1, settings.apiCallTimeout(), settings.apiCallAttemptTimeout()), store.bucket());
   }
 
   private static Clock at(Instant instant) {

@@ -40,7 +40,7 @@ class SdkBoundaryTest {
     assertThat(namesTheSdk("package io.statesweep.spark;\n\nimport software.amazon.awssdk.services.s3.S3Client;\n"))
         .isTrue();
     assertThat(namesTheSdk("class A { software.amazon.awssdk.regions.Region region; }")).isTrue();
-    assertThat(namesTheSdk("package io.statesweep.spark;\n\nimport io.statesweep.s3.ObjectStore;\n")).isFalse();
+    assertThat(namesTheSdk("package io.statesweep.spark;\n\nimport io.statesweep.store.ObjectStore;\n")).isFalse();
   }
 
   private static Path sourceRoot(Path file) {

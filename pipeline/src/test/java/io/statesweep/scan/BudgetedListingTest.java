@@ -3,10 +3,10 @@ package io.statesweep.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ListingDepth;
-import io.statesweep.s3.ListingPage;
-import io.statesweep.s3.StoreException;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.StoreException;
+import io.statesweep.store.StoredObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;

@@ -3,8 +3,8 @@ package io.statesweep.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.statesweep.plan.StoredObject;
 import io.statesweep.scan.InventoryManifest.Format;
+import io.statesweep.store.StoredObject;
 import java.sql.Timestamp;
 import java.time.Instant;
 import org.junit.jupiter.api.Nested;

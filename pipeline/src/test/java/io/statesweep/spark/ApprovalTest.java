@@ -13,7 +13,7 @@ import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;

@@ -10,8 +10,7 @@ import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestOptions;
@@ -60,7 +59,7 @@ class CatalogTablesTest {
     this.server = server;
     spark.sql("CREATE SCHEMA " + SCHEMA);
     server.createBucket("catalog");
-    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), "catalog"), "cogram/",
+    SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), "catalog"), "cogram/",
         SampleArchive.minimumRecordCount(), 7L, Instant.now());
     PlanResult plan = new SparkPlanAction(spark, options(true, SCHEMA)).execute();
     assertThat(plan.failure()).isNull();

@@ -9,9 +9,8 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.FaultProxy.Fault;
 import io.statesweep.testing.S3ServerExtension;
@@ -73,7 +72,7 @@ class FaultInjectionTest {
     this.server = server;
     bucket = server.createBucket("faults-" + System.nanoTime());
     now = Instant.now();
-    manifest = SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), bucket), PREFIX, RECORDS,
+    manifest = SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), bucket), PREFIX, RECORDS,
         11L, now);
     proxy = new FaultProxy(server.endpoint());
   }
@@ -233,7 +232,7 @@ class FaultInjectionTest {
 
   private Set<String> keys() {
     Set<String> keys = new TreeSet<>();
-    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll(PREFIX,
+    S3ObjectStore.open(server.s3Settings(), bucket).listAll(PREFIX,
         (StoredObject object) -> keys.add(object.key()));
     return keys;
   }

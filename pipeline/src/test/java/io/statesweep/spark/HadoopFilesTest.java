@@ -3,10 +3,9 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.FileSource;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.S3ServerExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +32,7 @@ class HadoopFilesTest {
   void put(LocalS3Server server) {
     this.server = server;
     server.createBucket(BUCKET);
-    new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET).write("conf/daily.properties", CONTENT);
+    S3ObjectStore.open(server.s3Settings(), BUCKET).write("conf/daily.properties", CONTENT);
   }
 
   @Test

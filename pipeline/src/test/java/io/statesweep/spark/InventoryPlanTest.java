@@ -9,9 +9,9 @@ import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
@@ -164,7 +164,7 @@ class InventoryPlanTest {
     // LastModified has whole seconds on the test server: only a later second is "newer" (the contract).
     Thread.sleep(1_100);
     archive.put("projects/p1/meetings/m1/notes.txt", "new");
-    archive.store().delete(List.of(new io.statesweep.s3.DeleteTarget(P + "projects/p1/documents/d1/state.json", null)));
+    archive.store().delete(List.of(new io.statesweep.store.DeleteTarget(P + "projects/p1/documents/d1/state.json", null)));
     Map<String, StoredObject> before = archive.snapshot();
 
     PlanResult planned = plan(Map.of("--listing", "inventory", "--inventory", manifest));
@@ -333,7 +333,7 @@ class InventoryPlanTest {
   }
 
   private ObjectStore archiveOf(String bucket) {
-    return new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    return S3ObjectStore.open(server.s3Settings(), bucket);
   }
 
   private void configureS3a(SparkSession spark) {

@@ -11,8 +11,8 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.io.IOException;
@@ -69,7 +69,7 @@ class ReviewNotebooksTest {
   @BeforeAll
   void runPlanApproveExecuteAndPlanAgain(LocalS3Server server) {
     server.createBucket("review");
-    ObjectStore store = new ObjectStore(S3Clients.shared(server.s3Settings()), "review");
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), "review");
     SampleArchive.generate(store, "cogram/", 150, 7L, Instant.now());
     flags.put("--bucket", "review");
     flags.put("--prefix", "cogram/");
@@ -94,7 +94,7 @@ class ReviewNotebooksTest {
 
     // The first review of an export: one plan (a dry run) and nothing else in its warehouse.
     server.createBucket("first-review");
-    SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()), "first-review"), "cogram/",
+    SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), "first-review"), "cogram/",
         SampleArchive.minimumRecordCount(), 11L, Instant.now());
     Map<String, String> first = new HashMap<>(flags);
     first.put("--bucket", "first-review");

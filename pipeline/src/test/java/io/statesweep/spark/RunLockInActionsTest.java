@@ -13,11 +13,11 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.plan.Action;
-import io.statesweep.s3.ConditionProbe;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ConditionProbe;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.s3.RunLock;
-import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
@@ -74,7 +74,7 @@ class RunLockInActionsTest {
   void bucket(LocalS3Server server) {
     this.server = server;
     bucket = server.createBucket("actions-lock-" + BUCKETS.incrementAndGet());
-    store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    store = S3ObjectStore.open(server.s3Settings(), bucket);
   }
 
   @Test

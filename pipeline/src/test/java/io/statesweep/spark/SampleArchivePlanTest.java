@@ -7,8 +7,7 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.nio.file.Path;
@@ -38,7 +37,7 @@ class SampleArchivePlanTest {
     server.createBucket("sample");
     Instant now = Instant.now();
     SampleArchive.Manifest manifest = SampleArchive.generate(
-        new ObjectStore(S3Clients.shared(server.s3Settings()), "sample"), "cogram/", 400, 7L, now);
+        S3ObjectStore.open(server.s3Settings(), "sample"), "cogram/", 400, 7L, now);
 
     Map<String, String> flags = new HashMap<>();
     flags.put("--bucket", "sample");

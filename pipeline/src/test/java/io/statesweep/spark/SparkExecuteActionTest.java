@@ -8,10 +8,10 @@ import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
@@ -297,7 +297,7 @@ class SparkExecuteActionTest {
   /** The objects of statesweep's ledger left in the bucket. */
   private Set<String> ledgerObjects() {
     Set<String> keys = new TreeSet<>();
-    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll("cogram.statesweep/journal/",
+    S3ObjectStore.open(server.s3Settings(), bucket).listAll("cogram.statesweep/journal/",
         object -> keys.add(object.key()));
     return keys;
   }
@@ -321,7 +321,7 @@ class SparkExecuteActionTest {
     @Override
     public void beforeDelete(List<String> keys) {
       if (keys.contains(folder + "meeting.json")) {
-        new ObjectStore(S3Clients.shared(s3), bucket).write(folder + "state.json",
+        S3ObjectStore.open(s3, bucket).write(folder + "state.json",
             "{\"delete\": false, \"files\": []}".getBytes(StandardCharsets.UTF_8));
       }
     }
@@ -441,7 +441,7 @@ class SparkExecuteActionTest {
     @Override
     public void beforeDelete(List<String> keys) {
       if (keys.contains(key)) {
-        new ObjectStore(S3Clients.shared(s3), bucket).write(key, "{\"rewritten\": true}".getBytes(StandardCharsets.UTF_8));
+        S3ObjectStore.open(s3, bucket).write(key, "{\"rewritten\": true}".getBytes(StandardCharsets.UTF_8));
       }
     }
   }
@@ -478,7 +478,7 @@ class SparkExecuteActionTest {
 
     @Override
     public void afterBatch(long batches) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(s3), bucket);
+      ObjectStore store = S3ObjectStore.open(s3, bucket);
       Map<String, StoredObject> left = new TreeMap<>();
       store.listAll(folder, object -> left.put(object.key(), object));
       if (!left.containsKey(folder + "state.json") && !left.isEmpty()) {

@@ -6,9 +6,8 @@ import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
@@ -233,7 +232,7 @@ class SparkPlanActionTest {
         .filter("run_id = '" + result.runId() + "'").count();
     assertThat(rows).isEqualTo(14);
     List<String> written = new ArrayList<>();
-    new ObjectStore(S3Clients.shared(server.s3Settings()), "warehouse").listAll("statesweep/", o -> written.add(o.key()));
+    S3ObjectStore.open(server.s3Settings(), "warehouse").listAll("statesweep/", o -> written.add(o.key()));
     assertThat(written).anyMatch(key -> key.startsWith("statesweep/deletion_plan/_delta_log/"));
     assertThat(snapshot()).isEqualTo(before);
   }

@@ -9,9 +9,8 @@ import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.nio.file.Path;
@@ -57,7 +56,7 @@ class TaskRetryTest {
     assertThat(SharedSpark.session().sparkContext().master()).as("a session that retries tasks").isEqualTo("local[2,4]");
     String bucket = server.createBucket("task-retry");
     Instant now = Instant.now();
-    SampleArchive.Manifest manifest = SampleArchive.generate(new ObjectStore(S3Clients.shared(server.s3Settings()),
+    SampleArchive.Manifest manifest = SampleArchive.generate(S3ObjectStore.open(server.s3Settings(),
         bucket), PREFIX, SampleArchive.minimumRecordCount() + 60, 5L, now);
     Set<String> before = keys(server, bucket);
     Set<String> expectedLeft = new TreeSet<>(before);
@@ -116,7 +115,7 @@ class TaskRetryTest {
 
   private static Set<String> keys(LocalS3Server server, String bucket) {
     Set<String> keys = new TreeSet<>();
-    new ObjectStore(S3Clients.shared(server.s3Settings()), bucket).listAll(PREFIX,
+    S3ObjectStore.open(server.s3Settings(), bucket).listAll(PREFIX,
         (StoredObject object) -> keys.add(object.key()));
     return keys;
   }

@@ -7,11 +7,11 @@ import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.TestActions;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import java.net.InetSocketAddress;
@@ -45,7 +45,7 @@ class OneClockTest {
   @Test
   void aLookedUpKeyHasTheListingsTimeWhereHeadHasWholeSeconds() throws Exception {
     try (SyntheticS3Server server = server()) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true)),
+      ObjectStore store = S3ObjectStore.open(S3Settings.defaults().withEndpoint(server.endpoint(), true),
           BUCKET);
       server.put(P + "organization/agents/a1.json", bytes("a1"), at(300));
       server.put(P + "organization/agents/a1.json.bak", bytes("older copy"), at(100));
@@ -88,8 +88,8 @@ class OneClockTest {
     });
     stub.start();
     try {
-      ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults()
-          .withEndpoint("http://127.0.0.1:" + stub.getAddress().getPort(), true)), BUCKET);
+      ObjectStore store = S3ObjectStore.open(S3Settings.defaults()
+          .withEndpoint("http://127.0.0.1:" + stub.getAddress().getPort(), true), BUCKET);
 
       StoredObject found = store.listedObject(key);
       int requestsForFound = queries.size();
@@ -144,7 +144,7 @@ class OneClockTest {
       assertThat(outcome(execution, agent + ".state.json")).containsExactly("kept_newer_files",
           "the record is coming back: " + agent + ".json (2026-03-02T10:00:00.900Z) is newer than its state file"
               + " (2026-03-02T10:00:00.500Z)");
-      ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true)),
+      ObjectStore store = S3ObjectStore.open(S3Settings.defaults().withEndpoint(server.endpoint(), true),
           BUCKET);
       assertThat(store.listedObject(before + "a.pdf")).isNull();
       assertThat(store.listedObject(before + "state.json")).isNull();

@@ -9,19 +9,20 @@ import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.StoredObject;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Layout;
-import io.statesweep.s3.FolderListing;
-import io.statesweep.s3.ListingDepth;
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.store.FolderListing;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.s3.StateCheck;
-import io.statesweep.s3.StoreException;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoreException;
 import io.statesweep.scan.BudgetedListing;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
@@ -54,7 +55,7 @@ class SyntheticS3ServerTest {
   private static final SyntheticArchive SMALL = new SyntheticArchive("cogram/", 60, 3, 7, false, 4);
 
   private static ObjectStore store(String endpoint, String bucket) {
-    return new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(endpoint, true)), bucket);
+    return S3ObjectStore.open(S3Settings.defaults().withEndpoint(endpoint, true), bucket);
   }
 
   @Test

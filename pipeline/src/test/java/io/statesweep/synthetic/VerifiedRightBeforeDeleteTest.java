@@ -17,11 +17,11 @@ import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
 import io.statesweep.plan.Planner;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.state.StateParser;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * above the keys of many nested records, its listing answered late every page, and small due records in the
  * same window. A file of a small record uploaded again byte for byte (the same ETag: no conditional delete
  * can see it) while the project lists is never deleted unseen. {@link RecordExecutor} is driven directly,
- * against this endpoint, through the real {@link ObjectStore}. (The S3Proxy extension only sets the SDK's
+ * against this endpoint, through the real {@link S3ObjectStore}. (The S3Proxy extension only sets the SDK's
  * credentials, as for the other tests on this endpoint.)
  *
  * <p>The case: a due project above 200,010 nested keys, listed 20 ms late a page, beside 31 small due records of its
@@ -151,7 +151,7 @@ class VerifiedRightBeforeDeleteTest {
   }
 
   private static ObjectStore objects(SyntheticS3Server server) {
-    return new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true)), BUCKET);
+    return S3ObjectStore.open(S3Settings.defaults().withEndpoint(server.endpoint(), true), BUCKET);
   }
 
   private static List<ExecutionOutcome> execute(ObjectStore objects, List<PlannedRecord> window, int verifyThreads) {

@@ -1,6 +1,6 @@
 package io.statesweep.testing;
 
-import io.statesweep.s3.ObjectStore;
+import io.statesweep.store.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

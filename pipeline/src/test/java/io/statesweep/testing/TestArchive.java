@@ -2,9 +2,9 @@ package io.statesweep.testing;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.StoredObject;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.local.LocalS3Server;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -21,7 +21,7 @@ public final class TestArchive {
   public TestArchive(LocalS3Server server, String bucket, String prefix) {
     requireNonNull(server, "server is null");
     server.createBucket(bucket);
-    this.store = new ObjectStore(S3Clients.shared(server.s3Settings()), bucket);
+    this.store = S3ObjectStore.open(server.s3Settings(), bucket);
     this.prefix = requireNonNull(prefix, "prefix is null");
   }
 

@@ -4,12 +4,12 @@ import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.TestActions;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.synthetic.DeleteLog;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
@@ -67,8 +67,8 @@ final class DeleteRun {
     double[] raw = new double[2];
     try (SyntheticS3Server server = new SyntheticS3Server(ScaleBenchmark.BUCKET, archive,
         Duration.ofMillis(latencyMillis), 0)) {
-      ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true)
-          .withMaxConnections(300)), ScaleBenchmark.BUCKET);
+      ObjectStore store = S3ObjectStore.open(S3Settings.defaults().withEndpoint(server.endpoint(), true)
+          .withMaxConnections(300), ScaleBenchmark.BUCKET);
       long sample = Math.min(records / 2, 100_000 / (FILES_PER_RECORD + 1));
       raw[0] = rawDeletes(server, store, archive, 0, sample, 1);
       raw[1] = rawDeletes(server, store, archive, sample, 2 * sample, tasks);

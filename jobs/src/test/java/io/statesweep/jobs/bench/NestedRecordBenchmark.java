@@ -17,10 +17,11 @@ import io.statesweep.layout.OwnerCandidate;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
-import io.statesweep.plan.StoredObject;
-import io.statesweep.s3.ObjectStore;
 import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StoredObject;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
 import java.lang.management.ManagementFactory;
@@ -96,7 +97,7 @@ public final class NestedRecordBenchmark {
       }
       server.put(STATE, document.append("], \"delete_files\": []}").toString().getBytes(StandardCharsets.UTF_8),
           stateWritten);
-      ObjectStore objects = new ObjectStore(S3Clients.build(S3Settings.defaults()
+      S3ObjectStore objects = new S3ObjectStore(S3Clients.build(S3Settings.defaults()
           .withEndpoint(server.endpoint(), true)), BUCKET);
       PlannedRecord plan = plan(objects);
       server.resetCounts();

@@ -2,12 +2,12 @@ package io.statesweep.jobs.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.statesweep.s3.DeleteResult;
-import io.statesweep.s3.DeleteTarget;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -62,7 +62,7 @@ public final class ReferenceCleanup {
     }
     S3Settings settings = S3Settings.defaults().withEndpoint(options.get("--endpoint"), true)
         .withRegion(options.get("--region"));
-    ObjectStore store = new ObjectStore(S3Clients.shared(settings), options.get("--bucket"));
+    ObjectStore store = S3ObjectStore.open(settings, options.get("--bucket"));
     Instant now = Instant.now();
 
     long started = System.nanoTime();

@@ -3,11 +3,11 @@ package io.statesweep.jobs.bench;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
-import io.statesweep.s3.ObjectContent;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.TestActions;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
 import java.io.InputStream;
@@ -347,8 +347,8 @@ public final class ScaleBenchmark {
 
   /** (a) One sequential ListObjectsV2 walk, then 16 threads of GETs, in this process (no Spark). */
   private static Row reference(String endpoint, String shape, boolean readStateFiles) throws Exception {
-    ObjectStore store = new ObjectStore(S3Clients.shared(S3Settings.defaults().withEndpoint(endpoint, true)
-        .withMaxConnections(300)), BUCKET);
+    ObjectStore store = S3ObjectStore.open(S3Settings.defaults().withEndpoint(endpoint, true)
+        .withMaxConnections(300), BUCKET);
     long started = System.nanoTime();
     long cpuStarted = processCpuNanos();
     List<String> stateFiles = new ArrayList<>();

@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
-import io.statesweep.s3.ObjectStore;
-import io.statesweep.s3.S3Clients;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.ObjectStore;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -101,7 +101,7 @@ final class SmallRunBenchmark {
   private SmallRunBenchmark(LocalS3Server server, Path work, List<String> jarJvm, List<String> jarMain,
       List<String> referenceCommand, List<String> shortRunFlags) {
     this.server = server;
-    this.store = new ObjectStore(S3Clients.shared(server.s3Settings()), BUCKET);
+    this.store = S3ObjectStore.open(server.s3Settings(), BUCKET);
     this.work = work;
     this.jarJvm = jarJvm;
     this.jarMain = jarMain;

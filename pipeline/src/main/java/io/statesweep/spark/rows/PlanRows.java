@@ -6,7 +6,7 @@ import io.statesweep.layout.Keys;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
 import java.util.List;
 

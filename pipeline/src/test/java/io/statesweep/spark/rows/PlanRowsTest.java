@@ -9,7 +9,7 @@ import io.statesweep.execute.PlannedRow;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
 import io.statesweep.plan.PlannedDelete;
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.StoredObject;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;

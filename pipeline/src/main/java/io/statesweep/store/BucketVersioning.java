@@ -1,4 +1,4 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
 /** A request to the object store failed; the message names the operation, the key and the store's error code. */
 public final class StoreException extends RuntimeException {

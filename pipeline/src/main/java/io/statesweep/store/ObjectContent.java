@@ -1,8 +1,6 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
 import static java.util.Objects.requireNonNull;
-
-import io.statesweep.plan.StoredObject;
 
 /** An object's bytes with the version that was read. */
 public record ObjectContent(StoredObject object, byte[] bytes, boolean truncated) {

@@ -1,4 +1,4 @@
-package io.statesweep.plan;
+package io.statesweep.store;
 
 import static java.util.Objects.requireNonNull;
 

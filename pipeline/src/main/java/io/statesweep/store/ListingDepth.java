@@ -1,4 +1,4 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
 /** How deep a listing goes under its prefix. */
 public enum ListingDepth {

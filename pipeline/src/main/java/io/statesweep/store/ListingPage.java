@@ -1,6 +1,5 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
-import io.statesweep.plan.StoredObject;
 import java.util.List;
 
 /**

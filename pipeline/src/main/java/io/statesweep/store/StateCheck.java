@@ -1,4 +1,4 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
 /** The answer of a conditional read of a state file against the ETag a plan saw. */
 public enum StateCheck {

@@ -2,7 +2,19 @@ package io.statesweep.s3;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.plan.StoredObject;
+import io.statesweep.store.BucketVersioning;
+import io.statesweep.store.ConditionalRead;
+import io.statesweep.store.DeleteResult;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.FolderListing;
+import io.statesweep.store.ListingContinuation;
+import io.statesweep.store.ListingDepth;
+import io.statesweep.store.ListingPage;
+import io.statesweep.store.ObjectContent;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.store.StateCheck;
+import io.statesweep.store.StoreException;
+import io.statesweep.store.StoredObject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,24 +43,27 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The one place that speaks to S3 for object operations: list, read, write. Everything else speaks
- * in {@link StoredObject}s. SDK exceptions become {@link StoreException}s that name the operation and
- * the key.
+ * The {@link ObjectStore} of an S3 bucket (or of a store that speaks S3): the one place that speaks to S3 for
+ * object operations. SDK exceptions become {@link StoreException}s that name the operation and the key; every
+ * request is counted ({@link #requestCounts()}).
  */
-public final class ObjectStore {
+public final class S3ObjectStore implements ObjectStore {
   private static final int PAGE_SIZE = 1000;
   /** Reads of a GET's body, the first included, before a broken-off body is an error. */
   private static final int BODY_ATTEMPTS = 5;
-  /** The error code of a key that a DeleteObjects answer does not mention. */
-  public static final String NO_ANSWER = "NoAnswer";
 
   private final S3Client client;
   private final String bucket;
   private final RequestCounts counts = new RequestCounts();
 
-  public ObjectStore(S3Client client, String bucket) {
+  public S3ObjectStore(S3Client client, String bucket) {
     this.client = requireNonNull(client, "client is null");
     this.bucket = requireNonNull(bucket, "bucket is null");
+  }
+
+  /** The store of {@code bucket} with the settings' shared client ({@link S3Clients#shared}). */
+  public static S3ObjectStore open(S3Settings s3, String bucket) {
+    return new S3ObjectStore(S3Clients.shared(s3), bucket);
   }
 
   /** The requests this store made so far, by operation. */
@@ -60,6 +75,7 @@ public final class ObjectStore {
     override.putExecutionAttribute(RequestCounts.ATTRIBUTE, counts);
   }
 
+  @Override
   public String bucket() {
     return bucket;
   }
@@ -71,7 +87,7 @@ public final class ObjectStore {
    * token and loop forever on a token it was given before.
    */
 
-  /** Lists one level under {@code folder} (a prefix ending with '/' or empty): sub-folders and direct objects. */
+  @Override
   public FolderListing listFolder(String folder) {
     List<String> folders = new ArrayList<>();
     List<StoredObject> objects = new ArrayList<>();
@@ -86,13 +102,7 @@ public final class ObjectStore {
     return new FolderListing(folders, objects);
   }
 
-  /**
-   * Lists one level under {@code folder} (a prefix ending with '/' or empty) a page at a time: each sub-folder
-   * (with its trailing slash) goes to {@code subFolders} as its page arrives, and the objects directly in it are
-   * counted, not kept, so memory stays one page however many there are.
-   *
-   * @return how many objects are directly in {@code folder}
-   */
+  @Override
   public long listLevel(String folder, Consumer<String> subFolders) {
     long[] objects = {0};
     levelPages(folder, page -> {
@@ -118,7 +128,7 @@ public final class ObjectStore {
     }
   }
 
-  /** Lists every object under {@code prefix}, page by page, in key order. */
+  @Override
   public void listAll(String prefix, Consumer<StoredObject> consumer) {
     ListObjectsV2Request request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE).build();
@@ -135,11 +145,8 @@ public final class ObjectStore {
     }
   }
 
-  /**
-   * Iterates over every object under {@code prefix} (with {@code delimiter} '/', only the objects
-   * directly in it), fetching one page at a time as the iterator advances: memory stays one page.
-   * A failed request surfaces as a {@link StoreException} from {@code hasNext()}/{@code next()}.
-   */
+  /** With {@link ListingDepth#DIRECT}, the listing's delimiter is '/'. */
+  @Override
   public java.util.Iterator<StoredObject> iterate(String prefix, ListingDepth depth) {
     ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().overrideConfiguration(this::counted).encodingType(EncodingType.URL)
         .bucket(bucket).prefix(prefix).maxKeys(PAGE_SIZE);
@@ -176,11 +183,7 @@ public final class ObjectStore {
     };
   }
 
-  /**
-   * One page (up to 1,000 keys, maybe none) of the objects under {@code prefix}: the first page of a
-   * listing after {@code startAfter}, a later one at {@code continuationToken} (the page before's
-   * {@link ListingPage#nextToken()}). The caller checks the tokens ({@link ListingContinuation}).
-   */
+  @Override
   public ListingPage listPage(String prefix, String startAfter, String continuationToken) {
     try {
       ListObjectsV2Response response = client.listObjectsV2(b -> {
@@ -208,10 +211,7 @@ public final class ObjectStore {
     return new ListingContinuation("s3://" + bucket + "/" + prefix);
   }
 
-  /**
-   * Reads an object, at most {@code maxBytes} of it ({@code truncated} says when there was more).
-   * Returns null when the key does not exist.
-   */
+  @Override
   public ObjectContent read(String key, int maxBytes) {
     return retryingBody(key, () -> readOnce(key, maxBytes));
   }
@@ -235,21 +235,17 @@ public final class ObjectStore {
   }
 
   /**
-   * Reads the object only if it still has {@code etag} (GET with If-Match), so that nothing is done on
-   * an old plan: a 412 answer is {@link StateCheck#CHANGED}, and so is an answer whose own ETag is another
-   * (a store that ignores If-Match answers with the version it has: README, "Deleting"); a 404 NoSuchKey is
-   * {@link StateCheck#GONE}. Any other 404 (NoSuchBucket) says nothing of the key: it fails, naming the code.
+   * A 412 answer is {@link StateCheck#CHANGED}, a 404 NoSuchKey {@link StateCheck#GONE}; any other 404
+   * (NoSuchBucket) says nothing of the key: it fails, naming the code.
    */
+  @Override
   public StateCheck checkUnchanged(String key, String etag) {
     requireNonNull(etag, "etag is null");
     // The body is drained, not kept: the connection goes back to the pool.
     return retryingBody(key, () -> readIfMatchOnce(key, etag, -1)).check();
   }
 
-  /**
-   * {@link #checkUnchanged}, keeping at most {@code maxBytes} of the document when it is unchanged
-   * ({@code truncated} says when there was more): what execution decides on again.
-   */
+  @Override
   public ConditionalRead readIfMatch(String key, String etag, int maxBytes) {
     requireNonNull(etag, "etag is null");
     return retryingBody(key, () -> readIfMatchOnce(key, etag, maxBytes));
@@ -286,12 +282,8 @@ public final class ObjectStore {
     }
   }
 
-  /**
-   * Whether the store refuses a GET of {@code key} whose If-Match names {@code otherEtag}, an ETag the object
-   * does not have (412), as S3 does; false when it answers with the object. The conditional-read probe
-   * ({@link ConditionProbe}).
-   */
-  boolean refusesGetIfMatch(String key, String otherEtag) {
+  @Override
+  public boolean refusesGetIfMatch(String key, String otherEtag) {
     try (ResponseInputStream<GetObjectResponse> in =
         client.getObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).ifMatch(quote(otherEtag)))) {
       in.abort(); // the answer is what the probe needs, not the bytes
@@ -319,9 +311,10 @@ public final class ObjectStore {
   }
 
   /**
-   * The object's current version (HEAD), or null when it does not exist. A HEAD's 404 has no body, so a
-   * missing bucket reads as a missing key here too: execution never decides on a HEAD (it uses listings).
+   * A HEAD's 404 has no body, so a missing bucket reads as a missing key here too: execution never decides on a
+   * HEAD (it uses listings).
    */
+  @Override
   public StoredObject head(String key) {
     try {
       HeadObjectResponse response = client.headObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key));
@@ -340,13 +333,11 @@ public final class ObjectStore {
   }
 
   /**
-   * The object's current version as a listing shows it, or null when it does not exist: a
-   * ListObjectsV2 of prefix {@code key}, where the key itself sorts before every other key it
-   * prefixes. Unlike {@link #head}, its LastModified has the listing's precision (milliseconds on S3,
-   * whole seconds in a HEAD's header), so it compares with times of other listings. Its pages follow
-   * {@link ListingContinuation} as every listing's do: a truncated page with no keys (S3 returns them
-   * over delete markers) goes on, one without a token fails rather than say the key does not exist.
+   * A ListObjectsV2 of prefix {@code key}, where the key itself sorts before every other key it prefixes; its
+   * LastModified has milliseconds on S3 (whole seconds in a HEAD's header). A truncated page with no keys (S3
+   * returns them over delete markers) goes on, one without a token fails rather than say the key does not exist.
    */
+  @Override
   public StoredObject listedObject(String key) {
     if (key.isEmpty()) {
       throw new IllegalArgumentException("key is empty");
@@ -377,16 +368,11 @@ public final class ObjectStore {
   }
 
   /**
-   * Deletes up to 1,000 keys, each conditional on its ETag where one is given: the keys XML can carry
-   * in one DeleteObjects request, each other key alone with DeleteObject (its key travels in the URL;
-   * see {@link XmlKeys}), so that one odd key can never fail the request of other records' keys.
-   *
-   * <p>A key counts as deleted only when the store says so: DeleteObjects is sent in verbose mode
-   * (not quiet), and a key that its answer lists neither as deleted nor as an error is an error
-   * ({@code NoAnswer}), never a deletion. A key the store reports missing counts as deleted (it is
-   * gone either way). Per-key errors are returned, never thrown; a failure of the whole
-   * DeleteObjects request throws.
+   * The keys XML can carry go in one DeleteObjects request, each other key alone with DeleteObject (its key
+   * travels in the URL; see {@link XmlKeys}), so that one odd key can never fail the request of other records'
+   * keys. DeleteObjects is sent in verbose mode (not quiet), so that its answer names each key it deleted.
    */
+  @Override
   public DeleteResult delete(List<DeleteTarget> targets) {
     if (targets.size() > 1000) {
       throw new IllegalArgumentException("DeleteObjects takes at most 1000 keys, not " + targets.size());
@@ -483,7 +469,7 @@ public final class ObjectStore {
     }
   }
 
-  /** Writes an object; returns its ETag. */
+  @Override
   public String write(String key, byte[] content) {
     try {
       PutObjectResponse response = client.putObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key), RequestBody.fromBytes(content));
@@ -493,18 +479,12 @@ public final class ObjectStore {
     }
   }
 
-  /**
-   * Creates an object only if the key does not exist (PutObject {@code If-None-Match: *}); returns its
-   * ETag, or null when the key exists or another writer won a concurrent create.
-   */
+  @Override
   public String createIfAbsent(String key, byte[] content) {
     return conditionalPut(key, content, null);
   }
 
-  /**
-   * Replaces an object only if it still has {@code etag} (PutObject {@code If-Match}); returns the new
-   * ETag, or null when the object changed or is gone.
-   */
+  @Override
   public String replaceIfMatch(String key, byte[] content, String etag) {
     return conditionalPut(key, content, requireNonNull(etag, "etag is null"));
   }
@@ -573,14 +553,8 @@ public final class ObjectStore {
         storageClass == null || storageClass.isEmpty() ? STANDARD : storageClass);
   }
 
-  /** S3's default storage class, and the class of a listed key whose listing names none. */
-  public static final String STANDARD = "STANDARD";
-
-  /**
-   * The bucket's versioning (GetBucketVersioning): {@code Enabled}, {@code Suspended}, or {@code Off} for a
-   * bucket where it was never enabled. A call that is denied or that the store does not support is no
-   * failure: the answer is {@code unknown}, with why (the permission it needs, or the store's error).
-   */
+  /** GetBucketVersioning. */
+  @Override
   public BucketVersioning bucketVersioning() {
     try {
       software.amazon.awssdk.services.s3.model.GetBucketVersioningResponse response =

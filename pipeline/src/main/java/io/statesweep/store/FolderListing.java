@@ -1,6 +1,5 @@
-package io.statesweep.s3;
+package io.statesweep.store;
 
-import io.statesweep.plan.StoredObject;
 import java.util.List;
 
 /** One level of a folder: its sub-folders (with trailing slashes) and the objects directly in it. */
