@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.BadSettingsException;
 import io.statesweep.config.CatalogSchema;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
@@ -31,12 +32,16 @@ import org.apache.spark.sql.SparkSession;
  * Command#settings()} lists each action's).
  *
  * <p>Results are immutable records that carry their counts; a plan or execute that completes with errors is a
- * result ({@code exitCode() == 1}), not an exception. Failures are exceptions: bad settings and refused plans
- * are {@link IllegalArgumentException}s whose message says what to do; another run holding the export's run
- * lock is {@link io.statesweep.s3.RunLock.HeldException}, a run that deletes without the lock's permissions
- * {@link io.statesweep.s3.RunLock.DeniedException}, a run that deletes on a store that cannot hold the lock
- * {@link io.statesweep.s3.RunLock.UntrustedException}, any other failure to take it
- * {@link io.statesweep.s3.RunLock.UnavailableException}.
+ * result ({@code exitCode() == 1}), not an exception. Failures are exceptions, each its own type of
+ * {@code io.statesweep.api} whose message says what to do: bad settings (or a file a setting names) are
+ * {@link io.statesweep.api.BadSettingsException}, a plan that execute refuses (none with that run id, not approved,
+ * changed since, too old, ...) {@link io.statesweep.api.PlanRefusedException}; both are
+ * {@link IllegalArgumentException}s, as they were before they had types of their own. Another run holding the
+ * export's run lock is {@link io.statesweep.api.RunLockException.Held}, a run that deletes without the lock's
+ * permissions {@link io.statesweep.api.RunLockException.Denied}, a run that deletes on a store that cannot hold the
+ * lock {@link io.statesweep.api.RunLockException.Untrusted}, any other failure to take it
+ * {@link io.statesweep.api.RunLockException.Unavailable}; a request to the store that failed is
+ * {@link io.statesweep.s3.StoreException}. Anything else is a bug.
  *
  * <p>From a Databricks or PySpark notebook:
  * <pre>{@code
@@ -150,11 +155,11 @@ public final class Statesweep {
   /**
    * The execute of the plan of {@code runId}, made earlier (and approved, unless {@code skip-approval}).
    *
-   * @throws IllegalArgumentException when {@code runId} is missing
+   * @throws BadSettingsException when {@code runId} is missing
    */
   public ExecuteAction execute(String runId) {
     if (runId == null || runId.isBlank()) {
-      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs), or"
+      throw new BadSettingsException("Missing --run-id: the run_id of the plan to execute (table runs), or"
           + " --latest-approved for the newest approved plan of the bucket and prefix");
     }
     return new ExecuteAction(this, runId.trim());
@@ -173,11 +178,11 @@ public final class Statesweep {
    * The approval of the plan of {@code runId}: recorded exactly as {@code statesweep approve} records it (who,
    * when, note, what the plan deletes and the digest of its rows).
    *
-   * @throws IllegalArgumentException when {@code runId} is missing
+   * @throws BadSettingsException when {@code runId} is missing
    */
   public ApproveAction approve(String runId) {
     if (runId == null || runId.isBlank()) {
-      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
+      throw new BadSettingsException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
     }
     return new ApproveAction(this, runId.trim());
   }
@@ -245,7 +250,7 @@ public final class Statesweep {
      * Sets a setting by its conf key ({@code sweep.grace-days}) or flag ({@code --grace-days}); a null value
      * unsets it. {@code --config-file} is {@link #configFile}.
      *
-     * @throws IllegalArgumentException for a setting that this action does not use
+     * @throws BadSettingsException for a setting that this action does not use
      */
     public A option(String name, String value) {
       requireNonNull(name, "name is null");
@@ -295,7 +300,7 @@ public final class Statesweep {
      * the defaults. What reaches the config file (an S3-compatible endpoint) comes from what was set here and the
      * environment only: the file cannot say where it is itself.
      *
-     * @throws IllegalArgumentException when the config file cannot be read or holds an unknown key
+     * @throws BadSettingsException when the config file cannot be read or holds an unknown key
      */
     public Settings settings() {
       if (resolved == null) {
@@ -323,13 +328,13 @@ public final class Statesweep {
       for (Setting setting : Settings.ALL) {
         if (setting.flag().equals(lookup) || setting.key().equals(lookup)) {
           if (!command.takes(setting)) {
-            throw new IllegalArgumentException("Unknown option '" + name + "' for " + command.label() + "; its options: "
+            throw new BadSettingsException("Unknown option '" + name + "' for " + command.label() + "; its options: "
                 + String.join(", ", names()));
           }
           return setting;
         }
       }
-      throw new IllegalArgumentException("Unknown option '" + name + "' for " + command.label() + "; its options: "
+      throw new BadSettingsException("Unknown option '" + name + "' for " + command.label() + "; its options: "
           + String.join(", ", names()));
     }
 
@@ -384,7 +389,7 @@ public final class Statesweep {
     /**
      * Plans; {@link PlanResult#exitCode()} is 1 for a plan with errors, that did not complete or lost its run lock.
      *
-     * @throws IllegalArgumentException for bad settings, and for {@code dry-run false}: a plan never deletes
+     * @throws BadSettingsException for bad settings, and for {@code dry-run false}: a plan never deletes
      */
     @Override
     public PlanResult execute() {
@@ -392,7 +397,7 @@ public final class Statesweep {
       RunOptions options = runOptions(settings);
       if (!options.dryRun()) {
         Settings.Value value = settings.value(Settings.DRY_RUN);
-        throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
+        throw new BadSettingsException("The plan command never deletes, but dry_run is false (from "
             + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
       }
       return new SparkPlanAction(session(settings), options).lines(lines()).execute();
@@ -431,21 +436,22 @@ public final class Statesweep {
     /**
      * Executes the plan; see {@link SparkExecuteAction#execute()}.
      *
-     * @throws IllegalArgumentException for bad settings, a {@code dry-run true} that was set (execute deletes),
-     *     and a plan that may not be executed (another bucket or layout, too old, not approved, changed since)
+     * @throws BadSettingsException for bad settings and a {@code dry-run true} that was set (execute deletes)
+     * @throws io.statesweep.api.PlanRefusedException for a plan that may not be executed (another bucket or layout,
+     *     too old, not approved, changed since)
      */
     @Override
     public ExecuteResult execute() {
       Settings settings = settings();
       Settings.Value dryRun = settings.value(Settings.DRY_RUN);
       if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
-        throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
+        throw new BadSettingsException("The execute command deletes, but dry_run is true (from "
             + dryRun.source() + "): unset it, or use plan for a dry run");
       }
       RunOptions options = runOptions(settings);
       if (runId == null) {
         if (options.skipApproval()) {
-          throw new IllegalArgumentException("execute --latest-approved executes approved plans only, but skip-approval"
+          throw new BadSettingsException("execute --latest-approved executes approved plans only, but skip-approval"
               + " is true (from " + settings.value(Settings.SKIP_APPROVAL).source() + "): drop one of them");
         }
         return SparkExecuteAction.latestApproved(session(settings), options).lines(lines()).execute();
@@ -500,13 +506,14 @@ public final class Statesweep {
     /**
      * Records the approval in table {@code approvals}.
      *
-     * @throws IllegalArgumentException without {@link #by}, or for a run with no complete plan in the warehouse
+     * @throws BadSettingsException without {@link #by}
+     * @throws io.statesweep.api.PlanRefusedException for a run with no complete plan in the warehouse
      */
     @Override
     public SparkApproveAction.Approval execute() {
       Settings settings = settings();
       if (by == null || by.isBlank()) {
-        throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");
+        throw new BadSettingsException("Missing --by: who approves the plan (a name or an email)");
       }
       return new SparkApproveAction(session(settings), tables(settings)).approve(runId, by, note, digest);
     }
