@@ -169,7 +169,7 @@ public final class StatesweepCli {
   }
 
   /** Ends a command that failed: its line (and for {@link #UNEXPECTED} its stack trace), the summary, the code. */
-  private static int failed(Exception failure, Ending ending, PrintStream err) {
+  static int failed(Exception failure, Ending ending, PrintStream err) {
     FailureEnd end = end(failure);
     err.println("statesweep: " + LineText.escape(end.line().apply(failure)));
     if (end == UNEXPECTED) {
