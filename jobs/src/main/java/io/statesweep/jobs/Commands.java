@@ -2,6 +2,7 @@ package io.statesweep.jobs;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.spark.Statesweep;
@@ -71,13 +72,13 @@ final class Commands {
   /**
    * Parses {@code args}: the command, then its options.
    *
-   * @throws IllegalArgumentException for an unknown command or option, an option without its value or given
+   * @throws BadSettingsException for an unknown command or option, an option without its value or given
    *     twice, and spark-submit's {@code --conf}
    */
   static Invocation parse(String[] args) {
     for (String arg : args) {
       if (arg.equals("--conf") || arg.startsWith("--conf=")) {
-        throw new IllegalArgumentException("Option --conf is spark-submit's flag (it goes before the jar);"
+        throw new BadSettingsException("Option --conf is spark-submit's flag (it goes before the jar);"
             + " statesweep's settings file is " + CONFIG_FILE + " FILE");
       }
     }
@@ -85,20 +86,20 @@ final class Commands {
       return Invocation.helpFor(null);
     }
     if (!args[0].startsWith("-") && !args[0].equals(HELP) && command(args[0]) == null) {
-      throw new IllegalArgumentException("Unknown command '" + args[0] + "'.");
+      throw new BadSettingsException("Unknown command '" + args[0] + "'.");
     }
     CommandLine root = tree();
     ParseResult parsed;
     try {
       parsed = root.parseArgs(args);
     } catch (CommandLine.OverwrittenOptionException e) {
-      throw new IllegalArgumentException("Option " + name(e.getOverwritten()) + " is given twice", e);
+      throw new BadSettingsException("Option " + name(e.getOverwritten()) + " is given twice", e);
     } catch (CommandLine.MissingParameterException e) {
-      throw new IllegalArgumentException("Option " + name(e.getMissing().get(0)) + " needs a value", e);
+      throw new BadSettingsException("Option " + name(e.getMissing().get(0)) + " needs a value", e);
     } catch (CommandLine.UnmatchedArgumentException e) {
       throw unmatched(e);
     } catch (CommandLine.ParameterException e) {
-      throw new IllegalArgumentException(e.getMessage(), e);
+      throw new BadSettingsException(e.getMessage(), e);
     }
     if (!parsed.hasSubcommand()) {
       return Invocation.helpFor(null);
@@ -109,7 +110,7 @@ final class Commands {
       String topic = sub.matchedPositionals().isEmpty() ? null : sub.matchedPositionals().get(0).getValue();
       Statesweep.Command command = topic == null ? null : command(topic);
       if (topic != null && command == null) {
-        throw new IllegalArgumentException("Unknown command '" + topic + "'.");
+        throw new BadSettingsException("Unknown command '" + topic + "'.");
       }
       return Invocation.helpFor(command);
     }
@@ -139,7 +140,7 @@ final class Commands {
       }
     }
     if (latestApproved && runId != null) {
-      throw new IllegalArgumentException("Give " + RUN_ID + " or " + LATEST_APPROVED + ", not both: " + RUN_ID
+      throw new BadSettingsException("Give " + RUN_ID + " or " + LATEST_APPROVED + ", not both: " + RUN_ID
           + " executes the plan you name, " + LATEST_APPROVED + " the newest approved plan of the bucket and prefix");
     }
     return new Invocation(command, flags, configFile, runId, latestApproved, by, note, digest, false);
@@ -151,7 +152,7 @@ final class Commands {
    */
   private static void put(Map<String, String> flags, String flag, String value) {
     if (flags.containsKey(flag)) {
-      throw new IllegalArgumentException("Option " + flag + " is given twice (" + EXECUTE + " is " + flag + " false)");
+      throw new BadSettingsException("Option " + flag + " is given twice (" + EXECUTE + " is " + flag + " false)");
     }
     flags.put(flag, value);
   }
@@ -160,12 +161,12 @@ final class Commands {
     return spec instanceof OptionSpec option ? option.longestName() : spec.paramLabel();
   }
 
-  private static IllegalArgumentException unmatched(CommandLine.UnmatchedArgumentException e) {
+  private static BadSettingsException unmatched(CommandLine.UnmatchedArgumentException e) {
     CommandSpec spec = e.getCommandLine().getCommandSpec();
     String command = spec.name();
     String first = e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0);
     if (!first.startsWith("-")) {
-      return new IllegalArgumentException("Unexpected argument '" + first + "': options start with --; see " + command
+      return new BadSettingsException("Unexpected argument '" + first + "': options start with --; see " + command
           + " --help", e);
     }
     String flag = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
@@ -173,7 +174,7 @@ final class Commands {
         || Set.of(EXECUTE, RUN_ID, LATEST_APPROVED, BY, NOTE, DIGEST).contains(flag);
     List<String> known = new ArrayList<>();
     spec.options().stream().filter(option -> !option.usageHelp()).forEach(option -> known.add(option.longestName()));
-    return new IllegalArgumentException("Unknown option: '" + flag + "'" + (elsewhere ? " (" + command
+    return new BadSettingsException("Unknown option: '" + flag + "'" + (elsewhere ? " (" + command
         + " does not use it)" : "") + "; the options of " + command + ": " + String.join(", ", known), e);
   }
 

@@ -14,11 +14,16 @@ import io.statesweep.api.RunResult;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.LineText;
 import io.statesweep.plan.RunSummary;
-import io.statesweep.s3.RunLock;
+import io.statesweep.store.StoreException;
+import io.statesweep.api.failures.BadSettingsException;
+import io.statesweep.api.failures.PlanRefusedException;
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.spark.Statesweep;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -26,10 +31,11 @@ import org.apache.spark.sql.SparkSession;
  * with {@code --execute} delete), {@code approve --run-id} (record a review), {@code execute --run-id} (a
  * reviewed plan). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
  * the action API ({@link Statesweep}), with a Spark session made from the resolved settings. Exit codes: 0 a
- * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings (or a run that
- * deletes without a run lock it can hold: the lock's permissions are missing, or the store ignores its
+ * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings or a refused plan (or a
+ * run that deletes without a run lock it can hold: the lock's permissions are missing, or the store ignores its
  * conditional write), 3 another run holds the export's run lock, 4 a run that lost files that {@code --fail-on}
- * names (it completed without errors otherwise).
+ * names (it completed without errors otherwise). A failure's exit code comes from its type ({@link #FAILURES}); any
+ * other exception is a bug: exit 1, its stack trace printed.
  *
  * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
  * it (README, "The summary line"): one that stops before it counts anything prints {@link RunSummary#stopped}.
@@ -126,33 +132,90 @@ public final class StatesweepCli {
           yield OK;
         }
       };
-    } catch (IllegalArgumentException e) {
-      err.println("statesweep: " + LineText.escape(e.getMessage()));
-      ending.stopped("bad_settings", 0);
-      return BAD_SETTINGS;
-    } catch (RunLock.HeldException e) {
-      err.println("statesweep: " + LineText.escape(e.getMessage()));
-      ending.stopped("lock_held", 0);
-      return LOCKED;
-    } catch (RunLock.DeniedException e) {
-      // Only a run that deletes gets here: a dry run goes on without the lock.
-      err.println("statesweep: " + LineText.escape(e.getMessage())
-          + ". A run that deletes needs the lock: nothing was deleted");
-      ending.stopped("lock_denied", 1);
-      return BAD_SETTINGS;
-    } catch (RunLock.UntrustedException e) {
-      // Only a run that deletes gets here: a dry run goes on without the lock.
-      err.println("statesweep: " + LineText.escape(e.getMessage()));
-      ending.stopped("lock_untrusted", 0);
-      return BAD_SETTINGS;
-    } catch (RunLock.UnavailableException e) {
-      err.println("statesweep: " + LineText.escape(e.getMessage()));
-      ending.stopped("lock_unavailable", 1);
-      return RUN_FAILED;
     } catch (Exception e) {
-      err.println("statesweep: " + LineText.escape(e.toString()));
-      ending.stopped("failed", 1);
-      return RUN_FAILED;
+      return failed(e, ending, err);
+    }
+  }
+
+  /**
+   * How a failure of a kind ends a command: its exit code, the {@code stopped=} reason and {@code errors} of the
+   * summary line of a run stopped by it (README, "The summary line"), and the line to stderr after
+   * {@code statesweep: }.
+   *
+   * @param type the failure, and its subclasses
+   */
+  record FailureEnd(Class<? extends Exception> type, int code, String stopped, long errors,
+      Function<Exception, String> line) {}
+
+  /**
+   * The failures that end a command, each with its exit code (README, "Failures page someone"); the first whose type
+   * the failure is wins. Any other exception is a bug: {@link #UNEXPECTED}.
+   */
+  static final List<FailureEnd> FAILURES = List.of(
+      new FailureEnd(BadSettingsException.class, BAD_SETTINGS, "bad_settings", 0, Exception::getMessage),
+      // A refused plan keeps the exit code and stopped reason it always had.
+      new FailureEnd(PlanRefusedException.class, BAD_SETTINGS, "bad_settings", 0, Exception::getMessage),
+      new FailureEnd(RunLockException.Held.class, LOCKED, "lock_held", 0, Exception::getMessage),
+      // Only a run that deletes gets here: a dry run goes on without the lock.
+      new FailureEnd(RunLockException.Denied.class, BAD_SETTINGS, "lock_denied", 1,
+          e -> e.getMessage() + ". A run that deletes needs the lock: nothing was deleted"),
+      // Only a run that deletes gets here: a dry run goes on without the lock.
+      new FailureEnd(RunLockException.Untrusted.class, BAD_SETTINGS, "lock_untrusted", 0, Exception::getMessage),
+      new FailureEnd(RunLockException.Unavailable.class, RUN_FAILED, "lock_unavailable", 1, Exception::getMessage),
+      // The message names the request, the key and the store's answer.
+      new FailureEnd(StoreException.class, RUN_FAILED, "failed", 1, Exception::getMessage));
+
+  /** Any other failure: a bug, never bad settings; its line is followed by its stack trace. */
+  static final FailureEnd UNEXPECTED = new FailureEnd(Exception.class, RUN_FAILED, "failed", 1, Exception::toString);
+
+  /** The end of {@code failure}'s kind ({@link #FAILURES}), or {@link #UNEXPECTED}. */
+  static FailureEnd end(Exception failure) {
+    return FAILURES.stream().filter(end -> end.type().isInstance(failure)).findFirst().orElse(UNEXPECTED);
+  }
+
+  /** Ends a command that failed: its line (and for {@link #UNEXPECTED} its stack trace), the summary, the code. */
+  static int failed(Exception failure, Ending ending, PrintStream err) {
+    FailureEnd end = end(failure);
+    err.println("statesweep: " + LineText.escape(end.line().apply(failure)));
+    if (end == UNEXPECTED) {
+      stackTrace(failure).forEach(err::println);
+    }
+    ending.stopped(end.stopped(), end.errors());
+    return end.code();
+  }
+
+  /**
+   * {@code failure}'s frames and causes as {@link Throwable#printStackTrace()} prints them after its first line, each
+   * exception's own line escaped as every printed line is ({@link LineText#escape}): a message cannot forge a line.
+   */
+  static List<String> stackTrace(Throwable failure) {
+    List<String> lines = new java.util.ArrayList<>();
+    java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    seen.add(failure);
+    frames(failure, new StackTraceElement[0], lines);
+    Throwable enclosing = failure;
+    for (Throwable cause = failure.getCause(); cause != null && seen.add(cause); cause = cause.getCause()) {
+      lines.add("Caused by: " + LineText.escape(cause.toString()));
+      frames(cause, enclosing.getStackTrace(), lines);
+      enclosing = cause;
+    }
+    return lines;
+  }
+
+  /** The frames of {@code failure} not in common with {@code enclosing}'s last ones, then {@code ... n more}. */
+  private static void frames(Throwable failure, StackTraceElement[] enclosing, List<String> lines) {
+    StackTraceElement[] trace = failure.getStackTrace();
+    int last = trace.length - 1;
+    int enclosingLast = enclosing.length - 1;
+    while (last >= 0 && enclosingLast >= 0 && trace[last].equals(enclosing[enclosingLast])) {
+      last--;
+      enclosingLast--;
+    }
+    for (int i = 0; i <= last; i++) {
+      lines.add("\tat " + trace[i]);
+    }
+    if (last < trace.length - 1) {
+      lines.add("\t... " + (trace.length - 1 - last) + " more");
     }
   }
 

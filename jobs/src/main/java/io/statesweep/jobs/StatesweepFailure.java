@@ -44,7 +44,10 @@ public final class StatesweepFailure extends RuntimeException {
         + (summaryLine == null ? "no summary line" : summaryLine);
   }
 
-  /** What an exit code means, as the command line's documentation says. */
+  /**
+   * What an exit code means, as the command line's documentation says; every code of the table of failures
+   * ({@link StatesweepCli#FAILURES}) has its meaning here (a refused plan is exit 2, as bad settings).
+   */
   static String meaning(int exitCode) {
     return switch (exitCode) {
       case StatesweepCli.RUN_FAILED -> "a run with errors or that did not complete";

@@ -2,6 +2,7 @@ package io.statesweep.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
@@ -116,7 +117,7 @@ class LockLossTest {
                     Duration.ofMinutes(10), Clock.systemUTC());
                 otherHolder.set(taken.holder().owner());
                 return; // held, never released: the test ends with it
-              } catch (RunLock.HeldException e) {
+              } catch (RunLockException.Held e) {
                 // not yet expired
               }
             }

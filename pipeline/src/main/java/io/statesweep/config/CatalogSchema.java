@@ -2,6 +2,7 @@ package io.statesweep.config;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -31,7 +32,7 @@ public record CatalogSchema(List<String> names) {
     try {
       return new CatalogSchema(List.of(value.strip().split("\\.", -1)));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Invalid " + Settings.CATALOG_SCHEMA.key() + " '" + value + "'"
+      throw new BadSettingsException("Invalid " + Settings.CATALOG_SCHEMA.key() + " '" + value + "'"
           + (source == null ? "" : " (from " + source + ")") + ": give catalog.schema (main.statesweep) or a"
           + " schema (statesweep), each name of letters, digits and underscores only");
     }

@@ -2,6 +2,7 @@ package io.statesweep.config;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.execute.ConditionalMode;
 import io.statesweep.layout.ExportPrefix;
 import io.statesweep.layout.Layout;
@@ -111,7 +112,7 @@ public record RunOptions(
     requireNonNull(files, "files is null");
     String bucket = settings.required(Settings.BUCKET);
     if (bucket.contains("/") || bucket.startsWith("s3:")) {
-      throw new IllegalArgumentException("Invalid sweep.bucket '" + bucket + "' (from "
+      throw new BadSettingsException("Invalid sweep.bucket '" + bucket + "' (from "
           + settings.value(Settings.BUCKET).source() + "): give the bucket's name only, the prefix goes in --prefix");
     }
     String rawPrefix = settings.string(Settings.PREFIX).trim();
@@ -119,10 +120,10 @@ public record RunOptions(
     try {
       prefix = ExportPrefix.of(rawPrefix);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(e.getMessage() + " (from " + settings.value(Settings.PREFIX).source() + ")", e);
+      throw new BadSettingsException(e.getMessage() + " (from " + settings.value(Settings.PREFIX).source() + ")", e);
     }
     if (prefix.isBucketRoot() && !settings.bool(Settings.ALLOW_BUCKET_ROOT)) {
-      throw new IllegalArgumentException("Refusing the bucket root as the export prefix: give --prefix (such as"
+      throw new BadSettingsException("Refusing the bucket root as the export prefix: give --prefix (such as"
           + " cogram/), or --allow-bucket-root if the export really fills the whole bucket");
     }
     boolean dryRun = settings.bool(Settings.DRY_RUN);
@@ -133,7 +134,7 @@ public record RunOptions(
     try {
       layout = Layout.load(settings.string(Settings.LAYOUT).trim(), files);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException(e.getMessage() + " (sweep.layout from "
+      throw new BadSettingsException(e.getMessage() + " (sweep.layout from "
           + settings.value(Settings.LAYOUT).source() + ")", e);
     }
     Map<String, Integer> kindGraceDays = kindGraceDays(settings.value(Settings.KIND_GRACE_DAYS), layout);
@@ -146,7 +147,7 @@ public record RunOptions(
       case "auto" -> ConditionalMode.AUTO;
       case "on" -> ConditionalMode.ON;
       case "off" -> ConditionalMode.OFF;
-      default -> throw new IllegalArgumentException("Invalid sweep.delete.conditional '" + conditional.value()
+      default -> throw new BadSettingsException("Invalid sweep.delete.conditional '" + conditional.value()
           + "' (from " + conditional.source() + "): use auto, on or off");
     };
     int maxDeletesPerSecond = settings.integer(Settings.MAX_DELETES_PER_SECOND, 0, 1_000_000);
@@ -155,14 +156,14 @@ public record RunOptions(
     Listing listing = switch (listingValue.value().trim().toLowerCase(java.util.Locale.ROOT)) {
       case "list" -> Listing.LIST;
       case "inventory" -> Listing.INVENTORY;
-      default -> throw new IllegalArgumentException("Invalid sweep.listing '" + listingValue.value() + "' (from "
+      default -> throw new BadSettingsException("Invalid sweep.listing '" + listingValue.value() + "' (from "
           + listingValue.source() + "): use list or inventory");
     };
     Settings.Value inventoryValue = settings.value(Settings.INVENTORY);
     InventoryManifest.Location inventory = null;
     if (listing == Listing.INVENTORY) {
       if (inventoryValue == null || inventoryValue.value().isBlank()) {
-        throw new IllegalArgumentException("Missing inventory: --listing inventory needs --inventory (or "
+        throw new BadSettingsException("Missing inventory: --listing inventory needs --inventory (or "
             + Settings.INVENTORY.environment() + ", or " + Settings.INVENTORY.key()
             + " in the --config-file) naming the report's manifest.json, such as"
             + " s3://inventory-bucket/" + bucket + "/daily/2026-11-28T01-00Z/manifest.json");
@@ -170,15 +171,15 @@ public record RunOptions(
       try {
         inventory = InventoryManifest.Location.parse(inventoryValue.value());
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
+        throw new BadSettingsException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
             + inventoryValue.source() + "): " + e.getMessage(), e);
       }
       if (!inventory.fileName().equals("manifest.json")) {
-        throw new IllegalArgumentException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
+        throw new BadSettingsException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
             + inventoryValue.source() + "): give the report's manifest.json, not its folder or a data file");
       }
     } else if (inventoryValue != null && !inventoryValue.value().isBlank()) {
-      throw new IllegalArgumentException("sweep.inventory is set (from " + inventoryValue.source()
+      throw new BadSettingsException("sweep.inventory is set (from " + inventoryValue.source()
           + ") but the listing is '" + listingValue.value() + "' (from " + listingValue.source()
           + "): add --listing inventory to plan from the report, or drop the inventory");
     }
@@ -201,12 +202,12 @@ public record RunOptions(
       String message = "Invalid " + Settings.SCOPE_PREFIXES.key() + " '" + settings.string(Settings.SCOPE_PREFIXES)
           + "' (from " + settings.value(Settings.SCOPE_PREFIXES).source() + "): ";
       if (entry.startsWith("/") || entry.startsWith(prefix.value()) && !prefix.isBucketRoot()) {
-        throw new IllegalArgumentException(message + "'" + entry + "' is given relative to the export prefix "
+        throw new BadSettingsException(message + "'" + entry + "' is given relative to the export prefix "
             + prefix + ", such as projects/p-0001/");
       }
       for (String segment : entry.split("/", -1)) {
         if (segment.equals(".") || segment.equals("..")) {
-          throw new IllegalArgumentException(message + "'" + entry + "' has a . or .. folder");
+          throw new BadSettingsException(message + "'" + entry + "' has a . or .. folder");
         }
       }
       prefixes.add(prefix.value() + entry);
@@ -214,7 +215,7 @@ public record RunOptions(
     java.util.Set<String> projects = new java.util.TreeSet<>();
     for (String entry : list(settings.value(Settings.SCOPE_PROJECTS))) {
       if (entry.contains("/")) {
-        throw new IllegalArgumentException("Invalid " + Settings.SCOPE_PROJECTS.key() + " '"
+        throw new BadSettingsException("Invalid " + Settings.SCOPE_PROJECTS.key() + " '"
             + settings.string(Settings.SCOPE_PROJECTS) + "' (from " + settings.value(Settings.SCOPE_PROJECTS).source()
             + "): '" + entry + "' is no project id (give the folder name under projects/, without a /)");
       }
@@ -223,7 +224,7 @@ public record RunOptions(
     java.util.Set<String> kinds = new java.util.TreeSet<>();
     for (String entry : list(settings.value(Settings.SCOPE_KINDS))) {
       if (!layout.kinds().contains(entry)) {
-        throw new IllegalArgumentException("Invalid " + Settings.SCOPE_KINDS.key() + " '"
+        throw new BadSettingsException("Invalid " + Settings.SCOPE_KINDS.key() + " '"
             + settings.string(Settings.SCOPE_KINDS) + "' (from " + settings.value(Settings.SCOPE_KINDS).source()
             + "): '" + entry + "' is not a kind of layout " + layout.name() + "; its kinds are "
             + String.join(", ", new java.util.TreeSet<>(layout.kinds())));
@@ -245,7 +246,7 @@ public record RunOptions(
     String text = value.value().trim().toUpperCase(java.util.Locale.ROOT);
     java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,15})\\s*([KMGT]?)I?B?").matcher(text);
     if (!matcher.matches()) {
-      throw new IllegalArgumentException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
           + value.source() + "): give a whole number of bytes, or one with K, M, G or T, such as 500G");
     }
     int shift = switch (matcher.group(2)) {
@@ -257,7 +258,7 @@ public record RunOptions(
     };
     long amount = Long.parseLong(matcher.group(1));
     if (amount > (Long.MAX_VALUE >> shift)) {
-      throw new IllegalArgumentException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
           + value.source() + "): too large");
     }
     return amount << shift;
@@ -282,26 +283,26 @@ public record RunOptions(
       }
       int equals = entry.indexOf('=');
       if (equals < 0) {
-        throw new IllegalArgumentException(prefix + "'" + entry.trim() + "' is not kind=days, such as emails=7");
+        throw new BadSettingsException(prefix + "'" + entry.trim() + "' is not kind=days, such as emails=7");
       }
       String kind = entry.substring(0, equals).trim();
       String days = entry.substring(equals + 1).trim();
       if (!layout.kinds().contains(kind)) {
-        throw new IllegalArgumentException(prefix + "'" + kind + "' is not a kind of layout " + layout.name()
+        throw new BadSettingsException(prefix + "'" + kind + "' is not a kind of layout " + layout.name()
             + "; its kinds are " + String.join(", ", new java.util.TreeSet<>(layout.kinds())));
       }
       int parsed;
       try {
         parsed = Integer.parseInt(days);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(prefix + "the days of " + kind + ", '" + days + "', are not a whole number",
+        throw new BadSettingsException(prefix + "the days of " + kind + ", '" + days + "', are not a whole number",
             e);
       }
       if (parsed < 0 || parsed > Grace.MAX_DAYS) {
-        throw new IllegalArgumentException(prefix + "the days of " + kind + " must be from 0 to " + Grace.MAX_DAYS);
+        throw new BadSettingsException(prefix + "the days of " + kind + " must be from 0 to " + Grace.MAX_DAYS);
       }
       if (byKind.put(kind, parsed) != null) {
-        throw new IllegalArgumentException(prefix + "kind " + kind + " is given twice");
+        throw new BadSettingsException(prefix + "kind " + kind + " is given twice");
       }
     }
     return byKind;
@@ -311,7 +312,7 @@ public record RunOptions(
   private static Duration lockTtl(Settings.Value value) {
     Duration ttl = duration(value, Settings.LOCK_TTL);
     if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
-      throw new IllegalArgumentException("Invalid " + Settings.LOCK_TTL.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + Settings.LOCK_TTL.key() + " '" + value.value() + "' (from "
           + value.source() + "): must be at least 3s (the lock is renewed every third of it)");
     }
     return ttl;
@@ -322,7 +323,7 @@ public record RunOptions(
     String text = value.value().trim().toLowerCase(java.util.Locale.ROOT);
     java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,6})\\s*([smhd])").matcher(text);
     if (!matcher.matches()) {
-      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
           + value.source() + "): give a number and s, m, h or d, such as " + setting.defaultValue());
     }
     long amount = Long.parseLong(matcher.group(1));
@@ -333,7 +334,7 @@ public record RunOptions(
       default -> Duration.ofDays(amount);
     };
     if (duration.isZero()) {
-      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
           + value.source() + "): must be more than 0");
     }
     return duration;
@@ -349,7 +350,7 @@ public record RunOptions(
           throw new IllegalArgumentException("no scheme or host");
         }
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("Invalid sweep.endpoint '" + endpoint + "' (from "
+        throw new BadSettingsException("Invalid sweep.endpoint '" + endpoint + "' (from "
             + settings.value(Settings.ENDPOINT).source() + "): not a URI such as http://127.0.0.1:9000", e);
       }
     }

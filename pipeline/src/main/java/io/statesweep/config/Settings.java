@@ -2,6 +2,7 @@ package io.statesweep.config;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.store.FileSource;
 import java.io.IOException;
 import java.io.StringReader;
@@ -177,7 +178,7 @@ public final class Settings {
     try {
       bytes = files.read(configFile, MAX_CONFIG_FILE_BYTES);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Cannot read --config-file " + configFile + ": " + FileSource.reason(e), e);
+      throw new BadSettingsException("Cannot read --config-file " + configFile + ": " + FileSource.reason(e), e);
     }
     return resolveText(flags, environment, configFile, new String(bytes, StandardCharsets.UTF_8));
   }
@@ -224,7 +225,7 @@ public final class Settings {
     try {
       properties.load(new StringReader(text));
     } catch (IOException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("Cannot read --config-file " + configFile + ": " + e.getMessage(), e);
+      throw new BadSettingsException("Cannot read --config-file " + configFile + ": " + e.getMessage(), e);
     }
     Map<String, String> conf = new LinkedHashMap<>();
     List<String> unknown = new ArrayList<>();
@@ -237,7 +238,7 @@ public final class Settings {
     }
     if (!unknown.isEmpty()) {
       unknown.sort(null);
-      throw new IllegalArgumentException("Unknown key " + String.join(", ", unknown) + " in --config-file " + configFile
+      throw new BadSettingsException("Unknown key " + String.join(", ", unknown) + " in --config-file " + configFile
           + "; known keys: " + String.join(", ", ALL.stream().map(Setting::key).toList()));
     }
     return conf;
@@ -256,7 +257,7 @@ public final class Settings {
   public String required(Setting setting) {
     String value = string(setting);
     if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException("Missing " + setting.key().substring("sweep.".length()) + ": give "
+      throw new BadSettingsException("Missing " + setting.key().substring("sweep.".length()) + ": give "
           + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in the --config-file");
     }
     return value.trim();
@@ -269,7 +270,7 @@ public final class Settings {
     return switch (text) {
       case "true", "1" -> true;
       case "false", "0" -> false;
-      default -> throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+      default -> throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
           + value.source() + "): use true, false, 1 or 0");
     };
   }
@@ -280,11 +281,11 @@ public final class Settings {
     try {
       parsed = Integer.parseInt(value.value().trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
           + value.source() + "): not a whole number", e);
     }
     if (parsed < min || parsed > max) {
-      throw new IllegalArgumentException("Invalid " + setting.key() + " '" + value.value() + "' (from "
+      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
           + value.source() + "): must be from " + min + " to " + max);
     }
     return parsed;

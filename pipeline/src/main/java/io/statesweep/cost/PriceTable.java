@@ -2,6 +2,7 @@ package io.statesweep.cost;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -71,22 +72,22 @@ public record PriceTable(String name, String origin, String currency, String che
     try {
       root = JSON.readTree(json);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid price table " + origin + ": not JSON: "
+      throw new BadSettingsException("Invalid price table " + origin + ": not JSON: "
           + (e instanceof com.fasterxml.jackson.core.JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage()));
     }
     if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("Invalid price table " + origin + ": not a JSON object");
+      throw new BadSettingsException("Invalid price table " + origin + ": not a JSON object");
     }
     String name = text(root, "name", origin);
     String currency = text(root, "currency", origin);
     if (!currency.equals("USD")) {
-      throw new IllegalArgumentException("Invalid price table " + origin + ": field currency is " + currency
+      throw new BadSettingsException("Invalid price table " + origin + ": field currency is " + currency
           + "; only USD is supported");
     }
     Map<String, String> requestClasses = new LinkedHashMap<>();
     fields(object(root, "request_classes", origin)).forEach((operation, value) -> {
       if (!value.isTextual()) {
-        throw new IllegalArgumentException("Invalid price table " + origin + ": field request_classes." + operation
+        throw new BadSettingsException("Invalid price table " + origin + ": field request_classes." + operation
             + " is not a string");
       }
       requestClasses.put(operation, value.asText());
@@ -97,7 +98,7 @@ public record PriceTable(String name, String origin, String currency, String che
     if (root.has("minimum_days")) {
       fields(object(root, "minimum_days", origin)).forEach((storageClass, value) -> {
         if (!value.canConvertToInt() || !value.isIntegralNumber() || value.asInt() < 0) {
-          throw new IllegalArgumentException("Invalid price table " + origin + ": field minimum_days." + storageClass
+          throw new BadSettingsException("Invalid price table " + origin + ": field minimum_days." + storageClass
               + " is not a whole number of days");
         }
         minimumDays.put(storageClass, value.asInt());
@@ -107,7 +108,7 @@ public record PriceTable(String name, String origin, String currency, String che
     fields(object(root, "regions", origin)).forEach((region, prices) -> {
       String field = "regions." + region;
       if (!prices.isObject()) {
-        throw new IllegalArgumentException("Invalid price table " + origin + ": field " + field + " is not an object");
+        throw new BadSettingsException("Invalid price table " + origin + ": field " + field + " is not an object");
       }
       Map<String, BigDecimal> requests = money(object(prices, "requests_per_1000", origin, field), origin,
           field + ".requests_per_1000");
@@ -117,18 +118,18 @@ public record PriceTable(String name, String origin, String currency, String che
       classes.add(defaultRequestClass);
       for (String requestClass : classes) {
         if (!requests.containsKey(requestClass)) {
-          throw new IllegalArgumentException("Invalid price table " + origin + ": field " + field
+          throw new BadSettingsException("Invalid price table " + origin + ": field " + field
               + ".requests_per_1000 has no price for request class " + requestClass);
         }
       }
       if (!storage.containsKey(defaultStorageClass)) {
-        throw new IllegalArgumentException("Invalid price table " + origin + ": field " + field
+        throw new BadSettingsException("Invalid price table " + origin + ": field " + field
             + ".storage_per_gb_month has no price for the default storage class " + defaultStorageClass);
       }
       regions.put(region, new RegionPrices(region, requests, storage));
     });
     if (regions.isEmpty()) {
-      throw new IllegalArgumentException("Invalid price table " + origin + ": field regions is empty");
+      throw new BadSettingsException("Invalid price table " + origin + ": field regions is empty");
     }
     String checked = root.path("checked").asText("");
     String source = root.path("source").asText("");
@@ -140,7 +141,7 @@ public record PriceTable(String name, String origin, String currency, String che
   public RegionPrices region(String region) {
     RegionPrices prices = regions.get(requireNonNull(region, "region is null"));
     if (prices == null) {
-      throw new IllegalArgumentException("Price table " + origin + " has no prices for region " + region
+      throw new BadSettingsException("Price table " + origin + " has no prices for region " + region
           + "; its regions are " + String.join(", ", regions.keySet()) + ". Give --prices with a file that has it");
     }
     return prices;
@@ -165,7 +166,7 @@ public record PriceTable(String name, String origin, String currency, String che
   private static String text(JsonNode node, String field, String origin) {
     JsonNode value = node.get(field);
     if (value == null || !value.isTextual() || value.asText().isBlank()) {
-      throw new IllegalArgumentException("Invalid price table " + origin + ": field " + field
+      throw new BadSettingsException("Invalid price table " + origin + ": field " + field
           + " is missing or not a string");
     }
     return value.asText();
@@ -179,7 +180,7 @@ public record PriceTable(String name, String origin, String currency, String che
     JsonNode value = node.get(field);
     String path = parent == null ? field : parent + "." + field;
     if (value == null || !value.isObject()) {
-      throw new IllegalArgumentException("Invalid price table " + origin + ": field " + path
+      throw new BadSettingsException("Invalid price table " + origin + ": field " + path
           + " is missing or not an object");
     }
     return value;
@@ -198,7 +199,7 @@ public record PriceTable(String name, String origin, String currency, String che
     Map<String, BigDecimal> prices = new LinkedHashMap<>();
     fields(object).forEach((name, value) -> {
       if (!value.isNumber() || value.decimalValue().signum() < 0) {
-        throw new IllegalArgumentException("Invalid price table " + origin + ": field " + field + "." + name
+        throw new BadSettingsException("Invalid price table " + origin + ": field " + field + "." + name
             + " is not a price (a number of dollars, 0 or more)");
       }
       prices.put(name, value.decimalValue());

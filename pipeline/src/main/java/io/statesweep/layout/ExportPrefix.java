@@ -2,6 +2,7 @@ package io.statesweep.layout;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import java.io.Serializable;
 
 /**
@@ -14,12 +15,12 @@ public record ExportPrefix(String value) implements Serializable {
     requireNonNull(value, "value is null");
     if (!value.isEmpty()) {
       if (!value.endsWith("/")) {
-        throw new IllegalArgumentException("prefix must end with '/': " + value);
+        throw new BadSettingsException("prefix must end with '/': " + value);
       }
       String problem = value.endsWith("//") ? "the key has an empty segment"
           : Keys.shapeProblem(value.substring(0, value.length() - 1));
       if (problem != null) {
-        throw new IllegalArgumentException("Invalid prefix '" + value + "': " + problem.replace("the key", "it"));
+        throw new BadSettingsException("Invalid prefix '" + value + "': " + problem.replace("the key", "it"));
       }
     }
   }

@@ -2,6 +2,7 @@ package io.statesweep.layout;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.store.FileSource;
@@ -60,7 +61,7 @@ public final class Layout implements Serializable {
     String resource = "layouts/" + name + ".json";
     try (InputStream in = Layout.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalArgumentException("Unknown layout '" + name + "': no resource " + resource);
+        throw new BadSettingsException("Unknown layout '" + name + "': no resource " + resource);
       }
       return parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), resource);
     } catch (IOException e) {
@@ -89,9 +90,9 @@ public final class Layout implements Serializable {
       bytes = files.read(pathOrName, MAX_FILE_BYTES);
     } catch (IOException e) {
       if (FileSource.isMissing(e)) {
-        throw new IllegalArgumentException("Layout file " + pathOrName + " does not exist", e);
+        throw new BadSettingsException("Layout file " + pathOrName + " does not exist", e);
       }
-      throw new IllegalArgumentException("Cannot read layout file " + pathOrName + ": " + FileSource.reason(e), e);
+      throw new BadSettingsException("Cannot read layout file " + pathOrName + ": " + FileSource.reason(e), e);
     }
     return parse(new String(bytes, StandardCharsets.UTF_8), pathOrName);
   }
@@ -104,21 +105,21 @@ public final class Layout implements Serializable {
     try {
       root = new ObjectMapper().readTree(json);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid layout " + source + ": not JSON: " + e.getMessage(), e);
+      throw new BadSettingsException("Invalid layout " + source + ": not JSON: " + e.getMessage(), e);
     }
     if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("Invalid layout " + source + ": not a JSON object");
+      throw new BadSettingsException("Invalid layout " + source + ": not a JSON object");
     }
     String name = text(root, "name", source);
     String exporterFolder = text(root, "exporter_folder", source);
     if (exporterFolder.contains("/") || !Keys.isPlainSegment(exporterFolder)) {
-      throw new IllegalArgumentException(
+      throw new BadSettingsException(
           "Invalid layout " + source + ": field exporter_folder must be one folder name, not " + exporterFolder);
     }
     Set<String> kinds = new LinkedHashSet<>();
     for (JsonNode kind : array(root, "kinds", source)) {
       if (!kind.isTextual() || kind.asText().contains("/") || !Keys.isPlainSegment(kind.asText())) {
-        throw new IllegalArgumentException("Invalid layout " + source + ": field kinds has a bad entry " + kind);
+        throw new BadSettingsException("Invalid layout " + source + ": field kinds has a bad entry " + kind);
       }
       kinds.add(kind.asText());
     }
@@ -126,7 +127,7 @@ public final class Layout implements Serializable {
     if (root.has("marked_at_fields")) {
       for (JsonNode field : array(root, "marked_at_fields", source)) {
         if (!field.isTextual() || field.asText().isBlank()) {
-          throw new IllegalArgumentException(
+          throw new BadSettingsException(
               "Invalid layout " + source + ": field marked_at_fields has a bad entry " + field);
         }
         markedAtFields.add(field.asText());
@@ -138,28 +139,28 @@ public final class Layout implements Serializable {
     for (JsonNode place : array(root, "places", source)) {
       String where = "places[" + index++ + "]";
       if (!place.isObject()) {
-        throw new IllegalArgumentException("Invalid layout " + source + ": field " + where + " is not an object");
+        throw new BadSettingsException("Invalid layout " + source + ": field " + where + " is not an object");
       }
       String path = text(place, "path", source + " " + where);
       String recordType = text(place, "record_type", source + " " + where);
       if (!paths.add(path)) {
-        throw new IllegalArgumentException("Invalid layout " + source + ": place " + path + " is listed twice");
+        throw new BadSettingsException("Invalid layout " + source + ": place " + path + " is listed twice");
       }
       try {
         StatePlace parsed = StatePlace.parse(path, recordType);
         if (parsed.folder().isEmpty() && parsed.shape() == RecordShape.FOLDER) {
-          throw new IllegalArgumentException("a state.json at the prefix itself would own the whole export");
+          throw new BadSettingsException("a state.json at the prefix itself would own the whole export");
         }
         if (!parsed.folder().isEmpty() && exporterFolder.equals(parsed.folder().get(0).literal())) {
-          throw new IllegalArgumentException("it is inside the exporter's folder " + exporterFolder + "/");
+          throw new BadSettingsException("it is inside the exporter's folder " + exporterFolder + "/");
         }
         places.add(parsed);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("Invalid layout " + source + ": " + where + ": " + e.getMessage(), e);
+        throw new BadSettingsException("Invalid layout " + source + ": " + where + ": " + e.getMessage(), e);
       }
     }
     if (places.isEmpty()) {
-      throw new IllegalArgumentException("Invalid layout " + source + ": field places is empty");
+      throw new BadSettingsException("Invalid layout " + source + ": field places is empty");
     }
     return new Layout(name, source, json, exporterFolder, Set.copyOf(kinds), List.copyOf(markedAtFields),
         List.copyOf(places));
@@ -168,7 +169,7 @@ public final class Layout implements Serializable {
   private static String text(JsonNode node, String field, String source) {
     JsonNode value = node.get(field);
     if (value == null || !value.isTextual() || value.asText().isBlank()) {
-      throw new IllegalArgumentException("Invalid layout " + source + ": field " + field + " must be a non-empty string");
+      throw new BadSettingsException("Invalid layout " + source + ": field " + field + " must be a non-empty string");
     }
     return value.asText();
   }
@@ -176,7 +177,7 @@ public final class Layout implements Serializable {
   private static Iterable<JsonNode> array(JsonNode node, String field, String source) {
     JsonNode value = node.get(field);
     if (value == null || !value.isArray()) {
-      throw new IllegalArgumentException("Invalid layout " + source + ": field " + field + " must be an array");
+      throw new BadSettingsException("Invalid layout " + source + ": field " + field + " must be an array");
     }
     return () -> {
       Iterator<JsonNode> elements = value.elements();

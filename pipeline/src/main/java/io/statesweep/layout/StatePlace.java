@@ -2,6 +2,7 @@ package io.statesweep.layout;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,10 +42,10 @@ record StatePlace(String path, String recordType, List<Segment> folder, RecordSh
 
   static StatePlace parse(String path, String recordType) {
     if (path == null || path.isBlank()) {
-      throw new IllegalArgumentException("place path is empty");
+      throw new BadSettingsException("place path is empty");
     }
     if (recordType == null || recordType.isBlank()) {
-      throw new IllegalArgumentException("place " + path + " has no record_type");
+      throw new BadSettingsException("place " + path + " has no record_type");
     }
     String[] parts = path.split("/", -1);
     List<Segment> folder = new ArrayList<>();
@@ -52,16 +53,16 @@ record StatePlace(String path, String recordType, List<Segment> folder, RecordSh
     for (int i = 0; i < parts.length - 1; i++) {
       String part = parts[i];
       if (part.isEmpty()) {
-        throw new IllegalArgumentException("place " + path + " has an empty segment");
+        throw new BadSettingsException("place " + path + " has an empty segment");
       }
       if (part.startsWith("{") && part.endsWith("}")) {
         String name = part.substring(1, part.length() - 1);
         if (name.isEmpty() || !seen.add(name)) {
-          throw new IllegalArgumentException("place " + path + " has an empty or repeated variable " + part);
+          throw new BadSettingsException("place " + path + " has an empty or repeated variable " + part);
         }
         folder.add(new Segment(null, name));
       } else if (part.contains("{") || part.contains("}")) {
-        throw new IllegalArgumentException("place " + path + ": a variable must be a whole segment: " + part);
+        throw new BadSettingsException("place " + path + ": a variable must be a whole segment: " + part);
       } else {
         folder.add(new Segment(part, null));
       }
@@ -73,11 +74,11 @@ record StatePlace(String path, String recordType, List<Segment> folder, RecordSh
     if (last.startsWith("{") && last.endsWith("}" + STATE_FILE_SUFFIX)) {
       String name = last.substring(1, last.length() - ("}" + STATE_FILE_SUFFIX).length());
       if (name.isEmpty() || !seen.add(name) || name.equals(KIND)) {
-        throw new IllegalArgumentException("place " + path + " has a bad id variable in " + last);
+        throw new BadSettingsException("place " + path + " has a bad id variable in " + last);
       }
       return new StatePlace(path, recordType, folder, RecordShape.SINGLE_FILE, name);
     }
-    throw new IllegalArgumentException(
+    throw new BadSettingsException(
         "place " + path + " must end with state.json or {id}.state.json, not " + last);
   }
 

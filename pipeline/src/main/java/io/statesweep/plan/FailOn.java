@@ -2,6 +2,7 @@ package io.statesweep.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -75,12 +76,12 @@ public record FailOn(Set<Loss> losses) {
         }
       }
       if (loss == null) {
-        throw new IllegalArgumentException("Invalid sweep.fail-on '" + LineText.escape(text) + "' (from " + source
+        throw new BadSettingsException("Invalid sweep.fail-on '" + LineText.escape(text) + "' (from " + source
             + "): '" + LineText.escape(name) + "' is none of came_back, missing; give them comma-separated, all,"
             + " or none");
       }
       if (!losses.add(loss)) {
-        throw new IllegalArgumentException("Invalid sweep.fail-on '" + LineText.escape(text) + "' (from " + source
+        throw new BadSettingsException("Invalid sweep.fail-on '" + LineText.escape(text) + "' (from " + source
             + "): " + name + " is given twice");
       }
     }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.plan.LineText;
 import io.statesweep.store.ConditionProbe;
 import io.statesweep.store.DeleteResult;
@@ -67,69 +68,6 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
-  /** The lock is held by another run: the message names it and says what to do. */
-  public static final class HeldException extends IllegalStateException {
-    private static final long serialVersionUID = 1L;
-
-    HeldException(String message) {
-      super(message);
-    }
-  }
-
-  /**
-   * The store refused a request on the lock for want of a permission (the exporter's guide grants no
-   * s3:PutObject): the message names the permission and where to grant it. A dry run goes on without
-   * the lock; a run that deletes does not.
-   */
-  public static final class DeniedException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    private final String permission;
-
-    DeniedException(String message, String permission, Throwable cause) {
-      super(message, cause);
-      this.permission = permission;
-    }
-
-    /** The permission that the store refused, such as {@code s3:PutObject}. */
-    public String permission() {
-      return permission;
-    }
-  }
-
-  /**
-   * The lock could not be taken for another reason than a held lock or a refused permission (the store
-   * answered with an error, or could not be reached): the message names the lock and the store's answer.
-   */
-  public static final class UnavailableException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    UnavailableException(String message, Throwable cause) {
-      super(message, cause);
-    }
-  }
-
-  /**
-   * The store cannot hold the lock: it ignores PutObject {@code If-None-Match: *} (the lock's probe found it,
-   * {@link #probe}), so two runs could both take it. A run that deletes refuses before it reads or deletes
-   * anything, unless it was told to accept the risk; a dry run goes on without the lock.
-   */
-  public static final class UntrustedException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    private final ConditionProbe writes;
-
-    /** @param writes what the probe found */
-    public UntrustedException(String message, ConditionProbe writes) {
-      super(message);
-      this.writes = requireNonNull(writes, "writes is null");
-    }
-
-    public ConditionProbe writes() {
-      return writes;
-    }
-  }
-
   private final ObjectStore store;
   private final String key;
   private final Duration ttl;
@@ -175,7 +113,7 @@ public final class RunLock implements AutoCloseable {
 
   /**
    * Takes the lock on a store that ignores {@code If-None-Match: *} (the risk accepted: README, "One run at a
-   * time"): reads it first, and throws {@link HeldException} while another run's unexpired lock is there, then
+   * time"): reads it first, and throws {@link RunLockException.Held} while another run's unexpired lock is there, then
    * takes it as {@link #acquire} does (one GetObject more). This keeps out a run that started before; two runs
    * that start at the same moment can both hold it.
    */
@@ -194,14 +132,15 @@ public final class RunLock implements AutoCloseable {
       }
       return take(store, key, owner, host, ttl, clock);
     } catch (StoreException e) {
-      throw new UnavailableException("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
+      throw new RunLockException.Unavailable("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
           + e.getMessage(), e);
     }
   }
 
   /**
-   * Takes the lock, or throws {@link HeldException} naming the run that holds it, {@link DeniedException}
-   * naming the permission the store refused, or {@link UnavailableException} with the store's answer.
+   * Takes the lock, or throws {@link RunLockException.Held} naming the run that holds it,
+   * {@link RunLockException.Denied} naming the permission the store refused, or {@link RunLockException.Unavailable}
+   * with the store's answer.
    *
    * @param owner who asks, such as {@code "statesweep run (pid 4242)"}
    */
@@ -212,7 +151,7 @@ public final class RunLock implements AutoCloseable {
     try {
       return take(store, key, owner, host, ttl, clock);
     } catch (StoreException e) {
-      throw new UnavailableException("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
+      throw new RunLockException.Unavailable("Cannot take the run lock s3://" + store.bucket() + "/" + key + ": "
           + e.getMessage(), e);
     }
   }
@@ -223,8 +162,8 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
-  private static HeldException held(ObjectStore store, String key, Holder other) {
-    return new HeldException("Another statesweep run holds the lock s3://" + store.bucket() + "/" + key + ": "
+  private static RunLockException.Held held(ObjectStore store, String key, Holder other) {
+    return new RunLockException.Held("Another statesweep run holds the lock s3://" + store.bucket() + "/" + key + ": "
         + other.describe() + ". Wait for it to finish; if it died, its lock expires at " + other.expiresAt()
         + " and the next run takes it over");
   }
@@ -265,12 +204,12 @@ public final class RunLock implements AutoCloseable {
       }
       // Another run took the stale lock first, or it was released: look again.
     }
-    throw new HeldException("Could not take the lock s3://" + store.bucket() + "/" + key + " in " + ATTEMPTS
+    throw new RunLockException.Held("Could not take the lock s3://" + store.bucket() + "/" + key + " in " + ATTEMPTS
         + " attempts: other runs are taking it at the same time");
   }
 
   /**
-   * The request's answer; an AccessDenied becomes a {@link DeniedException} naming {@code permission} on
+   * The request's answer; an AccessDenied becomes a {@link RunLockException.Denied} naming {@code permission} on
    * statesweep's folder (and, for writes, the KMS permission of SSE-KMS buckets).
    */
   private static <T> T unlessDenied(java.util.function.Supplier<T> request, ObjectStore store, String key,
@@ -282,7 +221,8 @@ public final class RunLock implements AutoCloseable {
         throw e;
       }
       String folder = key.substring(0, key.lastIndexOf('/') + 1);
-      throw new DeniedException("Cannot take the run lock: " + e.getMessage() + ". Missing permission: " + permission
+      throw new RunLockException.Denied("Cannot take the run lock: " + e.getMessage() + ". Missing permission: "
+          + permission
           + " on arn:aws:s3:::" + store.bucket() + "/" + folder + "*"
           + (permission.equals("s3:PutObject") ? " (and kms:GenerateDataKey on the bucket's KMS key if it uses SSE-KMS)"
           : "") + "; conf/deploy/iam-policy.json grants what the run lock needs", permission, e);
@@ -351,7 +291,7 @@ public final class RunLock implements AutoCloseable {
   private String holderOf(ObjectContent current) {
     try {
       return parse(current.bytes(), store.bucket(), key).describe();
-    } catch (HeldException e) {
+    } catch (RunLockException.Held e) {
       return "its document is not a statesweep lock";
     }
   }
@@ -461,7 +401,7 @@ public final class RunLock implements AutoCloseable {
           Instant.parse(node.get("started_at").asText()), Instant.parse(node.get("expires_at").asText()));
     } catch (IOException | RuntimeException e) {
       // Never guess that an unreadable lock is free: a person decides.
-      throw new HeldException("The lock s3://" + bucket + "/" + key + " is not a statesweep lock document ("
+      throw new RunLockException.Held("The lock s3://" + bucket + "/" + key + " is not a statesweep lock document ("
           + e.getMessage() + "): if no statesweep run is active, delete it and run again");
     }
   }

@@ -2,6 +2,7 @@ package io.statesweep.scan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.api.failures.BadSettingsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -51,7 +52,7 @@ public record InventoryManifest(String location, String sourceBucket, String des
       requireNonNull(uri, "uri is null");
       String trimmed = uri.trim();
       if (!LOCATION.matcher(trimmed).matches() && !FILE_LOCATION.matcher(trimmed).matches()) {
-        throw new IllegalArgumentException("not a manifest location such as s3://inventory-bucket/path/manifest.json"
+        throw new BadSettingsException("not a manifest location such as s3://inventory-bucket/path/manifest.json"
             + " (s3://, s3a://, dbfs:/, file:/ or an absolute local path)");
       }
       return new Location(trimmed);
@@ -102,7 +103,7 @@ public record InventoryManifest(String location, String sourceBucket, String des
     List<String> present = columns;
     List<String> missing = REQUIRED_COLUMNS.stream().filter(column -> !present.contains(column)).toList();
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": fileSchema has no "
+      throw new BadSettingsException("Inventory manifest " + location + ": fileSchema has no "
           + String.join(", ", missing) + " column; configure the inventory with the Size, Last modified and ETag"
           + " fields, or use --listing list");
     }
@@ -120,10 +121,10 @@ public record InventoryManifest(String location, String sourceBucket, String des
     try {
       root = JSON.readTree(json);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Inventory manifest " + location + " is not JSON: " + e.getMessage(), e);
+      throw new BadSettingsException("Inventory manifest " + location + " is not JSON: " + e.getMessage(), e);
     }
     if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + " is not a JSON object");
+      throw new BadSettingsException("Inventory manifest " + location + " is not a JSON object");
     }
     String sourceBucket = text(root, "sourceBucket", location);
     String destination = text(root, "destinationBucket", location);
@@ -131,7 +132,7 @@ public record InventoryManifest(String location, String sourceBucket, String des
     String destinationBucket = arn.matches() ? arn.group(1) : destination;
     // Bucket names hold no ':' or '/': anything else is an ARN or path this does not understand.
     if (destinationBucket.isEmpty() || destinationBucket.contains("/") || destinationBucket.contains(":")) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": destinationBucket '" + destination
+      throw new BadSettingsException("Inventory manifest " + location + ": destinationBucket '" + destination
           + "' is not a bucket ARN such as arn:aws:s3:::inventory-bucket");
     }
     String formatText = text(root, "fileFormat", location);
@@ -139,20 +140,20 @@ public record InventoryManifest(String location, String sourceBucket, String des
     try {
       format = Format.valueOf(formatText.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": fileFormat '" + formatText
+      throw new BadSettingsException("Inventory manifest " + location + ": fileFormat '" + formatText
           + "' is not CSV, ORC or Parquet", e);
     }
     List<String> columns = columns(format, text(root, "fileSchema", location), location);
     Instant createdAt = createdAt(text(root, "creationTimestamp", location), location);
     JsonNode filesNode = root.get("files");
     if (filesNode == null || !filesNode.isArray()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": files is missing or not a list");
+      throw new BadSettingsException("Inventory manifest " + location + ": files is missing or not a list");
     }
     List<String> files = new ArrayList<>();
     for (int i = 0; i < filesNode.size(); i++) {
       JsonNode key = filesNode.get(i).get("key");
       if (key == null || !key.isTextual() || key.asText().isEmpty()) {
-        throw new IllegalArgumentException("Inventory manifest " + location + ": files[" + i + "].key is missing");
+        throw new BadSettingsException("Inventory manifest " + location + ": files[" + i + "].key is missing");
       }
       files.add(key.asText());
     }
@@ -162,7 +163,7 @@ public record InventoryManifest(String location, String sourceBucket, String des
   /** Refuses a report of another bucket: its keys would be planned against the wrong archive. */
   public void checkLists(String bucket) {
     if (!sourceBucket.equals(bucket)) {
-      throw new IllegalArgumentException("Inventory manifest " + location + " lists bucket '" + sourceBucket
+      throw new BadSettingsException("Inventory manifest " + location + " lists bucket '" + sourceBucket
           + "', not the export's bucket '" + bucket + "'");
     }
   }
@@ -257,7 +258,7 @@ public record InventoryManifest(String location, String sourceBucket, String des
       default -> throw new IllegalStateException("unknown format " + format);
     }
     if (columns.isEmpty()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": fileSchema '" + schema
+      throw new BadSettingsException("Inventory manifest " + location + ": fileSchema '" + schema
           + "' names no columns");
     }
     return columns;
@@ -270,7 +271,7 @@ public record InventoryManifest(String location, String sourceBucket, String des
       try {
         return Instant.parse(text.trim());
       } catch (DateTimeParseException notIso) {
-        throw new IllegalArgumentException("Inventory manifest " + location + ": creationTimestamp '" + text
+        throw new BadSettingsException("Inventory manifest " + location + ": creationTimestamp '" + text
             + "' is neither epoch milliseconds nor an ISO-8601 instant", notIso);
       }
     }
@@ -279,10 +280,10 @@ public record InventoryManifest(String location, String sourceBucket, String des
   private static String text(JsonNode root, String field, String location) {
     JsonNode node = root.get(field);
     if (node == null || node.isNull()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": " + field + " is missing");
+      throw new BadSettingsException("Inventory manifest " + location + ": " + field + " is missing");
     }
     if (!node.isValueNode() || node.asText().isBlank()) {
-      throw new IllegalArgumentException("Inventory manifest " + location + ": " + field + " is not a non-empty string");
+      throw new BadSettingsException("Inventory manifest " + location + ": " + field + " is not a non-empty string");
     }
     return node.asText();
   }

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.LockOutcome;
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.LineText;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Before it takes the lock it probes the store's PutObject {@code If-None-Match: *} ({@link RunLock#probe}):
  * on a store that ignores it, taking the lock would write over another run's, so a dry run goes on without it
- * and a run that deletes refuses ({@link RunLock.UntrustedException}) unless
+ * and a run that deletes refuses ({@link RunLockException.Untrusted}) unless
  * {@code --unsafe-lock-without-conditional-writes} accepts the risk.
  */
 final class ActionLock implements AutoCloseable {
@@ -49,10 +50,10 @@ final class ActionLock implements AutoCloseable {
   }
 
   /**
-   * The lock of a run that deletes: {@link RunLock.UntrustedException} when the store ignores the lock's
-   * condition (unless {@code --unsafe-lock-without-conditional-writes}), {@link RunLock.HeldException} when
-   * another run holds it, {@link RunLock.DeniedException} when the store refuses its permissions (a run that
-   * deletes never goes on without it), {@link RunLock.UnavailableException} for any other failure.
+   * The lock of a run that deletes: {@link RunLockException.Untrusted} when the store ignores the lock's
+   * condition (unless {@code --unsafe-lock-without-conditional-writes}), {@link RunLockException.Held} when
+   * another run holds it, {@link RunLockException.Denied} when the store refuses its permissions (a run that
+   * deletes never goes on without it), {@link RunLockException.Unavailable} for any other failure.
    *
    * @param command what runs, for the lock's owner: {@code "statesweep <command> (pid N)"}
    */
@@ -61,10 +62,10 @@ final class ActionLock implements AutoCloseable {
     S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     ConditionProbe writes = probe(store, key);
     if (writes.ignored() && !options.unsafeLock()) {
-      throw new RunLock.UntrustedException("Cannot take the run lock s3://" + options.bucket() + "/" + key + ": "
+      throw new RunLockException.Untrusted("Cannot take the run lock s3://" + options.bucket() + "/" + key + ": "
           + cannotHold(writes) + ", so another run could delete at the same time. Nothing was read or deleted. Run"
           + " on a store that honours conditional writes (S3 does), or accept the risk with "
-          + Settings.UNSAFE_LOCK.flag(), writes);
+          + Settings.UNSAFE_LOCK.flag(), writes.describe());
     }
     return new ActionLock(key, acquire(store, options, command, writes), null, true, store, writes);
   }
@@ -85,7 +86,7 @@ final class ActionLock implements AutoCloseable {
     }
     try {
       return new ActionLock(key, acquire(store, options, command, writes), null, true, store, writes);
-    } catch (RunLock.DeniedException e) {
+    } catch (RunLockException.Denied e) {
       LOG.warn("{}. This dry run goes on without the lock", LineText.escape(e.getMessage()));
       return new ActionLock(key, null, e.getMessage(), true, store, writes);
     }

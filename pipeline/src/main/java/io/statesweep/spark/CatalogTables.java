@@ -1,6 +1,7 @@
 package io.statesweep.spark;
 
 import io.statesweep.api.Tables;
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.CatalogSchema;
 import io.statesweep.plan.LineText;
 import java.io.IOException;
@@ -36,8 +37,8 @@ final class CatalogTables {
 
   /**
    * Registers every Delta table of the warehouse ({@link Tables#ALL} and any other folder of it with a Delta
-   * log), after checking that each name is free or already this warehouse's table (an
-   * {@link IllegalArgumentException} naming both locations otherwise). Nothing without a catalog schema.
+   * log), after checking that each name is free or already this warehouse's table (a
+   * {@link BadSettingsException} naming both locations otherwise). Nothing without a catalog schema.
    */
   static void registerAll(SparkSession spark, Tables tables) {
     CatalogSchema schema = schema(tables);
@@ -64,7 +65,7 @@ final class CatalogTables {
 
   /**
    * Registers {@code table} (written at its path) in the catalog schema unless it is there; nothing without a
-   * catalog schema. A table registered at another location is an {@link IllegalArgumentException} naming both.
+   * catalog schema. A table registered at another location is a {@link BadSettingsException} naming both.
    */
   static void register(SparkSession spark, Tables tables, String table) {
     CatalogSchema schema = schema(tables);
@@ -90,7 +91,7 @@ final class CatalogTables {
 
   private static void checkSchemaExists(SparkSession spark, CatalogSchema schema) {
     if (!spark.catalog().databaseExists(schema.toString())) {
-      throw new IllegalArgumentException("Invalid sweep.catalog-schema '" + schema + "': the catalog has no schema "
+      throw new BadSettingsException("Invalid sweep.catalog-schema '" + schema + "': the catalog has no schema "
           + schema + ". Create it (CREATE SCHEMA " + schema.sql() + "), or give the schema the tables go in");
     }
   }
@@ -102,7 +103,7 @@ final class CatalogTables {
   private static void checkSameLocation(SparkSession spark, CatalogSchema schema, String table, String location,
       String path) {
     if (!qualified(spark, location).equals(qualified(spark, path))) {
-      throw new IllegalArgumentException("Cannot register table " + schema + "." + table + " at " + path
+      throw new BadSettingsException("Cannot register table " + schema + "." + table + " at " + path
           + ": the catalog already has " + schema + "." + table + " at " + location + ". statesweep never re-points"
           + " a table: give another --catalog-schema, or the --warehouse of that table");
     }

@@ -11,6 +11,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.unix_timestamp;
 import static org.apache.spark.sql.functions.when;
 
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.cost.PlanCost;
@@ -60,7 +61,7 @@ final class PlanCosts {
     try {
       bytes = HadoopFiles.of(spark).read(location, MAX_PRICES_BYTES);
     } catch (java.io.IOException e) {
-      throw new IllegalArgumentException("Cannot read price table " + location + " (" + Settings.PRICES.key()
+      throw new BadSettingsException("Cannot read price table " + location + " (" + Settings.PRICES.key()
           + "): " + io.statesweep.store.FileSource.reason(e));
     }
     return PriceTable.parse(bytes, location);

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.Tables;
+import io.statesweep.api.failures.PlanRefusedException;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.state.StateParser;
 import java.sql.Timestamp;
@@ -172,16 +173,16 @@ final class RunsTable {
       rows = spark.read().format("delta").load(tables.runs())
           .filter(col("run_id").equalTo(runId).and(col("command").equalTo("plan"))).collectAsList();
     } catch (Exception e) {
-      throw new IllegalArgumentException("No plan with run id " + runId + ": cannot read table " + tables.runs()
+      throw new PlanRefusedException("No plan with run id " + runId + ": cannot read table " + tables.runs()
           + ": " + SparkPlanAction.rootMessage(e), e);
     }
     if (rows.isEmpty()) {
-      throw new IllegalArgumentException("No plan with run id " + runId + " in " + tables.runs()
+      throw new PlanRefusedException("No plan with run id " + runId + " in " + tables.runs()
           + ": run plan first, and give its run_id");
     }
     Row plan = rows.get(0);
     if (!plan.<Boolean>getAs("complete")) {
-      throw new IllegalArgumentException("The plan of run " + runId + " did not complete: plan again");
+      throw new PlanRefusedException("The plan of run " + runId + " did not complete: plan again");
     }
     return plan;
   }

@@ -5,6 +5,8 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
+import io.statesweep.api.failures.PlanRefusedException;
+import io.statesweep.api.failures.BadSettingsException;
 import io.delta.tables.DeltaTable;
 import io.statesweep.api.Approval;
 import io.statesweep.api.Tables;
@@ -88,15 +90,16 @@ final class SparkApproveAction {
    * Records the approval of {@code runId}, only when the digest of its rows now is {@code expectedDigest} (null:
    * whatever it is): an approval typed or saved for one version of the plan does not approve another.
    *
-   * @throws IllegalArgumentException when the digest differs, naming both
+   * @throws PlanRefusedException when the digest differs, naming both (and for a run with no complete plan)
+   * @throws BadSettingsException without {@code approvedBy}
    */
   Approval approve(String runId, String approvedBy, String note, String expectedDigest) {
     requireNonNull(runId, "runId is null");
     if (approvedBy == null || approvedBy.isBlank()) {
-      throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");
+      throw new BadSettingsException("Missing --by: who approves the plan (a name or an email)");
     }
     if (approvedBy.length() > MAX_NAME) {
-      throw new IllegalArgumentException("--by is longer than " + MAX_NAME + " characters");
+      throw new BadSettingsException("--by is longer than " + MAX_NAME + " characters");
     }
     try (ActionSettings settings = ActionSettings.of(spark)) {
       return approved(runId, approvedBy, note, expectedDigest);
@@ -111,7 +114,7 @@ final class SparkApproveAction {
     long version = PlanDigest.currentVersion(spark, tables);
     Approval approval = counted(runId, approvedBy.trim(), clock.instant(), runDate, version);
     if (expectedDigest != null && !expectedDigest.trim().equals(approval.planDigest())) {
-      throw new IllegalArgumentException("Not approved: the plan of run " + runId + " has digest "
+      throw new PlanRefusedException("Not approved: the plan of run " + runId + " has digest "
           + approval.planDigest() + " (" + approval.planRows() + " rows), not " + LineText.escape(expectedDigest.trim())
           + ", the digest given to approve: its rows changed since that digest was read, or it is another plan's."
           + " Review the plan again and approve its digest");

@@ -11,6 +11,7 @@ import io.statesweep.api.LogLine;
 import io.statesweep.api.Metrics;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
+import io.statesweep.api.failures.PlanRefusedException;
 import io.statesweep.config.RunOptions;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
@@ -54,11 +55,11 @@ import org.slf4j.LoggerFactory;
  * {@code runs}. Running it again after a crash finishes the rest and deletes nothing twice.
  *
  * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
- * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it,
- * {@link io.statesweep.s3.RunLock.DeniedException} when the store denies the lock's permissions (an action that
- * deletes never goes on without the lock), {@link io.statesweep.s3.RunLock.UntrustedException} when the store
+ * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it,
+ * {@link io.statesweep.api.failures.RunLockException.Denied} when the store denies the lock's permissions (an action that
+ * deletes never goes on without the lock), {@link io.statesweep.api.failures.RunLockException.Untrusted} when the store
  * ignores the lock's {@code If-None-Match: *} (unless {@code --unsafe-lock-without-conditional-writes}) and
- * {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for another reason; in each
+ * {@link io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason; in each
  * case nothing is read or deleted. The moment the lock is lost its
  * deletes are {@linkplain #cancel cancelled}, and the result says so ({@link ExecuteResult#runLock()}).
  *
@@ -173,7 +174,7 @@ final class SparkExecuteAction {
   /**
    * Takes the run lock, checks that the plan may be executed, executes it and releases the lock. A plan
    * that may not be executed (another bucket, prefix or layout; older than {@code max-plan-age}; not approved,
-   * or changed since its approval) is refused with an {@link IllegalArgumentException} that says what to do,
+   * or changed since its approval) is refused with a {@link PlanRefusedException} that says what to do,
    * and nothing is deleted. An attempt that stops returns a result that says why.
    */
   ExecuteResult execute() {
@@ -490,12 +491,12 @@ final class SparkExecuteAction {
     String bucket = plan.getAs("bucket");
     String prefix = plan.getAs("prefix");
     if (!bucket.equals(options.bucket()) || !prefix.equals(options.prefix().value())) {
-      throw new IllegalArgumentException("The plan of run " + runId + " is for s3://" + bucket + "/" + prefix
+      throw new PlanRefusedException("The plan of run " + runId + " is for s3://" + bucket + "/" + prefix
           + ", not s3://" + options.bucket() + "/" + options.prefix() + ": give the same --bucket and --prefix");
     }
     String fingerprint = plan.getAs("layout_fingerprint");
     if (!options.layout().fingerprint().equals(fingerprint)) {
-      throw new IllegalArgumentException("The plan of run " + runId + " was made with layout " + plan.getAs("layout")
+      throw new PlanRefusedException("The plan of run " + runId + " was made with layout " + plan.getAs("layout")
           + " (SHA-256 " + fingerprint + "), not with " + options.layout().origin() + ": give the plan's --layout");
     }
     return plan;
@@ -515,13 +516,13 @@ final class SparkExecuteAction {
     Instant plannedAt = plan.<java.sql.Timestamp>getAs("planned_at").toInstant();
     Duration age = Duration.between(plannedAt, clock.instant());
     if (age.compareTo(options.maxPlanAge()) > 0) {
-      throw new IllegalArgumentException("The plan of run " + runId + " was made at " + plannedAt + ", "
+      throw new PlanRefusedException("The plan of run " + runId + " was made at " + plannedAt + ", "
           + hours(age) + " ago, more than max-plan-age " + hours(options.maxPlanAge())
           + ": the bucket has moved on since. Plan again, review and approve the new plan, and execute that;"
           + " or give --max-plan-age to execute this one anyway");
     }
     if (ownPlan != null && !options.skipApproval() && !madeHere(ownPlan)) {
-      throw new IllegalArgumentException("The plan of run " + runId + " was not made in this job, so it is executed"
+      throw new PlanRefusedException("The plan of run " + runId + " was not made in this job, so it is executed"
           + " only once it is approved. Review it (table " + tables.deletionPlan() + ", view plan_summary,"
           + " notebooks/), then record the approval with: statesweep approve --run-id " + runId
           + " --by <your name> --warehouse " + tables.warehouse() + "; or execute with --skip-approval");
@@ -534,7 +535,7 @@ final class SparkExecuteAction {
     }
     List<Row> approvals = SparkApproveAction.approvals(spark, tables, runId);
     if (approvals.isEmpty()) {
-      throw new IllegalArgumentException("The plan of run " + runId + " has not been approved. Review it (table "
+      throw new PlanRefusedException("The plan of run " + runId + " has not been approved. Review it (table "
           + tables.deletionPlan() + ", view plan_summary, notebooks/), then record the approval with: statesweep"
           + " approve --run-id " + runId + " --by <your name> --warehouse " + tables.warehouse()
           + "; or execute with --skip-approval");
@@ -544,7 +545,7 @@ final class SparkExecuteAction {
     Instant approvedAt = newest.getTimestamp(1).toInstant();
     String approve = "statesweep approve --run-id " + runId + " --by <your name> --warehouse " + tables.warehouse();
     if (newest.isNullAt(2)) {
-      throw new IllegalArgumentException("The approval of run " + runId + " by " + approvedBy + " at " + approvedAt
+      throw new PlanRefusedException("The approval of run " + runId + " by " + approvedBy + " at " + approvedAt
           + " was recorded before approvals carried a digest of the plan's rows, so it cannot show that table "
           + tables.deletionPlan() + " still holds the plan that was approved. Review the plan again, then approve it"
           + " again with: " + approve);
@@ -554,7 +555,7 @@ final class SparkExecuteAction {
     PlanDigest.Result current = PlanDigest.of(spark, tables, version, runDate, runId);
     String approvedDigest = newest.getString(2);
     if (!current.digest().equals(approvedDigest)) {
-      throw new IllegalArgumentException("The plan of run " + runId + " changed after it was approved: approved"
+      throw new PlanRefusedException("The plan of run " + runId + " changed after it was approved: approved"
           + " digest " + approvedDigest + " (" + newest.getLong(3) + " rows, approved by " + approvedBy + " at "
           + approvedAt + "), current digest " + current.digest() + " (" + current.rows() + " rows of the run in table "
           + tables.deletionPlan() + "). Nothing was deleted. Review the plan again, then approve it again with: "

@@ -10,6 +10,7 @@ import io.statesweep.api.Metrics;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
 import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
@@ -58,8 +59,8 @@ import org.slf4j.LoggerFactory;
  * and the per-key lines are read from the same rows, so the summary is exactly what analysts see.
  *
  * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
- * {@link io.statesweep.s3.RunLock.HeldException} while another run holds it, and
- * {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for another reason. When the
+ * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it, and
+ * {@link io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason. When the
  * store denies the lock's permissions, the plan (which deletes nothing) warns and goes on without it; a lock
  * lost during the plan is reported in its result ({@link PlanResult#runLock()}, exit code 1).
  */
@@ -396,9 +397,9 @@ final class SparkPlanAction {
     } catch (java.io.IOException e) {
       // The message says why: a failed run reports the root cause's message, so no cause here.
       if (FileSource.isMissing(e)) {
-        throw new IllegalArgumentException("Inventory manifest " + location + " does not exist");
+        throw new BadSettingsException("Inventory manifest " + location + " does not exist");
       }
-      throw new IllegalArgumentException("Cannot read inventory manifest " + location + ": " + FileSource.reason(e));
+      throw new BadSettingsException("Cannot read inventory manifest " + location + ": " + FileSource.reason(e));
     }
     InventoryManifest manifest = InventoryManifest.parse(manifestBytes, location.toString());
     manifest.checkLists(options.bucket());

@@ -15,12 +15,12 @@ import org.apache.spark.sql.SparkSession;
  * {@link SparkExecuteAction}, in the same job. A plan made and executed by the same job needs no approval.
  *
  * <p>One run lock covers both, held from the start of the plan to the end of the execute, so that no other
- * run comes between them: {@link #execute()} throws {@link io.statesweep.s3.RunLock.HeldException} while
- * another run holds it, and {@link io.statesweep.s3.RunLock.UnavailableException} when it cannot be taken for
+ * run comes between them: {@link #execute()} throws {@link io.statesweep.api.failures.RunLockException.Held} while
+ * another run holds it, and {@link io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for
  * another reason. When the store denies the lock's permissions, a run that deletes is refused
- * ({@link io.statesweep.s3.RunLock.DeniedException}, nothing read or deleted) and a dry run warns and goes on
+ * ({@link io.statesweep.api.failures.RunLockException.Denied}, nothing read or deleted) and a dry run warns and goes on
  * without it; so it does on a store that ignores the lock's {@code If-None-Match: *}, where a run that deletes
- * is refused ({@link io.statesweep.s3.RunLock.UntrustedException}) unless told to accept the risk. A lock lost
+ * is refused ({@link io.statesweep.api.failures.RunLockException.Untrusted}) unless told to accept the risk. A lock lost
  * during the plan or the execute cancels the deletes that are left.
  */
 final class SparkRunAction {

@@ -15,6 +15,7 @@ import io.statesweep.api.PlanResult;
 import io.statesweep.api.RunAction;
 import io.statesweep.api.RunResult;
 import io.statesweep.api.Tables;
+import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.CatalogSchema;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
@@ -44,12 +45,16 @@ import org.apache.spark.sql.SparkSession;
  * Command#settings()} lists each action's).
  *
  * <p>Results are immutable records that carry their counts; a plan or execute that completes with errors is a
- * result ({@code exitCode() == 1}), not an exception. Failures are exceptions: bad settings and refused plans
- * are {@link IllegalArgumentException}s whose message says what to do; another run holding the export's run
- * lock is {@link io.statesweep.s3.RunLock.HeldException}, a run that deletes without the lock's permissions
- * {@link io.statesweep.s3.RunLock.DeniedException}, a run that deletes on a store that cannot hold the lock
- * {@link io.statesweep.s3.RunLock.UntrustedException}, any other failure to take it
- * {@link io.statesweep.s3.RunLock.UnavailableException}.
+ * result ({@code exitCode() == 1}), not an exception. Failures are exceptions, each its own type of
+ * {@code io.statesweep.api} whose message says what to do: bad settings (or a file a setting names) are
+ * {@link io.statesweep.api.failures.BadSettingsException}, a plan that execute refuses (none with that run id, not approved,
+ * changed since, too old, ...) {@link io.statesweep.api.failures.PlanRefusedException}; both are
+ * {@link IllegalArgumentException}s, as they were before they had types of their own. Another run holding the
+ * export's run lock is {@link io.statesweep.api.failures.RunLockException.Held}, a run that deletes without the lock's
+ * permissions {@link io.statesweep.api.failures.RunLockException.Denied}, a run that deletes on a store that cannot hold the
+ * lock {@link io.statesweep.api.failures.RunLockException.Untrusted}, any other failure to take it
+ * {@link io.statesweep.api.failures.RunLockException.Unavailable}; a request to the store that failed is
+ * {@link io.statesweep.store.StoreException}. Anything else is a bug.
  *
  * <p>From a Databricks or PySpark notebook:
  * <pre>{@code
@@ -163,7 +168,7 @@ public final class Statesweep implements Actions {
   @Override
   public ExecuteAction execute(String runId) {
     if (runId == null || runId.isBlank()) {
-      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan to execute (table runs), or"
+      throw new BadSettingsException("Missing --run-id: the run_id of the plan to execute (table runs), or"
           + " --latest-approved for the newest approved plan of the bucket and prefix");
     }
     return new Execute(this, runId.trim());
@@ -177,7 +182,7 @@ public final class Statesweep implements Actions {
   @Override
   public ApproveAction approve(String runId) {
     if (runId == null || runId.isBlank()) {
-      throw new IllegalArgumentException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
+      throw new BadSettingsException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
     }
     return new Approve(this, runId.trim());
   }
@@ -311,13 +316,13 @@ public final class Statesweep implements Actions {
       for (Setting setting : Settings.ALL) {
         if (setting.flag().equals(lookup) || setting.key().equals(lookup)) {
           if (!command.takes(setting)) {
-            throw new IllegalArgumentException("Unknown option '" + name + "' for " + command.label() + "; its options: "
+            throw new BadSettingsException("Unknown option '" + name + "' for " + command.label() + "; its options: "
                 + String.join(", ", names()));
           }
           return setting;
         }
       }
-      throw new IllegalArgumentException("Unknown option '" + name + "' for " + command.label() + "; its options: "
+      throw new BadSettingsException("Unknown option '" + name + "' for " + command.label() + "; its options: "
           + String.join(", ", names()));
     }
 
@@ -372,7 +377,7 @@ public final class Statesweep implements Actions {
       RunOptions options = runOptions(settings);
       if (!options.dryRun()) {
         Settings.Value value = settings.value(Settings.DRY_RUN);
-        throw new IllegalArgumentException("The plan command never deletes, but dry_run is false (from "
+        throw new BadSettingsException("The plan command never deletes, but dry_run is false (from "
             + value.source() + "): use run --execute to delete, or execute --run-id for a reviewed plan");
       }
       return new SparkPlanAction(session(settings), options).lines(lines()).execute();
@@ -412,13 +417,13 @@ public final class Statesweep implements Actions {
       Settings settings = settings();
       Settings.Value dryRun = settings.value(Settings.DRY_RUN);
       if (!dryRun.source().equals("default") && settings.bool(Settings.DRY_RUN)) {
-        throw new IllegalArgumentException("The execute command deletes, but dry_run is true (from "
+        throw new BadSettingsException("The execute command deletes, but dry_run is true (from "
             + dryRun.source() + "): unset it, or use plan for a dry run");
       }
       RunOptions options = runOptions(settings);
       if (runId == null) {
         if (options.skipApproval()) {
-          throw new IllegalArgumentException("execute --latest-approved executes approved plans only, but skip-approval"
+          throw new BadSettingsException("execute --latest-approved executes approved plans only, but skip-approval"
               + " is true (from " + settings.value(Settings.SKIP_APPROVAL).source() + "): drop one of them");
         }
         return SparkExecuteAction.latestApproved(session(settings), options).lines(lines()).execute();
@@ -472,7 +477,7 @@ public final class Statesweep implements Actions {
     public Approval execute() {
       Settings settings = settings();
       if (by == null || by.isBlank()) {
-        throw new IllegalArgumentException("Missing --by: who approves the plan (a name or an email)");
+        throw new BadSettingsException("Missing --by: who approves the plan (a name or an email)");
       }
       return new SparkApproveAction(session(settings), tables(settings)).approve(runId, by, note, digest);
     }

@@ -3,6 +3,7 @@ package io.statesweep.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
@@ -84,7 +85,7 @@ class RunLockTest {
     try (RunLock first = RunLock.acquire(store, key, "statesweep run (pid 1)", "host-a", TTL, at(T0))) {
       assertThatThrownBy(() -> RunLock.acquire(store, key, "statesweep run (pid 2)", "host-b", TTL,
           at(T0.plusSeconds(60))))
-          .isInstanceOf(RunLock.HeldException.class)
+          .isInstanceOf(RunLockException.Held.class)
           .hasMessage("Another statesweep run holds the lock s3://" + store.bucket() + "/cogram.statesweep/lock:"
               + " statesweep run (pid 1) on host-a since 2026-11-29T04:00:00Z (lock valid until"
               + " 2026-11-29T04:10:00Z, renewed while that run lasts). Wait for it to finish; if it died, its lock"
@@ -110,7 +111,7 @@ class RunLockTest {
 
       // 12 minutes after the start the first expiry has passed, the renewed one has not.
       assertThatThrownBy(() -> RunLock.acquire(store, key, "second", "host-b", TTL, at(T0.plus(Duration.ofMinutes(12)))))
-          .isInstanceOf(RunLock.HeldException.class).hasMessageContaining("first on host-a");
+          .isInstanceOf(RunLockException.Held.class).hasMessageContaining("first on host-a");
     }
   }
 
@@ -267,7 +268,7 @@ class RunLockTest {
           start.await();
           try {
             return RunLock.acquire(store, key, owner, "host-b", TTL, later);
-          } catch (RunLock.HeldException e) {
+          } catch (RunLockException.Held e) {
             return null;
           }
         }));
@@ -294,7 +295,7 @@ class RunLockTest {
     store.write(key, "not json".getBytes(StandardCharsets.UTF_8));
 
     assertThatThrownBy(() -> RunLock.acquire(store, key, "run", "host", TTL, at(T0)))
-        .isInstanceOf(RunLock.HeldException.class)
+        .isInstanceOf(RunLockException.Held.class)
         .hasMessageStartingWith("The lock s3://" + store.bucket() + "/cogram.statesweep/lock is not a statesweep lock"
             + " document")
         .hasMessageEndingWith("if no statesweep run is active, delete it and run again");

@@ -9,6 +9,7 @@ import io.statesweep.api.LockOutcome;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.RunResult;
 import io.statesweep.api.Tables;
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
@@ -89,7 +90,7 @@ class RunLockInActionsTest {
           Map.of("--dry-run", "false", "--skip-approval", "true")), runId);
 
       assertThatThrownBy(execute::execute)
-          .isInstanceOf(RunLock.HeldException.class)
+          .isInstanceOf(RunLockException.Held.class)
           .hasMessageStartingWith("Another statesweep run holds the lock s3://" + bucket + "/" + LOCK
               + ": statesweep run (pid 1) on host-b since " + other.holder().startedAt() + " (lock valid until "
               + other.holder().expiresAt() + ", renewed while that run lasts). Wait for it to finish");
@@ -285,7 +286,7 @@ class RunLockInActionsTest {
           Map.of("--dry-run", "false", "--skip-approval", "true")), planned.runId());
 
       assertThatThrownBy(refused::execute)
-          .isInstanceOf(RunLock.UntrustedException.class)
+          .isInstanceOf(RunLockException.Untrusted.class)
           .hasMessageMatching("Cannot take the run lock s3://" + bucket + "/" + LOCK.replace(".", "\\.") + ": "
               + probe + ", so another run could delete at the same time\\. Nothing was read or deleted\\. Run on a"
               + " store that honours conditional writes \\(S3 does\\), or accept the risk with " + unsafe);
@@ -296,7 +297,7 @@ class RunLockInActionsTest {
 
       Map<String, String> accepted = Map.of("--dry-run", "false", "--skip-approval", "true", unsafe, "true");
       assertThatThrownBy(new SparkExecuteAction(spark, options(proxy.endpoint(), accepted), planned.runId())::execute)
-          .as("a lock in place still keeps it out").isInstanceOf(RunLock.HeldException.class);
+          .as("a lock in place still keeps it out").isInstanceOf(RunLockException.Held.class);
       assertThat(lockOwner()).isEqualTo("statesweep run (pid 1)");
       assertThat(keys()).as("nothing deleted").isEqualTo(before);
       other.close();

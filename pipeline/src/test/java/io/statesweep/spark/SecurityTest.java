@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
+import io.statesweep.api.failures.RunLockException;
 import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.s3.RunLock;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestArchive;
@@ -120,7 +120,7 @@ class SecurityTest {
       try {
         new SparkPlanAction(SharedSpark.session(), options(server, "security-no-such-bucket", Map.of(), environment))
             .execute();
-      } catch (RunLock.UnavailableException e) {
+      } catch (RunLockException.Unavailable e) {
         java.io.StringWriter trace = new java.io.StringWriter();
         e.printStackTrace(new java.io.PrintWriter(trace));
         failedRun = trace.toString();
@@ -150,7 +150,7 @@ class SecurityTest {
         + " records_deleted=1 child_keys_deleted=1 records_kept=3 kept_newer_files=0 kept_refused=1 skipped=0 errors=0");
     assertThat(execution.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=4"
         + " records_deleted=1 child_keys_deleted=1");
-    assertThat(failedRun).as("a failing run is captured too").startsWith("io.statesweep.s3.RunLock$UnavailableException:"
+    assertThat(failedRun).as("a failing run is captured too").startsWith("io.statesweep.api.failures.RunLockException$Unavailable:"
         + " Cannot take the run lock s3://security-no-such-bucket/cogram.statesweep/lock: ");
     assertThat(logged).as("the capture saw the run").anyMatch(line -> line.contains("Run " + plan.runId()));
     assertThat(logged).as("TRACE of statesweep").anyMatch(line -> line.contains("capture probe"));
