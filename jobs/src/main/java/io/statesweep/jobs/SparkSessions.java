@@ -1,9 +1,9 @@
 package io.statesweep.jobs;
 
+import io.statesweep.spark.run.HadoopFiles;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.s3.S3Settings;
-import io.statesweep.spark.HadoopFiles;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 

@@ -2,6 +2,13 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.spark.execute.LedgerRecorder;
+import io.statesweep.spark.plan.PlanCosts;
+import io.statesweep.spark.plan.PlanSummary;
+import io.statesweep.spark.tables.RunsTable;
+import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableDocs;
+import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.Tables;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.spark.rows.ObjectRow;
@@ -41,12 +48,12 @@ final class PlanTables {
     requireNonNull(spark, "spark is null");
     requireNonNull(tables, "tables is null");
     Map<String, Runnable> makers = new LinkedHashMap<>();
-    makers.put(Tables.STATE_FILES, () -> TableDocs.createIfMissing(SparkPlanAction.toTable(
+    makers.put(Tables.STATE_FILES, () -> TableDocs.createIfMissing(TableWrites.toTable(
         spark.emptyDataset(StateFileRow.ENCODER).toDF(), TableColumns.STATE_FILES), tables, Tables.STATE_FILES));
     makers.put(Tables.DELETION_PLAN, () -> TableDocs.createIfMissing(
-        SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER)), tables, Tables.DELETION_PLAN));
+        TableWrites.planTable(spark.emptyDataset(PlanRow.ENCODER)), tables, Tables.DELETION_PLAN));
     makers.put(Tables.PLAN_SUMMARY, () -> TableDocs.createIfMissing(PlanSummary.of(
-        SparkPlanAction.planTable(spark.emptyDataset(PlanRow.ENCODER)),
+        TableWrites.planTable(spark.emptyDataset(PlanRow.ENCODER)),
         PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables, Tables.PLAN_SUMMARY));
     makers.put(Tables.RUNS, () -> TableDocs.createIfMissing(
         spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA), tables, Tables.RUNS));

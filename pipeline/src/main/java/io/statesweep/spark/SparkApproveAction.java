@@ -5,6 +5,12 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
+import io.statesweep.spark.run.ActionSettings;
+import io.statesweep.spark.tables.CatalogTables;
+import io.statesweep.spark.tables.PlanDigest;
+import io.statesweep.spark.tables.RunsTable;
+import io.statesweep.spark.tables.TableDocs;
+import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.failures.PlanRefusedException;
 import io.statesweep.api.failures.BadSettingsException;
 import io.delta.tables.DeltaTable;
@@ -123,7 +129,7 @@ final class SparkApproveAction {
         note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
         plan.getAs("planned_at"), approval.recordsToDelete(), approval.recordsWithRemovedFiles(),
         approval.keysToDelete(), approval.bytesToDelete(), approval.planRows(), approval.planDigest());
-    SparkPlanAction.append(spark.createDataFrame(List.of(row), SCHEMA), tables, Tables.APPROVALS);
+    TableWrites.append(spark.createDataFrame(List.of(row), SCHEMA), tables, Tables.APPROVALS);
     return approval;
   }
 

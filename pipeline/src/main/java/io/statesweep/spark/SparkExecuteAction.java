@@ -5,6 +5,24 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.spark.execute.DeleteBound;
+import io.statesweep.spark.execute.DeleteTasks;
+import io.statesweep.spark.execute.ExecuteFunctions;
+import io.statesweep.spark.run.Progress;
+import io.statesweep.spark.run.RunContext;
+import io.statesweep.spark.run.Spread;
+import io.statesweep.spark.tables.CatalogTables;
+import io.statesweep.spark.execute.LedgerRecorder;
+import io.statesweep.spark.plan.PlanCosts;
+import io.statesweep.spark.run.ActionLock;
+import io.statesweep.spark.run.ActionSettings;
+import io.statesweep.spark.run.LineStream;
+import io.statesweep.spark.run.RootMessage;
+import io.statesweep.spark.run.RunMetrics;
+import io.statesweep.spark.tables.PlanDigest;
+import io.statesweep.spark.tables.RunsTable;
+import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.LockOutcome;
 import io.statesweep.api.LogLine;
@@ -261,8 +279,8 @@ final class SparkExecuteAction {
       int ceiling = options.maxDeletesPerSecond();
       // Each task that can run at once gets its share of the ceiling, at least one key per second: under
       // a ceiling below the cores, as many partitions as keys per second, so no more tasks run at once.
-      int partitions = deletePartitions(parallelism, ceiling);
-      double perTask = keysPerSecondPerTask(parallelism, ceiling);
+      int partitions = DeleteTasks.deletePartitions(parallelism, ceiling);
+      double perTask = DeleteTasks.keysPerSecondPerTask(parallelism, ceiling);
       KeyClassifier classifier = options.layout().classifier(options.prefix());
       // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
       Planner planner = new Planner(classifier, options.gracePolicy());
@@ -306,7 +324,7 @@ final class SparkExecuteAction {
       progress.phase("summary", null, -1);
       String why = cancelledBecause;
       String failure = stopped == null ? null
-          : why != null && !deletesDone ? "its deletes were cancelled: " + why : SparkPlanAction.rootMessage(stopped);
+          : why != null && !deletesDone ? "its deletes were cancelled: " + why : RootMessage.of(stopped);
       if (stopped != null) {
         LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, LineText.escape(failure), stopped);
       }
@@ -334,7 +352,7 @@ final class SparkExecuteAction {
         summary = withCost(summary, cost);
       } catch (RuntimeException costFailure) {
         LOG.warn("Run {}: cannot price attempt {}: {}", runId, attemptId,
-            LineText.escape(SparkPlanAction.rootMessage(costFailure)));
+            LineText.escape(RootMessage.of(costFailure)));
       }
       writeRun(tables, plan, attemptId, startedAt, conditional.describe(), summary, counts, failure, cost,
           lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW);
@@ -342,9 +360,9 @@ final class SparkExecuteAction {
       return result(attemptId, summary, tables, conditional, lines, failure, metrics, seconds, lock);
     } catch (Exception e) {
       // The ledger could not be recorded: it stays in the bucket, and the next execute records it first.
-      String failure = (stopped != null ? SparkPlanAction.rootMessage(stopped) + "; " : "")
+      String failure = (stopped != null ? RootMessage.of(stopped) + "; " : "")
           + "cannot record what it deleted from its ledger, which stays under s3://" + options.bucket() + "/"
-          + ledger.folder(runId, attemptId) + " for the next execute to record: " + SparkPlanAction.rootMessage(e);
+          + ledger.folder(runId, attemptId) + " for the next execute to record: " + RootMessage.of(e);
       LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, LineText.escape(failure), e);
       RunSummary summary = summary(runId, plan, attemptId, conditional, conditionalReads, false, AttemptCounts.NONE, 1);
       try {
@@ -352,7 +370,7 @@ final class SparkExecuteAction {
             LedgerRecorder.Write.INSERT_NEW);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record attempt {} in {}: {}", attemptId, LineText.escape(tables.runs()),
-            LineText.escape(SparkPlanAction.rootMessage(writeFailure)));
+            LineText.escape(RootMessage.of(writeFailure)));
       }
       seconds.put("failed", (System.nanoTime() - phaseStart) / 1e9);
       return result(attemptId, summary, tables, conditional, lines, failure, metrics, seconds, lock);
@@ -424,7 +442,7 @@ final class SparkExecuteAction {
       } catch (RuntimeException e) {
         throw new IllegalStateException("Cannot record the ledger s3://" + options.bucket() + "/" + folder
             + " of run " + leftover.runId() + " attempt " + leftover.attemptId() + ", which stopped before recording"
-            + " what it deleted; nothing is deleted until it is recorded: " + SparkPlanAction.rootMessage(e), e);
+            + " what it deleted; nothing is deleted until it is recorded: " + RootMessage.of(e), e);
       }
       AttemptCounts counts = AttemptCounts.of(spark, into, leftover.runDate(), leftover.attemptId());
       String failure = "its driver stopped before it recorded what it deleted; recorded from its ledger by attempt "
@@ -448,16 +466,6 @@ final class SparkExecuteAction {
       recorded.add(leftover.attemptId());
     }
     return recorded;
-  }
-
-  /** The delete phase's tasks: twice the cores, or as many as the keys per second of a lower ceiling. */
-  static int deletePartitions(int parallelism, int ceiling) {
-    return ceiling > 0 && ceiling < parallelism ? ceiling : parallelism * 2;
-  }
-
-  /** Each task's share of {@code --max-deletes-per-second} (0: no ceiling). */
-  static double keysPerSecondPerTask(int parallelism, int ceiling) {
-    return ceiling == 0 ? 0 : (double) ceiling / Math.min(parallelism, deletePartitions(parallelism, ceiling));
   }
 
   private void stopIfCancelled() {
@@ -784,10 +792,10 @@ final class SparkExecuteAction {
         counts.alreadyDeleted(), counts.changedDuringDelete(), counts.cameBack(), summary, failure,
         RunsTable.Source.NONE, cost);
     if (write == LedgerRecorder.Write.APPEND) {
-      SparkPlanAction.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
+      TableWrites.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
     } else {
       // Unless the attempt has its row already: it stopped after writing it, or the next run recorded it first.
-      SparkPlanAction.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
+      TableWrites.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
           Map.of("run_date", row.runDate(), "attempt_id", attemptId));
     }
   }

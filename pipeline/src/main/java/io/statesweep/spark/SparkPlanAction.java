@@ -4,14 +4,31 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
+import io.statesweep.spark.plan.Listings;
+import io.statesweep.spark.plan.PlanCosts;
+import io.statesweep.spark.plan.PlanFunctions;
+import io.statesweep.spark.plan.PlanSummary;
+import io.statesweep.spark.plan.RecordJoin;
+import io.statesweep.spark.plan.Rows;
+import io.statesweep.spark.plan.StateReuse;
+import io.statesweep.spark.run.ActionLock;
+import io.statesweep.spark.run.ActionSettings;
+import io.statesweep.spark.run.LineStream;
+import io.statesweep.spark.run.Progress;
+import io.statesweep.spark.run.RootMessage;
+import io.statesweep.spark.run.RunContext;
+import io.statesweep.spark.run.RunMetrics;
+import io.statesweep.spark.run.Spread;
+import io.statesweep.spark.tables.CatalogTables;
+import io.statesweep.spark.tables.RunsTable;
+import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.LockOutcome;
 import io.statesweep.api.LogLine;
 import io.statesweep.api.Metrics;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
 import io.statesweep.s3.S3ObjectStore;
-import io.statesweep.api.failures.BadSettingsException;
-import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
@@ -21,28 +38,18 @@ import io.statesweep.plan.RunSummary;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.store.BucketVersioning;
-import io.statesweep.store.ObjectStore;
-import io.statesweep.scan.InventoryManifest;
-import io.statesweep.scan.ListingFanOut;
-import io.statesweep.scan.ListingTask;
 import io.statesweep.state.StateParser;
-import io.statesweep.spark.rows.ListedRow;
-import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -67,16 +74,7 @@ import org.slf4j.LoggerFactory;
 final class SparkPlanAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);
   private static final String JOB_GROUP = "statesweep-plan";
-  private static final int MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
-  static final long KEYS_PER_SHUFFLE_PARTITION = 200_000;
-  private static final long MAX_SHUFFLE_PARTITIONS = 20_000;
-  /**
-   * How much earlier than its start a listing is taken to begin, for the planner's "was this state file
-   * written before the listing?" ({@code missing <key>} lines): a GET's Last-Modified has whole seconds,
-   * and the driver's clock is not S3's.
-   */
-  static final Duration LISTING_CLOCK_MARGIN = Duration.ofSeconds(1);
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -170,18 +168,18 @@ final class SparkPlanAction {
       return result(run, tables, summary, lines, null, lock);
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
-      LOG.error("Run {} did not complete: {}", run.runId(), LineText.escape(rootMessage(e)), e);
+      LOG.error("Run {} did not complete: {}", run.runId(), LineText.escape(RootMessage.of(e)), e);
       RunSummary summary = summary(run, Counts.NONE, false, 1);
       if (planTables != null) {
         planTables.awaitQuietly();
       }
       try {
-        writeRun(run, tables, startedAt, summary, Counts.NONE, rootMessage(e), null);
+        writeRun(run, tables, startedAt, summary, Counts.NONE, RootMessage.of(e), null);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), LineText.escape(tables.runs()),
-            LineText.escape(rootMessage(writeFailure)));
+            LineText.escape(RootMessage.of(writeFailure)));
       }
-      return result(run, tables, summary, lines, rootMessage(e), lock);
+      return result(run, tables, summary, lines, RootMessage.of(e), lock);
     } finally {
       if (planTables != null) {
         planTables.awaitQuietly();
@@ -234,28 +232,30 @@ final class SparkPlanAction {
     KeyClassifier classifier = options.layout().classifier(options.prefix());
     Planner planner = new Planner(classifier, options.gracePolicy());
 
-    Listing listing = options.listing() == RunOptions.Listing.INVENTORY ? fromInventory(run) : fromListing(run, classifier);
+    Listings.Listing listing;
+    if (options.listing() == RunOptions.Listing.INVENTORY) {
+      phase("list", "Reading the inventory report " + options.inventory());
+      source = new RunsTable.Source("inventory", options.inventory().toString(), null);
+      progress.phase("list", "keys_listed", -1);
+      listing = Listings.fromInventory(spark, options, run.runId());
+    } else {
+      phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
+      source = RunsTable.Source.LIST;
+      progress.phase("list", "keys_listed", -1);
+      listing = Listings.fromListing(spark, options, classifier, metrics, run.runId());
+    }
+    source = listing.source();
     Dataset<ObjectRow> listingDS = listing.objects();
     long keysListed = listingDS.count();
     LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed,
         LineText.escape(listing.description()));
-    int partitions = shufflePartitions(keysListed, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
+    int partitions = RecordJoin.shufflePartitions(keysListed, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
     settings.set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
     return planListed(run, tables, classifier, planner, listing, keysListed, partitions);
   }
 
-  /**
-   * The shuffle partitions of the plan's joins: the session's setting, raised so that no partition
-   * holds more than {@link #KEYS_PER_SHUFFLE_PARTITION} listed keys (a fixed count that suits a test
-   * archive would give a 100M-key archive's joins partitions of millions of rows).
-   */
-  static int shufflePartitions(long keysListed, int configured) {
-    long needed = (keysListed + KEYS_PER_SHUFFLE_PARTITION - 1) / KEYS_PER_SHUFFLE_PARTITION;
-    return (int) Math.max(configured, Math.min(needed, MAX_SHUFFLE_PARTITIONS));
-  }
-
   private Counts planListed(RunContext run, Tables tables, KeyClassifier classifier, Planner planner,
-      Listing listing, long keysListed, int partitions) {
+      Listings.Listing listing, long keysListed, int partitions) {
     Dataset<ObjectRow> listingDS = listing.objects();
     storageClassesDS = PlanCosts.storageClasses(listingDS);
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
@@ -282,9 +282,9 @@ final class SparkPlanAction {
             options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
-    stateFileRows = toTable(stateFilesDS.toDF(), TableColumns.STATE_FILES);
+    stateFileRows = TableWrites.toTable(stateFilesDS.toDF(), TableColumns.STATE_FILES);
     planTables.await(Tables.STATE_FILES);
-    append(stateFileRows, tables, Tables.STATE_FILES);
+    TableWrites.append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
         previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
 
@@ -294,127 +294,13 @@ final class SparkPlanAction {
         .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
     // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
     // cost and its lines are all read from them, never from a second planning or a reading of the table back.
-    planRows = planTable(planDS).localCheckpoint(true);
+    planRows = TableWrites.planTable(planDS).localCheckpoint(true);
     planTables.await(Tables.DELETION_PLAN);
-    append(planRows, tables, Tables.DELETION_PLAN);
+    TableWrites.append(planRows, tables, Tables.DELETION_PLAN);
     planTables.await(Tables.PLAN_SUMMARY);
-    append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(options).name()), tables,
+    TableWrites.append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(options).name()), tables,
         Tables.PLAN_SUMMARY);
     return counts(keysListed, listing.tasks());
-  }
-
-  /**
-   * The objects under the prefix, how many tasks produced them, what to log about it, and when the
-   * listing began (for an inventory report, when it was taken), less {@link #LISTING_CLOCK_MARGIN}.
-   */
-  private record Listing(Dataset<ObjectRow> objects, long tasks, String description, Instant listedAt) {}
-
-  /** ListObjectsV2 over the prefix, in parallel tasks of bounded pages. */
-  private Listing fromListing(RunContext run, KeyClassifier classifier) {
-    phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
-    source = RunsTable.Source.LIST;
-    // The wall clock, not the run's "now" (which tests may set): it is compared with LastModified times.
-    Instant listedAt = Instant.now().minus(LISTING_CLOCK_MARGIN);
-    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
-    progress.phase("list", "keys_listed", -1);
-    List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
-    metrics.addRequests(store.requestCounts());
-    List<ListingTaskRow> pending = new ArrayList<>(tasks.size());
-    for (ListingTask task : tasks) {
-      pending.add(Rows.taskRow(task));
-    }
-    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
-    // Rounds: each task lists at most its page budget and hands what it left to the next round, so a
-    // prefix that holds half the archive spreads over many tasks. Only tasks reach the driver.
-    Dataset<ObjectRow> listingDS = null;
-    int rounds = 0;
-    long tasksRun = 0;
-    while (!pending.isEmpty()) {
-      rounds++;
-      tasksRun += pending.size();
-      // From an RDD, not a local list: a Dataset of a local list carries its (tiny) size into every
-      // estimate derived from it, so Spark would plan the listing's joins as broadcasts and collect
-      // millions of keys into the driver. An RDD's size is unknown, so the joins shuffle.
-      Dataset<ListedRow> listedDS = ofUnknownSize(spark, pending, ListingTaskRow.ENCODER,
-              Math.max(1, Math.min(pending.size(), parallelism * 4)))
-          .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask(), metrics),
-              ListedRow.ENCODER)
-          // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
-          .localCheckpoint(true);
-      Dataset<ObjectRow> objectsDS = listedDS.filter(col("taskPrefix").isNull())
-          .select(col("key"), col("etag"), col("lastModified"), col("size"), col("storageClass")).as(ObjectRow.ENCODER);
-      listingDS = listingDS == null ? objectsDS : listingDS.union(objectsDS);
-      pending = new ArrayList<>();
-      for (ListedRow task : listedDS.filter(col("taskPrefix").isNotNull()).collectAsList()) {
-        pending.add(Rows.taskRow(task));
-      }
-      LOG.info("Run {}: listing round {} done; {} tasks left", run.runId(), rounds, pending.size());
-    }
-    if (listingDS == null) {
-      listingDS = spark.emptyDataset(ObjectRow.ENCODER);
-    }
-    return new Listing(listingDS, tasksRun, "listed in " + tasksRun + " tasks over " + rounds + " rounds", listedAt);
-  }
-
-  /**
-   * A Dataset of {@code rows} whose size Spark does not know, as if it were read from a source:
-   * nothing derived from it is ever planned as a broadcast on a size estimate.
-   */
-  static <T> Dataset<T> ofUnknownSize(SparkSession spark, List<T> rows, Encoder<T> encoder) {
-    return ofUnknownSize(spark, rows, encoder, 1);
-  }
-
-  /**
-   * As {@link #ofUnknownSize(SparkSession, List, Encoder)}, in {@code partitions} partitions dealt in turn (row i to
-   * partition i mod {@code partitions}), as a round-robin repartition would, without its shuffle: neighbouring rows
-   * (folders that sort together, and are often alike in size) go to different tasks.
-   */
-  static <T> Dataset<T> ofUnknownSize(SparkSession spark, List<T> rows, Encoder<T> encoder, int partitions) {
-    int slices = Math.max(1, Math.min(partitions, Math.max(1, rows.size())));
-    List<T> dealt = new ArrayList<>(rows.size());
-    for (int slice = 0; slice < slices; slice++) {
-      for (int i = slice; i < rows.size(); i += slices) {
-        dealt.add(rows.get(i));
-      }
-    }
-    return spark.createDataset(JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(dealt, slices)
-        .rdd(), encoder);
-  }
-
-  /**
-   * The objects of an S3 Inventory report instead of LIST. The report is a day old at most; execution
-   * still verifies every record against the live bucket.
-   */
-  private Listing fromInventory(RunContext run) {
-    InventoryManifest.Location location = options.inventory();
-    phase("list", "Reading the inventory report " + location);
-    source = new RunsTable.Source("inventory", location.toString(), null);
-    progress.phase("list", "keys_listed", -1);
-    // Through Hadoop's FileSystem, as its data files are: the report may be in another bucket or account.
-    byte[] manifestBytes;
-    try {
-      manifestBytes = HadoopFiles.of(spark).read(location.toString(), MAX_MANIFEST_BYTES);
-    } catch (java.io.IOException e) {
-      // The message says why: a failed run reports the root cause's message, so no cause here.
-      if (FileSource.isMissing(e)) {
-        throw new BadSettingsException("Inventory manifest " + location + " does not exist");
-      }
-      throw new BadSettingsException("Cannot read inventory manifest " + location + ": " + FileSource.reason(e));
-    }
-    InventoryManifest manifest = InventoryManifest.parse(manifestBytes, location.toString());
-    manifest.checkLists(options.bucket());
-    source = new RunsTable.Source("inventory", location.toString(), manifest.createdAt());
-    LOG.info("Run {}: inventory of s3://{} taken at {}: {} {} files", run.runId(),
-        LineText.escape(manifest.sourceBucket()), manifest.createdAt(), manifest.files().size(), manifest.format());
-    // s3:// is the platform's S3 filesystem (EMRFS, Databricks'); where it has none, S3A.
-    String dataScheme = location.dataFileScheme().equals("s3")
-        ? HadoopFiles.s3Scheme(spark.sparkContext().hadoopConfiguration()) : location.dataFileScheme();
-    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, dataScheme, options.prefix())
-        // One reading of the report for every later step, as with LIST.
-        .localCheckpoint(true);
-    return new Listing(objectsDS, manifest.files().size(), "from the inventory taken at " + manifest.createdAt()
-        + ", " + manifest.files().size() + " " + manifest.format() + " files",
-        manifest.createdAt().minus(LISTING_CLOCK_MARGIN));
   }
 
   /**
@@ -433,7 +319,7 @@ final class SparkPlanAction {
       return rows.isEmpty() ? null : rows.get(0);
     } catch (Exception e) {
       // No runs table yet (the first run), or one we cannot read: read every state file.
-      LOG.info("No earlier plan to reuse state files from: {}", LineText.escape(rootMessage(e)));
+      LOG.info("No earlier plan to reuse state files from: {}", LineText.escape(RootMessage.of(e)));
       return null;
     }
   }
@@ -539,7 +425,7 @@ final class SparkPlanAction {
         Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
         options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
         counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source, cost);
-    append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
+    TableWrites.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
     LOG.info("Run {} recorded in {}", run.runId(), LineText.escape(tables.runs()));
   }
 
@@ -573,90 +459,6 @@ final class SparkPlanAction {
     phaseSeconds.clear();
     currentPhase = null;
     return seconds;
-  }
-
-  /**
-   * Appends rows to {@code table} of {@code tables}; a table written by an older version gains the newer columns.
-   * The first time the table is written, it is registered by name in the catalog schema, if there is one.
-   */
-  static void append(Dataset<Row> rows, Tables tables, String table) {
-    String path = tables.path(table);
-    TableDocs.createIfMissing(rows, tables, table);
-    rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
-  }
-
-  /**
-   * Inserts the rows whose {@code keyColumns} the table does not hold yet (a Delta MERGE that only inserts, new
-   * columns added to the table): recording the same rows twice adds nothing, and of two runs recording them at
-   * once, the second's commit conflicts with the first's and, tried again, finds them.
-   *
-   * @param shared values every row has ({@code run_date}, {@code attempt_id}): the table is read only where it
-   *     holds them (its {@code run_date} partition), never whole
-   */
-  static void insertNew(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
-      Map<String, String> shared) {
-    String path = tables.path(table);
-    SparkSession spark = rows.sparkSession();
-    TableDocs.createIfMissing(rows, tables, table);
-    Column matches = null;
-    for (Map.Entry<String, String> value : shared.entrySet()) {
-      Column same = col("t." + value.getKey()).equalTo(org.apache.spark.sql.functions.lit(value.getValue()));
-      matches = matches == null ? same : matches.and(same);
-    }
-    for (String key : keyColumns) {
-      Column same = col("t." + key).equalTo(col("s." + key));
-      matches = matches == null ? same : matches.and(same);
-    }
-    for (int attempt = 1; ; attempt++) {
-      try {
-        io.delta.tables.DeltaTable.forPath(spark, path).as("t").merge(rows.as("s"), matches)
-            .whenNotMatched().insertAll().withSchemaEvolution().execute();
-        return;
-      } catch (io.delta.exceptions.DeltaConcurrentModificationException e) {
-        if (attempt >= 5) {
-          throw e;
-        }
-        LOG.info("Inserting into {} met a concurrent commit ({}); trying again", LineText.escape(path),
-            LineText.escape(e.getMessage()));
-      }
-    }
-  }
-
-  /** Appends rows by path alone (no catalog registration: see {@link #append(Dataset, Tables, String)}). */
-  static void append(Dataset<Row> rows, String path) {
-    TableDocs.createIfMissing(rows.sparkSession(), rows, path);
-    rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
-  }
-
-  /** Selects bean columns under their snake_case table names, in the table's order. */
-  static Dataset<Row> toTable(Dataset<Row> beans, List<String> columns) {
-    Map<String, String> byColumn = new LinkedHashMap<>();
-    for (String property : beans.columns()) {
-      byColumn.put(TableColumns.column(property), property);
-    }
-    Column[] selected = columns.stream().map(column -> {
-      String property = byColumn.get(column);
-      if (property == null) {
-        throw new IllegalStateException("no bean property for column " + column);
-      }
-      return col(property).as(column);
-    }).toArray(Column[]::new);
-    return beans.select(selected);
-  }
-
-  static Dataset<Row> planTable(Dataset<PlanRow> planDS) {
-    Dataset<Row> rows = planDS.toDF().withColumn("deletes", expr("transform(deletes, d -> named_struct("
-        + "'key', d.key, 'etag', d.etag, 'last_modified', d.lastModified, 'size', d.size, 'role', d.role))"));
-    return toTable(rows, TableColumns.DELETION_PLAN);
-  }
-
-  /** The innermost cause's message: what a person can act on, without Spark's wrapping. */
-  static String rootMessage(Throwable e) {
-    Throwable cause = e;
-    while (cause.getCause() != null && cause.getCause() != cause) {
-      cause = cause.getCause();
-    }
-    return cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
   }
 
   /** Counts of one run, from the rows of its tables. */

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.spark.run.ActionLock;
 import io.statesweep.api.LogLine;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.RunResult;

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.spark.run.HadoopFiles;
 import io.statesweep.api.Action;
 import io.statesweep.api.Actions;
 import io.statesweep.api.Approval;

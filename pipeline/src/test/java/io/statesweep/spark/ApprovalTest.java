@@ -6,6 +6,8 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
+import io.statesweep.spark.tables.PlanDigest;
+import io.statesweep.spark.tables.TableWrites;
 import io.delta.tables.DeltaTable;
 import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;
@@ -249,7 +251,7 @@ class ApprovalTest {
     StructType legacy = new StructType(java.util.Arrays.stream(SparkApproveAction.SCHEMA.fields())
         .filter(field -> !Set.of("plan_rows", "plan_digest").contains(field.name()))
         .toArray(StructField[]::new));
-    SparkPlanAction.append(spark.createDataFrame(List.of(RowFactory.create(runId, plan.getAs("run_date"), "ana",
+    TableWrites.append(spark.createDataFrame(List.of(RowFactory.create(runId, plan.getAs("run_date"), "ana",
         Timestamp.from(approvedAt), null, bucket, P, plan.getAs("planned_at"), 1L, 1L, 4L, 0L)), legacy),
         tables().approvals());
 

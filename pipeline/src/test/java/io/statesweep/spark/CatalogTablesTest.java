@@ -3,6 +3,8 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.spark.tables.CatalogTables;
+import io.statesweep.spark.tables.TableDocs;
 import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;

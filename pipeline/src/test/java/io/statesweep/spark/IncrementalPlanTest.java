@@ -5,6 +5,8 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.spark.run.Progress;
+import io.statesweep.spark.run.RunMetrics;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.api.PlanResult;

@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.spark.run.RootMessage;
 import io.statesweep.api.Approval;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -243,7 +244,7 @@ final class ReviewNotebooks {
             failures.put(sql, "no rows");
           }
         } catch (Exception e) {
-          failures.put(sql, SparkPlanAction.rootMessage(e));
+          failures.put(sql, RootMessage.of(e));
         }
       }
       return failures;
@@ -275,7 +276,7 @@ final class ReviewNotebooks {
           try {
             spark.sql(statement.evaluate(this, schema, warehouse, null));
           } catch (Exception e) {
-            failures.put(statement.sql(), SparkPlanAction.rootMessage(e));
+            failures.put(statement.sql(), RootMessage.of(e));
           }
         }
       }

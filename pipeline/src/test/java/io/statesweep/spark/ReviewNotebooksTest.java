@@ -2,6 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.spark.tables.TableDocs;
 import io.delta.tables.DeltaTable;
 import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;

@@ -2,6 +2,10 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.statesweep.spark.execute.ExecuteFunctions;
+import io.statesweep.spark.execute.LedgerRecorder;
+import io.statesweep.spark.run.RunMetrics;
+import io.statesweep.spark.tables.RunsTable;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.spark.tables.PlanDigest;
 import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.LogLine;

@@ -1,4 +1,0 @@
-package io.statesweep.spark;
-
-/** Whether a filter keeps or excludes record boundaries (state files at state-file places). */
-enum Boundaries { KEEP, EXCLUDE }

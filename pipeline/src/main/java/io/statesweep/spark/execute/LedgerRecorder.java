@@ -1,0 +1,428 @@
+package io.statesweep.spark.execute;
+
+import static java.util.Objects.requireNonNull;
+import static org.apache.spark.sql.functions.expr;
+
+import io.statesweep.spark.tables.TableDocs;
+import io.statesweep.spark.run.RunMetrics;
+import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableWrites;
+import io.statesweep.api.Tables;
+import io.statesweep.config.RunOptions;
+import io.statesweep.execute.DeletedKey;
+import io.statesweep.execute.ExecutionOutcome;
+import io.statesweep.execute.KeyFailure;
+import io.statesweep.ledger.LedgerCodec;
+import io.statesweep.ledger.LedgerEntry;
+import io.statesweep.ledger.LedgerKeys;
+import io.statesweep.ledger.LedgerReader;
+import io.statesweep.ledger.LedgerStore;
+import io.statesweep.ledger.LedgerTry;
+import io.statesweep.ledger.ObjectStoreLedger;
+import io.statesweep.ledger.RecordHistory;
+import io.statesweep.plan.LineText;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.s3.S3Settings;
+import io.statesweep.spark.rows.DeletedKeyRow;
+import io.statesweep.spark.rows.ExecutionRow;
+import io.statesweep.spark.rows.KeyFailureRow;
+import io.statesweep.spark.rows.LedgerTryRow;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.api.java.function.MapGroupsFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.util.CollectionAccumulator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds an execute attempt's rows of {@code executions} from its ledger (README, "Every delete on the record"), at
+ * the end of the attempt whatever stopped it, and for an attempt whose driver died, at the start of the next
+ * execute: each partition's folder is read in a task (a window at a time), what every task attempt did with a record
+ * is merged into its one row ({@link RecordHistory}), the rows are inserted unless {@code executions} holds them
+ * already (so recording twice, or after a crash between the insert and the cleanup, adds nothing), and then the
+ * ledger objects that were read are removed.
+ */
+public final class LedgerRecorder {
+  private static final Logger LOG = LoggerFactory.getLogger(LedgerRecorder.class);
+  /** The key of a row of executions: one per record per attempt. */
+  static final List<String> EXECUTIONS_KEY = List.of("run_date", "attempt_id", "state_file_key");
+
+  private final SparkSession spark;
+  private final S3Settings s3;
+  private final String bucket;
+  private final String root;
+  private final RunMetrics metrics;
+
+  public LedgerRecorder(SparkSession spark, RunOptions options, RunMetrics metrics) {
+    this.spark = requireNonNull(spark, "spark is null");
+    this.s3 = options.s3();
+    this.bucket = options.bucket();
+    this.root = LedgerKeys.root(options.prefix().value());
+    this.metrics = requireNonNull(metrics, "metrics is null");
+  }
+
+  /** The ledger's folder of an attempt. */
+  public String folder(String runId, String attemptId) {
+    return LedgerKeys.attempt(root, runId, attemptId);
+  }
+
+  /** An attempt whose ledger is still in the bucket: its driver stopped before recording it. */
+  public record Leftover(String runId, String attemptId, String runDate, String warehouse) {}
+
+  /**
+   * What recording an attempt's ledger found: how many of its objects cannot be read (they stay), and the rows it
+   * appended to {@code executions} when it read them on the driver and appended them all (else null: the table says).
+   */
+  public record Recorded(long unreadable, List<ExecutionRow> appended) {
+    static final Recorded NOTHING = new Recorded(0, null);
+  }
+
+  /** Every attempt with a ledger in the bucket other than {@code exceptAttemptId}, each with its run's date and warehouse. */
+  public List<Leftover> leftovers(String exceptAttemptId) {
+    S3ObjectStore store = store();
+    List<Leftover> leftovers = new ArrayList<>();
+    try {
+      for (String runFolder : store.listFolder(root).folders()) {
+        for (String attemptFolder : store.listFolder(runFolder).folders()) {
+          String attemptId = LedgerKeys.lastSegment(attemptFolder);
+          if (attemptId.equals(exceptAttemptId)) {
+            continue;
+          }
+          LedgerEntry.Header header = firstHeader(new ObjectStoreLedger(store), attemptFolder);
+          if (header != null) {
+            leftovers.add(new Leftover(header.runId(), header.attemptId(), header.runDate(), header.warehouse()));
+          }
+        }
+      }
+    } finally {
+      metrics.addRequests(store.requestCounts());
+    }
+    return leftovers;
+  }
+
+  private static LedgerEntry.Header firstHeader(LedgerStore ledger, String attemptFolder) {
+    Iterator<String> keys = ledger.keys(attemptFolder);
+    while (keys.hasNext()) {
+      String key = keys.next();
+      if (LedgerKeys.parse(key) == null) {
+        continue;
+      }
+      byte[] bytes = ledger.read(key);
+      if (bytes != null) {
+        return LedgerCodec.read(key, bytes).header();
+      }
+    }
+    return null;
+  }
+
+  /** How an attempt's rows reach executions. */
+  public enum Write {
+    /**
+     * Appended: the attempt's own rows, recorded by the run that holds the lock, which no other run records (a
+     * Delta append costs a fraction of a MERGE).
+     */
+    APPEND,
+    /**
+     * Inserted unless present (a MERGE that only inserts): the ledger of an attempt that stopped, which may have
+     * recorded some of it before, or the attempt's own after its run lost the lock (the next run may record it too).
+     */
+    INSERT_NEW
+  }
+
+  /** Ledgers of at most this many records are read on the driver: Spark's fixed cost for jobs over them is not paid. */
+  static final int DRIVER_RECORDS = 20_000;
+
+  /**
+   * Records the rows of one attempt's ledger in {@code tables}' executions, then removes the ledger objects it read
+   * (unless {@code removeObjects} is false: a task may still be writing). Only for an attempt none of whose tasks
+   * still runs.
+   *
+   * @param recordsHint about how many records the attempt executed (its metrics), -1 when unknown: a ledger of up
+   *     to {@link #DRIVER_RECORDS} is read on the driver, a larger one in Spark tasks
+   */
+  public Recorded record(String runId, String attemptId, String runDate, Tables tables, Write write, boolean removeObjects,
+      long recordsHint) {
+    S3ObjectStore store = store();
+    List<String> partitions;
+    try {
+      partitions = store.listFolder(folder(runId, attemptId)).folders();
+    } finally {
+      metrics.addRequests(store.requestCounts());
+    }
+    if (partitions.isEmpty()) {
+      // Nothing was executed: the table exists all the same, for those who read it.
+      createTableIfMissing(spark, tables);
+      return Recorded.NOTHING;
+    }
+    java.util.Set<String> keep = new java.util.TreeSet<>();
+    Dataset<ExecutionRow> executionsDS = null;
+    List<ExecutionRow> rowsOnDriver = null;
+    if (recordsHint >= 0 && recordsHint <= DRIVER_RECORDS) {
+      rowsOnDriver = readOnDriver(runId, attemptId, runDate, partitions, keep);
+      if (rowsOnDriver != null) {
+        executionsDS = spark.createDataset(rowsOnDriver, ExecutionRow.ENCODER);
+      }
+    }
+    Dataset<LedgerTryRow> triesDS = null;
+    CollectionAccumulator<String> unreadable = null;
+    if (executionsDS == null) {
+      keep.clear();
+      unreadable = spark.sparkContext().collectionAccumulator("statesweep.ledger_unreadable");
+      int tasks = Math.max(1, Math.min(partitions.size(), 2 * spark.sparkContext().defaultParallelism()));
+      triesDS = spark.createDataset(partitions, Encoders.STRING()).repartition(tasks)
+          .flatMap(new ReadLedger(s3, bucket, metrics, unreadable), LedgerTryRow.ENCODER)
+          .persist(StorageLevel.MEMORY_AND_DISK());
+      executionsDS = triesDS
+          .groupByKey((MapFunction<LedgerTryRow, String>) LedgerTryRow::getStateFileKey, Encoders.STRING())
+          .mapGroups(new MergeTries(runId, runDate, attemptId), ExecutionRow.ENCODER);
+    }
+    try {
+      Dataset<Row> rows = TableWrites.toTable(executionsTable(executionsDS), TableColumns.EXECUTIONS);
+      if (write == Write.APPEND) {
+        TableWrites.append(rows, tables, Tables.EXECUTIONS);
+      } else {
+        TableWrites.insertNew(rows, tables, Tables.EXECUTIONS, EXECUTIONS_KEY,
+            Map.of("run_date", runDate, "attempt_id", attemptId));
+      }
+      // executions holds every row now: the objects read may go; one that cannot be read stays, and is reported.
+      if (unreadable != null) {
+        unreadable.value().forEach(why -> keep.add(why.substring(0, why.indexOf(": "))));
+      }
+      if (removeObjects) {
+        remove(partitions, keep);
+      }
+      if (!keep.isEmpty()) {
+        LOG.error("Run {} attempt {}: {} objects of its ledger under s3://{}/{} cannot be read and stay there (each is"
+            + " named above); what they hold is not in {}", LineText.escape(runId), LineText.escape(attemptId),
+            keep.size(), bucket, LineText.escape(folder(runId, attemptId)), LineText.escape(tables.executions()));
+      }
+      // Rows read on the driver and appended whole are the attempt's rows of the table: its counts need no read of it.
+      boolean whole = write == Write.APPEND && unreadable == null && keep.isEmpty() && rowsOnDriver != null;
+      return new Recorded(keep.size(), whole ? List.copyOf(rowsOnDriver) : null);
+    } finally {
+      if (triesDS != null) {
+        triesDS.unpersist();
+      }
+    }
+  }
+
+  /**
+   * The attempt's rows read and merged on the driver, the objects that cannot be read added to {@code unreadable};
+   * null when the ledger holds more than {@link #DRIVER_RECORDS} records' tries (then it is read in Spark tasks).
+   */
+  private List<ExecutionRow> readOnDriver(String runId, String attemptId, String runDate, List<String> partitions,
+      java.util.Set<String> unreadable) {
+    S3ObjectStore store = store();
+    try {
+      Map<String, List<LedgerTry>> byRecord = new java.util.LinkedHashMap<>();
+      int tries = 0;
+      for (String partition : partitions) {
+        Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), partition, why -> {
+          unreadable.add(why.substring(0, why.indexOf(": ")));
+          LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the record"
+              + " until it is read: inspect it, then remove it", bucket, LineText.escape(why));
+        });
+        while (windows.hasNext()) {
+          for (LedgerTry ledgerTry : windows.next().tries()) {
+            if (++tries > 2 * DRIVER_RECORDS) {
+              return null;
+            }
+            byRecord.computeIfAbsent(ledgerTry.outcome().stateFileKey(), key -> new ArrayList<>()).add(ledgerTry);
+          }
+        }
+      }
+      List<ExecutionRow> rows = new ArrayList<>(byRecord.size());
+      byRecord.values().forEach(recordTries -> rows.add(executionRow(runId, runDate, attemptId,
+          RecordHistory.merge(recordTries))));
+      return rows;
+    } finally {
+      metrics.addRequests(store.requestCounts());
+    }
+  }
+
+  /**
+   * Removes the ledger objects of the partitions' folders but {@code keep}, on the driver, a page of the listing at a
+   * time: one ListObjectsV2 and one DeleteObjects per 1,000 objects.
+   */
+  private void remove(List<String> partitions, java.util.Set<String> keep) {
+    S3ObjectStore store = store();
+    LedgerStore ledger = new ObjectStoreLedger(store);
+    try {
+      for (String partition : partitions) {
+        Iterator<String> keys = ledger.keys(partition);
+        List<String> batch = new ArrayList<>();
+        while (keys.hasNext()) {
+          String key = keys.next();
+          if (LedgerKeys.parse(key) != null && !keep.contains(key)) {
+            batch.add(key);
+          }
+          if (batch.size() == 1000 || !keys.hasNext() && !batch.isEmpty()) {
+            // Left in place, an object is read again by the next execute, which finds its rows recorded.
+            ledger.delete(batch).forEach((failed, why) -> LOG.warn("Cannot remove the recorded ledger object"
+                + " s3://{}/{}: {}", bucket, LineText.escape(failed), LineText.escape(String.valueOf(why))));
+            batch.clear();
+          }
+        }
+      }
+    } finally {
+      metrics.addRequests(store.requestCounts());
+    }
+  }
+
+  /** The rows with their nested structs' fields under the table's snake_case names. */
+  /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
+  public static void createTableIfMissing(SparkSession spark, Tables tables) {
+    TableDocs.createIfMissing(TableWrites.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
+        TableColumns.EXECUTIONS), tables, Tables.EXECUTIONS);
+  }
+
+  private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {
+    return executionsDS.toDF()
+        .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"
+            + " 'message', f.message))"))
+        .withColumn("deleted", expr("transform(deleted, d -> named_struct('key', d.key, 'role', d.role,"
+            + " 'etag', d.etag, 'deleted_at', d.deletedAt))"));
+  }
+
+  private S3ObjectStore store() {
+    return S3ObjectStore.open(s3, bucket);
+  }
+
+  /** Reads the ledger folders of a task's partitions, a window at a time. */
+  static final class ReadLedger implements FlatMapFunction<String, LedgerTryRow> {
+    private static final long serialVersionUID = 1L;
+    private final S3Settings s3;
+    private final String bucket;
+    private final RunMetrics metrics;
+    private final CollectionAccumulator<String> unreadable;
+
+    ReadLedger(S3Settings s3, String bucket, RunMetrics metrics, CollectionAccumulator<String> unreadable) {
+      this.s3 = s3;
+      this.bucket = bucket;
+      this.metrics = metrics;
+      this.unreadable = unreadable;
+    }
+
+    @Override
+    public Iterator<LedgerTryRow> call(String folder) {
+      S3ObjectStore store = S3ObjectStore.open(s3, bucket);
+      Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), folder, why -> {
+        unreadable.add(why);
+        LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the"
+            + " record until it is read: inspect it, then remove it", bucket, LineText.escape(why));
+      });
+      return new Iterator<>() {
+        private Iterator<LedgerTryRow> current = java.util.Collections.emptyIterator();
+        private boolean counted;
+
+        @Override
+        public boolean hasNext() {
+          while (!current.hasNext() && windows.hasNext()) {
+            LedgerReader.Window window = windows.next();
+            List<LedgerTryRow> rows = new ArrayList<>(window.tries().size());
+            for (LedgerTry ledgerTry : window.tries()) {
+              LedgerTryRow row = new LedgerTryRow();
+              row.setStateFileKey(ledgerTry.outcome().stateFileKey());
+              row.setTaskAttempt(ledgerTry.taskAttempt());
+              row.setFromIntent(ledgerTry.fromIntent());
+              row.setOutcome(LedgerCodec.writeOutcome(ledgerTry.outcome()));
+              row.setSources(window.sources());
+              rows.add(row);
+            }
+            current = rows.iterator();
+          }
+          boolean more = current.hasNext();
+          if (!more && !counted) {
+            counted = true;
+            metrics.addRequests(store.requestCounts());
+          }
+          return more;
+        }
+
+        @Override
+        public LedgerTryRow next() {
+          if (!hasNext()) {
+            throw new java.util.NoSuchElementException();
+          }
+          return current.next();
+        }
+      };
+    }
+  }
+
+  /** One record's row of executions from what each task attempt did with it. */
+  static final class MergeTries implements MapGroupsFunction<String, LedgerTryRow, ExecutionRow> {
+    private static final long serialVersionUID = 1L;
+    private final String runId;
+    private final String runDate;
+    private final String attemptId;
+
+    MergeTries(String runId, String runDate, String attemptId) {
+      this.runId = runId;
+      this.runDate = runDate;
+      this.attemptId = attemptId;
+    }
+
+    @Override
+    public ExecutionRow call(String stateFileKey, Iterator<LedgerTryRow> rows) {
+      List<LedgerTry> tries = new ArrayList<>();
+      rows.forEachRemaining(row -> tries.add(new LedgerTry(LedgerCodec.readOutcome(row.getOutcome()),
+          row.isFromIntent(), row.getTaskAttempt())));
+      RecordHistory.Merged merged = RecordHistory.merge(tries);
+      return executionRow(runId, runDate, attemptId, merged);
+    }
+  }
+
+  static ExecutionRow executionRow(String runId, String runDate, String attemptId, RecordHistory.Merged merged) {
+    ExecutionOutcome outcome = merged.outcome();
+    ExecutionRow row = new ExecutionRow();
+    row.setRunId(runId);
+    row.setRunDate(runDate);
+    row.setAttemptId(attemptId);
+    row.setStateFileKey(outcome.stateFileKey());
+    row.setAction(outcome.action().label());
+    row.setOutcome(outcome.outcome().label());
+    row.setMessage(outcome.message());
+    row.setChildKeysDeleted(outcome.childKeysDeleted());
+    row.setStateFileDeleted(outcome.stateFileDeleted());
+    row.setKeysAlreadyGone(outcome.keysAlreadyGone());
+    List<KeyFailureRow> failures = new ArrayList<>();
+    for (KeyFailure failure : outcome.failures()) {
+      KeyFailureRow failureRow = new KeyFailureRow();
+      failureRow.setKey(failure.key());
+      failureRow.setCode(failure.code());
+      failureRow.setMessage(failure.message());
+      failures.add(failureRow);
+    }
+    row.setFailures(failures);
+    row.setDeletedKeys(outcome.deletedKeys());
+    List<DeletedKeyRow> deleted = new ArrayList<>();
+    for (DeletedKey key : outcome.deleted()) {
+      DeletedKeyRow keyRow = new DeletedKeyRow();
+      keyRow.setKey(key.key());
+      keyRow.setRole(key.role().label());
+      keyRow.setEtag(key.etag());
+      keyRow.setDeletedAt(key.deletedAt() == null ? null : timestamp(key.deletedAt()));
+      deleted.add(keyRow);
+    }
+    row.setDeleted(deleted);
+    row.setStartedAt(timestamp(outcome.startedAt()));
+    row.setEndedAt(timestamp(outcome.endedAt()));
+    row.setRecordedFrom(merged.recordedFrom());
+    row.setTaskAttempts(merged.taskAttempts());
+    return row;
+  }
+
+  private static java.sql.Timestamp timestamp(java.time.Instant instant) {
+    return instant == null ? null : java.sql.Timestamp.from(instant);
+  }
+}
