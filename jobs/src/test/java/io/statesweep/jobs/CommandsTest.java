@@ -3,6 +3,7 @@ package io.statesweep.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.config.Command;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.spark.Statesweep;
@@ -30,7 +31,7 @@ class CommandsTest {
     Commands.Invocation invocation = Commands.parse(new String[] {"plan", "--bucket", "b", "--prefix=cogram/",
         "--allow-bucket-root", "--config-file", "x.properties"});
 
-    assertThat(invocation.command()).isEqualTo(Statesweep.Command.PLAN);
+    assertThat(invocation.command()).isEqualTo(Command.PLAN);
     assertThat(invocation.help()).isFalse();
     assertThat(invocation.flags()).containsExactlyInAnyOrderEntriesOf(
         Map.of("--bucket", "b", "--prefix", "cogram/", "--allow-bucket-root", "true"));
@@ -168,13 +169,13 @@ class CommandsTest {
 
   /** Each command's help is generated from the settings it takes, and shows no other. */
   @ParameterizedTest
-  @EnumSource(Statesweep.Command.class)
-  void eachCommandsHelpShowsItsOwnSettingsWithTheirDefaultsAndEnvironmentVariables(Statesweep.Command command) {
+  @EnumSource(Command.class)
+  void eachCommandsHelpShowsItsOwnSettingsWithTheirDefaultsAndEnvironmentVariables(Command command) {
     Output output = run(Map.of(), command.label(), "--help");
 
     assertThat(output.code).isZero();
     String help = output.text;
-    for (Setting setting : Settings.ALL) {
+    for (Setting<?> setting : Settings.ALL) {
       String defaults = "default: " + (setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty()
           ? "(empty)" : setting.defaultValue()) + "; env " + setting.environment() + "; config-file key " + setting.key();
       if (command.takes(setting)) {
