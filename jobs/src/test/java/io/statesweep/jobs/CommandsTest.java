@@ -13,12 +13,16 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /** The command line's parser (picocli, {@link Commands}) and what the commands do before any request. No Spark. */
 class CommandsTest {
@@ -187,6 +191,29 @@ class CommandsTest {
     }
     assertThat(Commands.usage(command)).isEqualTo(help);
     assertThat(run(Map.of(), "help", command.label()).text).isEqualTo(help);
+  }
+
+  /**
+   * A command's options are its settings' declarations, in the table's order (with the options of the command
+   * itself): the flag, the help, whether it is a switch.
+   */
+  @ParameterizedTest
+  @EnumSource(Command.class)
+  void eachCommandsOptionsAreItsSettingsDeclarations(Command command) {
+    CommandSpec spec = Commands.tree().getSubcommands().get(command.label()).getCommandSpec();
+    Set<String> ownOptions = Set.of("--run-id", "--latest-approved", "--by", "--note", "--digest", "--execute",
+        "--config-file", "--help");
+    List<OptionSpec> settingOptions = spec.options().stream()
+        .filter(option -> !ownOptions.contains(option.longestName())).toList();
+
+    assertThat(settingOptions.stream().map(OptionSpec::longestName).toList())
+        .containsExactlyElementsOf(command.settings().stream().map(Setting::flag).toList());
+    for (int i = 0; i < settingOptions.size(); i++) {
+      Setting<?> setting = command.settings().get(i);
+      OptionSpec option = settingOptions.get(i);
+      assertThat(option.description()[0]).as(setting.flag()).isEqualTo(setting.help().replace("%", "%%"));
+      assertThat(option.arity().min()).as(setting.flag()).isEqualTo(setting.isSwitch() ? 0 : 1);
+    }
   }
 
   @Test
