@@ -3,9 +3,9 @@ package io.statesweep.jobs;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.failures.BadSettingsException;
+import io.statesweep.config.Command;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
-import io.statesweep.spark.Statesweep;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -22,7 +22,7 @@ import picocli.CommandLine.ParseResult;
 /**
  * The command tree, made with picocli from the settings table: {@code plan}, {@code run}, {@code execute},
  * {@code approve} and {@code help}, each with the options of the settings its action uses
- * ({@link Statesweep.Command#settings()}), each option's help naming its default, its environment variable
+ * ({@link Command#settings()}), each option's help naming its default, its environment variable
  * and its config-file key. picocli only collects the flags that were given: it holds no defaults, so the
  * precedence flag &gt; environment &gt; config file &gt; default stays with {@link Settings#resolve}. An option
  * that the command does not use is an error.
@@ -37,9 +37,6 @@ final class Commands {
   static final String DIGEST = "--digest";
   static final String HELP = "help";
 
-  /** Settings that may stand alone, as switches: {@code --allow-bucket-root} is {@code --allow-bucket-root true}. */
-  private static final Set<Setting> SWITCHES = Set.of(Settings.DRY_RUN, Settings.ALLOW_BUCKET_ROOT,
-      Settings.PATH_STYLE, Settings.SKIP_APPROVAL, Settings.UNSAFE_LOCK);
   private static final int WIDTH = 140;
 
   private Commands() {}
@@ -48,20 +45,20 @@ final class Commands {
    * A parsed command line: the action and the flags given (by flag name, {@code --execute} as
    * {@code --dry-run false}), or a request for help ({@code command} null: the list of commands).
    */
-  record Invocation(Statesweep.Command command, Map<String, String> flags, String configFile, String runId,
+  record Invocation(Command command, Map<String, String> flags, String configFile, String runId,
       boolean latestApproved, String by, String note, String digest, boolean help) {
     Invocation {
       flags = Map.copyOf(flags);
     }
 
-    static Invocation helpFor(Statesweep.Command command) {
+    static Invocation helpFor(Command command) {
       return new Invocation(command, Map.of(), null, null, false, null, null, null, true);
     }
   }
 
   /** The command named {@code name}, or null. */
-  static Statesweep.Command command(String name) {
-    for (Statesweep.Command command : Statesweep.Command.values()) {
+  static Command command(String name) {
+    for (Command command : Command.values()) {
       if (command.label().equals(name)) {
         return command;
       }
@@ -108,13 +105,13 @@ final class Commands {
     String name = sub.commandSpec().name();
     if (name.equals(HELP)) {
       String topic = sub.matchedPositionals().isEmpty() ? null : sub.matchedPositionals().get(0).getValue();
-      Statesweep.Command command = topic == null ? null : command(topic);
+      Command command = topic == null ? null : command(topic);
       if (topic != null && command == null) {
         throw new BadSettingsException("Unknown command '" + topic + "'.");
       }
       return Invocation.helpFor(command);
     }
-    Statesweep.Command command = command(name);
+    Command command = command(name);
     if (sub.isUsageHelpRequested()) {
       return Invocation.helpFor(command);
     }
@@ -179,7 +176,7 @@ final class Commands {
   }
 
   /** The text of {@code statesweep --help} ({@code command} null) or of {@code statesweep <command> --help}. */
-  static String usage(Statesweep.Command command) {
+  static String usage(Command command) {
     CommandLine root = tree();
     CommandLine target = command == null ? root : root.getSubcommands().get(command.label());
     return target.getUsageMessage(Help.Ansi.OFF);
@@ -199,7 +196,7 @@ final class Commands {
                 + " run lock; 4 a run that lost files that --fail-on names.")
         .width(WIDTH);
     root.addOption(helpOption());
-    for (Statesweep.Command command : Statesweep.Command.values()) {
+    for (Command command : Command.values()) {
       root.addSubcommand(command.label(), subcommand(command));
     }
     CommandSpec help = CommandSpec.create().name(HELP);
@@ -216,7 +213,7 @@ final class Commands {
     return commandLine;
   }
 
-  private static CommandSpec subcommand(Statesweep.Command command) {
+  private static CommandSpec subcommand(Command command) {
     CommandSpec spec = CommandSpec.create().name(command.label());
     spec.interpolateVariables(false);
     spec.usageMessage()
@@ -249,11 +246,11 @@ final class Commands {
       }
       default -> { }
     }
-    for (Setting setting : command.settings()) {
+    for (Setting<?> setting : command.settings()) {
       OptionSpec.Builder builder = OptionSpec.builder(setting.flag()).type(String.class)
           .description(escape(setting.help()), escape("default: " + defaultText(setting) + "; env "
               + setting.environment() + "; config-file key " + setting.key()));
-      if (SWITCHES.contains(setting)) {
+      if (setting.isSwitch()) {
         builder.arity("0..1").paramLabel("true|false").fallbackValue("true");
       } else {
         builder.arity("1").paramLabel("V");
@@ -270,7 +267,7 @@ final class Commands {
     return spec;
   }
 
-  private static String[] describe(Statesweep.Command command) {
+  private static String[] describe(Command command) {
     return switch (command) {
       case PLAN -> new String[] {"list the export, read every state file, plan each record, write the dry-run report",
           "", "Lists the export, reads every state file, plans each record and writes the dry-run"
@@ -298,7 +295,7 @@ final class Commands {
     return OptionSpec.builder("-h", "--help").usageHelp(true).description("this help").build();
   }
 
-  private static String defaultText(Setting setting) {
+  private static String defaultText(Setting<?> setting) {
     return setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty() ? "(empty)"
         : setting.defaultValue();
   }
@@ -311,6 +308,6 @@ final class Commands {
 
   /** The names of the commands, for messages. */
   static List<String> names() {
-    return Arrays.stream(Statesweep.Command.values()).map(Statesweep.Command::label).toList();
+    return Arrays.stream(Command.values()).map(Command::label).toList();
   }
 }

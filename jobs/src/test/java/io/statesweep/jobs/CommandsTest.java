@@ -3,6 +3,7 @@ package io.statesweep.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.config.Command;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
 import io.statesweep.spark.Statesweep;
@@ -12,12 +13,16 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /** The command line's parser (picocli, {@link Commands}) and what the commands do before any request. No Spark. */
 class CommandsTest {
@@ -30,7 +35,7 @@ class CommandsTest {
     Commands.Invocation invocation = Commands.parse(new String[] {"plan", "--bucket", "b", "--prefix=cogram/",
         "--allow-bucket-root", "--config-file", "x.properties"});
 
-    assertThat(invocation.command()).isEqualTo(Statesweep.Command.PLAN);
+    assertThat(invocation.command()).isEqualTo(Command.PLAN);
     assertThat(invocation.help()).isFalse();
     assertThat(invocation.flags()).containsExactlyInAnyOrderEntriesOf(
         Map.of("--bucket", "b", "--prefix", "cogram/", "--allow-bucket-root", "true"));
@@ -168,13 +173,13 @@ class CommandsTest {
 
   /** Each command's help is generated from the settings it takes, and shows no other. */
   @ParameterizedTest
-  @EnumSource(Statesweep.Command.class)
-  void eachCommandsHelpShowsItsOwnSettingsWithTheirDefaultsAndEnvironmentVariables(Statesweep.Command command) {
+  @EnumSource(Command.class)
+  void eachCommandsHelpShowsItsOwnSettingsWithTheirDefaultsAndEnvironmentVariables(Command command) {
     Output output = run(Map.of(), command.label(), "--help");
 
     assertThat(output.code).isZero();
     String help = output.text;
-    for (Setting setting : Settings.ALL) {
+    for (Setting<?> setting : Settings.ALL) {
       String defaults = "default: " + (setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty()
           ? "(empty)" : setting.defaultValue()) + "; env " + setting.environment() + "; config-file key " + setting.key();
       if (command.takes(setting)) {
@@ -186,6 +191,29 @@ class CommandsTest {
     }
     assertThat(Commands.usage(command)).isEqualTo(help);
     assertThat(run(Map.of(), "help", command.label()).text).isEqualTo(help);
+  }
+
+  /**
+   * A command's options are its settings' declarations, in the table's order (with the options of the command
+   * itself): the flag, the help, whether it is a switch.
+   */
+  @ParameterizedTest
+  @EnumSource(Command.class)
+  void eachCommandsOptionsAreItsSettingsDeclarations(Command command) {
+    CommandSpec spec = Commands.tree().getSubcommands().get(command.label()).getCommandSpec();
+    Set<String> ownOptions = Set.of("--run-id", "--latest-approved", "--by", "--note", "--digest", "--execute",
+        "--config-file", "--help");
+    List<OptionSpec> settingOptions = spec.options().stream()
+        .filter(option -> !ownOptions.contains(option.longestName())).toList();
+
+    assertThat(settingOptions.stream().map(OptionSpec::longestName).toList())
+        .containsExactlyElementsOf(command.settings().stream().map(Setting::flag).toList());
+    for (int i = 0; i < settingOptions.size(); i++) {
+      Setting<?> setting = command.settings().get(i);
+      OptionSpec option = settingOptions.get(i);
+      assertThat(option.description()[0]).as(setting.flag()).isEqualTo(setting.help().replace("%", "%%"));
+      assertThat(option.arity().min()).as(setting.flag()).isEqualTo(setting.isSwitch() ? 0 : 1);
+    }
   }
 
   @Test

@@ -8,12 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.LogLine;
+import io.statesweep.config.Command;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.FailOn;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.RunLock;
-import io.statesweep.spark.Statesweep;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -81,7 +81,7 @@ class DeployDefinitionsTest {
 
     boolean deletes() {
       Commands.Invocation invocation = invocation();
-      return invocation.command() == Statesweep.Command.EXECUTE || !options().dryRun();
+      return invocation.command() == Command.EXECUTE || !options().dryRun();
     }
 
     Job withArgs(List<String> more) {
@@ -136,12 +136,12 @@ class DeployDefinitionsTest {
       assertThat(job.args()).as(job.where()).doesNotContain("--skip-approval", "--execute", "--dry-run");
       assertThat(options.skipApproval()).as(job.where()).isFalse();
       assertThat(options.unsafeLock()).as(job.where()).isFalse();
-      if (invocation.command() == Statesweep.Command.EXECUTE) {
+      if (invocation.command() == Command.EXECUTE) {
         assertThat(invocation.latestApproved()).as("%s executes the newest approved plan", job.where()).isTrue();
         assertThat(invocation.runId()).as(job.where()).isNull();
       } else {
         assertThat(options.dryRun()).as("%s never deletes", job.where()).isTrue();
-        assertThat(invocation.command()).as(job.where()).isIn(Statesweep.Command.PLAN, Statesweep.Command.RUN);
+        assertThat(invocation.command()).as(job.where()).isIn(Command.PLAN, Command.RUN);
       }
     }
   }
@@ -171,8 +171,8 @@ class DeployDefinitionsTest {
       List<Job> jobs = jobs(platform);
 
       assertThat(jobs).as(platform).hasSize(2);
-      assertThat(jobs.get(0).invocation().command()).as(platform).isEqualTo(Statesweep.Command.EXECUTE);
-      assertThat(jobs.get(1).invocation().command()).as(platform).isEqualTo(Statesweep.Command.PLAN);
+      assertThat(jobs.get(0).invocation().command()).as(platform).isEqualTo(Command.EXECUTE);
+      assertThat(jobs.get(1).invocation().command()).as(platform).isEqualTo(Command.PLAN);
       RunOptions execute = jobs.get(0).options();
       RunOptions plan = jobs.get(1).options();
       assertThat(execute.bucket()).as(platform).isEqualTo(plan.bucket());

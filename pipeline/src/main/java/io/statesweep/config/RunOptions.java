@@ -13,7 +13,6 @@ import io.statesweep.s3.S3Settings;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.store.FileSource;
 import java.io.Serializable;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 
@@ -107,98 +106,68 @@ public record RunOptions(
     return from(settings, FileSource.LOCAL);
   }
 
-  /** The options, with a {@code --layout} file read by {@code files} (such as Hadoop's FileSystem). */
+  /**
+   * The options, with a {@code --layout} file read by {@code files} (such as Hadoop's FileSystem). Each setting is
+   * read as {@link Settings} declares it ({@link Settings#get}); here are the checks that involve more than one
+   * setting, or a file.
+   */
   public static RunOptions from(Settings settings, FileSource files) {
     requireNonNull(files, "files is null");
-    String bucket = settings.required(Settings.BUCKET);
-    if (bucket.contains("/") || bucket.startsWith("s3:")) {
-      throw new BadSettingsException("Invalid sweep.bucket '" + bucket + "' (from "
-          + settings.value(Settings.BUCKET).source() + "): give the bucket's name only, the prefix goes in --prefix");
-    }
-    String rawPrefix = settings.string(Settings.PREFIX).trim();
-    ExportPrefix prefix;
-    try {
-      prefix = ExportPrefix.of(rawPrefix);
-    } catch (IllegalArgumentException e) {
-      throw new BadSettingsException(e.getMessage() + " (from " + settings.value(Settings.PREFIX).source() + ")", e);
-    }
+    String bucket = settings.get(Settings.BUCKET);
+    ExportPrefix prefix = settings.get(Settings.PREFIX);
     if (prefix.isBucketRoot() && !settings.bool(Settings.ALLOW_BUCKET_ROOT)) {
       throw new BadSettingsException("Refusing the bucket root as the export prefix: give --prefix (such as"
           + " cogram/), or --allow-bucket-root if the export really fills the whole bucket");
     }
     boolean dryRun = settings.bool(Settings.DRY_RUN);
-    int graceDays = settings.integer(Settings.GRACE_DAYS, 0, Grace.MAX_DAYS);
-    int workers = settings.integer(Settings.WORKERS, 1, 1024);
+    int graceDays = settings.get(Settings.GRACE_DAYS);
+    int workers = settings.get(Settings.WORKERS);
     S3Settings s3 = s3(settings).withMaxConnections(Math.max(64, workers * 2));
     Layout layout;
     try {
-      layout = Layout.load(settings.string(Settings.LAYOUT).trim(), files);
+      layout = Layout.load(settings.get(Settings.LAYOUT), files);
     } catch (RuntimeException e) {
       throw new BadSettingsException(e.getMessage() + " (sweep.layout from "
           + settings.value(Settings.LAYOUT).source() + ")", e);
     }
     Map<String, Integer> kindGraceDays = kindGraceDays(settings.value(Settings.KIND_GRACE_DAYS), layout);
-    String lines = settings.string(Settings.LOG_LINES).trim();
-    int logLines = lines.equalsIgnoreCase("all") ? ALL_LINES : settings.integer(Settings.LOG_LINES, 0, 1_000_000);
-    int maxStateBytes = settings.integer(Settings.MAX_STATE_BYTES, 1024, 512 * 1024 * 1024);
-    int batchSize = settings.integer(Settings.BATCH_SIZE, 1, 1000);
-    Settings.Value conditional = settings.value(Settings.CONDITIONAL_DELETES);
-    ConditionalMode conditionalMode = switch (conditional.value().trim().toLowerCase(java.util.Locale.ROOT)) {
-      case "auto" -> ConditionalMode.AUTO;
-      case "on" -> ConditionalMode.ON;
-      case "off" -> ConditionalMode.OFF;
-      default -> throw new BadSettingsException("Invalid sweep.delete.conditional '" + conditional.value()
-          + "' (from " + conditional.source() + "): use auto, on or off");
-    };
-    int maxDeletesPerSecond = settings.integer(Settings.MAX_DELETES_PER_SECOND, 0, 1_000_000);
-    int pagesPerTask = settings.integer(Settings.PAGES_PER_TASK, 1, 100_000);
+    int logLines = settings.get(Settings.LOG_LINES);
+    int maxStateBytes = settings.get(Settings.MAX_STATE_BYTES);
+    int batchSize = settings.get(Settings.BATCH_SIZE);
+    ConditionalMode conditionalMode = settings.get(Settings.CONDITIONAL_DELETES);
+    int maxDeletesPerSecond = settings.get(Settings.MAX_DELETES_PER_SECOND);
+    int pagesPerTask = settings.get(Settings.PAGES_PER_TASK);
+    Listing listing = settings.get(Settings.LISTING);
     Settings.Value listingValue = settings.value(Settings.LISTING);
-    Listing listing = switch (listingValue.value().trim().toLowerCase(java.util.Locale.ROOT)) {
-      case "list" -> Listing.LIST;
-      case "inventory" -> Listing.INVENTORY;
-      default -> throw new BadSettingsException("Invalid sweep.listing '" + listingValue.value() + "' (from "
-          + listingValue.source() + "): use list or inventory");
-    };
     Settings.Value inventoryValue = settings.value(Settings.INVENTORY);
     InventoryManifest.Location inventory = null;
     if (listing == Listing.INVENTORY) {
-      if (inventoryValue == null || inventoryValue.value().isBlank()) {
+      inventory = settings.get(Settings.INVENTORY);
+      if (inventory == null) {
         throw new BadSettingsException("Missing inventory: --listing inventory needs --inventory (or "
             + Settings.INVENTORY.environment() + ", or " + Settings.INVENTORY.key()
             + " in the --config-file) naming the report's manifest.json, such as"
             + " s3://inventory-bucket/" + bucket + "/daily/2026-11-28T01-00Z/manifest.json");
-      }
-      try {
-        inventory = InventoryManifest.Location.parse(inventoryValue.value());
-      } catch (IllegalArgumentException e) {
-        throw new BadSettingsException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
-            + inventoryValue.source() + "): " + e.getMessage(), e);
-      }
-      if (!inventory.fileName().equals("manifest.json")) {
-        throw new BadSettingsException("Invalid sweep.inventory '" + inventoryValue.value() + "' (from "
-            + inventoryValue.source() + "): give the report's manifest.json, not its folder or a data file");
       }
     } else if (inventoryValue != null && !inventoryValue.value().isBlank()) {
       throw new BadSettingsException("sweep.inventory is set (from " + inventoryValue.source()
           + ") but the listing is '" + listingValue.value() + "' (from " + listingValue.source()
           + "): add --listing inventory to plan from the report, or drop the inventory");
     }
-    return new RunOptions(bucket, prefix, dryRun, graceDays, kindGraceDays, s3, workers, settings.string(Settings.WAREHOUSE).trim(),
-        layout, logLines, maxStateBytes, batchSize, conditionalMode, maxDeletesPerSecond, pagesPerTask,
-        settings.bool(Settings.REUSE_STATE_FILES), listing, inventory, settings.bool(Settings.SKIP_APPROVAL),
-        duration(settings.value(Settings.MAX_PLAN_AGE), Settings.MAX_PLAN_AGE),
-        lockTtl(settings.value(Settings.LOCK_TTL)), settings.bool(Settings.UNSAFE_LOCK),
-        settings.integer(Settings.PROGRESS_SECONDS, 0, 86_400), settings.asMap(),
-        catalogSchema(settings.value(Settings.CATALOG_SCHEMA)),
-        FailOn.parse(settings.string(Settings.FAIL_ON), settings.value(Settings.FAIL_ON).source()),
-        settings.integer(Settings.MAX_DELETES, 0, Integer.MAX_VALUE), bytes(settings.value(Settings.MAX_BYTES)),
+    return new RunOptions(bucket, prefix, dryRun, graceDays, kindGraceDays, s3, workers,
+        settings.get(Settings.WAREHOUSE), layout, logLines, maxStateBytes, batchSize, conditionalMode,
+        maxDeletesPerSecond, pagesPerTask, settings.bool(Settings.REUSE_STATE_FILES), listing, inventory,
+        settings.bool(Settings.SKIP_APPROVAL), settings.get(Settings.MAX_PLAN_AGE), settings.get(Settings.LOCK_TTL),
+        settings.bool(Settings.UNSAFE_LOCK), settings.get(Settings.PROGRESS_SECONDS), settings.asMap(),
+        java.util.Objects.toString(settings.get(Settings.CATALOG_SCHEMA), null),
+        settings.get(Settings.FAIL_ON), settings.get(Settings.MAX_DELETES), settings.get(Settings.MAX_BYTES),
         scope(settings, prefix, layout));
   }
 
   /** {@code --scope-prefix}, {@code --projects}, {@code --kinds}: each a comma-separated list, each entry checked. */
   static Scope scope(Settings settings, ExportPrefix prefix, Layout layout) {
     java.util.List<String> prefixes = new java.util.ArrayList<>();
-    for (String entry : list(settings.value(Settings.SCOPE_PREFIXES))) {
+    for (String entry : settings.get(Settings.SCOPE_PREFIXES)) {
       String message = "Invalid " + Settings.SCOPE_PREFIXES.key() + " '" + settings.string(Settings.SCOPE_PREFIXES)
           + "' (from " + settings.value(Settings.SCOPE_PREFIXES).source() + "): ";
       if (entry.startsWith("/") || entry.startsWith(prefix.value()) && !prefix.isBucketRoot()) {
@@ -213,7 +182,7 @@ public record RunOptions(
       prefixes.add(prefix.value() + entry);
     }
     java.util.Set<String> projects = new java.util.TreeSet<>();
-    for (String entry : list(settings.value(Settings.SCOPE_PROJECTS))) {
+    for (String entry : settings.get(Settings.SCOPE_PROJECTS)) {
       if (entry.contains("/")) {
         throw new BadSettingsException("Invalid " + Settings.SCOPE_PROJECTS.key() + " '"
             + settings.string(Settings.SCOPE_PROJECTS) + "' (from " + settings.value(Settings.SCOPE_PROJECTS).source()
@@ -222,7 +191,7 @@ public record RunOptions(
       projects.add(entry);
     }
     java.util.Set<String> kinds = new java.util.TreeSet<>();
-    for (String entry : list(settings.value(Settings.SCOPE_KINDS))) {
+    for (String entry : settings.get(Settings.SCOPE_KINDS)) {
       if (!layout.kinds().contains(entry)) {
         throw new BadSettingsException("Invalid " + Settings.SCOPE_KINDS.key() + " '"
             + settings.string(Settings.SCOPE_KINDS) + "' (from " + settings.value(Settings.SCOPE_KINDS).source()
@@ -232,42 +201,6 @@ public record RunOptions(
       kinds.add(entry);
     }
     return new Scope(prefixes, projects, kinds);
-  }
-
-  private static java.util.List<String> list(Settings.Value value) {
-    if (value == null || value.value().isBlank()) {
-      return java.util.List.of();
-    }
-    return java.util.Arrays.stream(value.value().split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-  }
-
-  /** {@code --max-bytes}: a whole number of bytes, or one with K, M, G or T (powers of 1024); 0 for none. */
-  static long bytes(Settings.Value value) {
-    String text = value.value().trim().toUpperCase(java.util.Locale.ROOT);
-    java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,15})\\s*([KMGT]?)I?B?").matcher(text);
-    if (!matcher.matches()) {
-      throw new BadSettingsException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
-          + value.source() + "): give a whole number of bytes, or one with K, M, G or T, such as 500G");
-    }
-    int shift = switch (matcher.group(2)) {
-      case "K" -> 10;
-      case "M" -> 20;
-      case "G" -> 30;
-      case "T" -> 40;
-      default -> 0;
-    };
-    long amount = Long.parseLong(matcher.group(1));
-    if (amount > (Long.MAX_VALUE >> shift)) {
-      throw new BadSettingsException("Invalid " + Settings.MAX_BYTES.key() + " '" + value.value() + "' (from "
-          + value.source() + "): too large");
-    }
-    return amount << shift;
-  }
-
-  /** {@code --catalog-schema}: one or two names, or none. */
-  private static String catalogSchema(Settings.Value value) {
-    CatalogSchema schema = value == null ? null : CatalogSchema.parse(value.value(), value.source());
-    return schema == null ? null : schema.toString();
   }
 
   /** {@code drawings=90,emails=7}: each a kind folder of the layout, each once, each 0 to 36,500 days. */
@@ -308,57 +241,14 @@ public record RunOptions(
     return byKind;
   }
 
-  /** The run lock's ttl: at least 3 seconds, as it is renewed every third of it. */
-  private static Duration lockTtl(Settings.Value value) {
-    Duration ttl = duration(value, Settings.LOCK_TTL);
-    if (ttl.compareTo(Duration.ofSeconds(3)) < 0) {
-      throw new BadSettingsException("Invalid " + Settings.LOCK_TTL.key() + " '" + value.value() + "' (from "
-          + value.source() + "): must be at least 3s (the lock is renewed every third of it)");
-    }
-    return ttl;
-  }
-
-  /** {@code 90m}, {@code 24h} or {@code 2d} (or {@code 30s}, for tests): a whole number and a unit. */
-  static Duration duration(Settings.Value value, Setting setting) {
-    String text = value.value().trim().toLowerCase(java.util.Locale.ROOT);
-    java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(\\d{1,6})\\s*([smhd])").matcher(text);
-    if (!matcher.matches()) {
-      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
-          + value.source() + "): give a number and s, m, h or d, such as " + setting.defaultValue());
-    }
-    long amount = Long.parseLong(matcher.group(1));
-    Duration duration = switch (matcher.group(2)) {
-      case "s" -> Duration.ofSeconds(amount);
-      case "m" -> Duration.ofMinutes(amount);
-      case "h" -> Duration.ofHours(amount);
-      default -> Duration.ofDays(amount);
-    };
-    if (duration.isZero()) {
-      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
-          + value.source() + "): must be more than 0");
-    }
-    return duration;
-  }
-
   /** The S3 client settings alone (endpoint, addressing, region), validated. */
   public static S3Settings s3(Settings settings) {
-    String endpoint = settings.string(Settings.ENDPOINT);
-    if (endpoint != null) {
-      try {
-        URI uri = URI.create(endpoint);
-        if (uri.getScheme() == null || uri.getHost() == null) {
-          throw new IllegalArgumentException("no scheme or host");
-        }
-      } catch (IllegalArgumentException e) {
-        throw new BadSettingsException("Invalid sweep.endpoint '" + endpoint + "' (from "
-            + settings.value(Settings.ENDPOINT).source() + "): not a URI such as http://127.0.0.1:9000", e);
-      }
-    }
+    String endpoint = settings.get(Settings.ENDPOINT);
     boolean pathStyle = settings.value(Settings.PATH_STYLE) == null
         ? endpoint != null
         : settings.bool(Settings.PATH_STYLE);
     return S3Settings.defaults()
         .withEndpoint(endpoint, pathStyle)
-        .withRegion(settings.string(Settings.REGION));
+        .withRegion(settings.get(Settings.REGION));
   }
 }

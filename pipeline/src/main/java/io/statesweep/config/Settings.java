@@ -3,16 +3,24 @@ package io.statesweep.config;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.failures.BadSettingsException;
+import io.statesweep.execute.ConditionalMode;
+import io.statesweep.layout.ExportPrefix;
+import io.statesweep.plan.FailOn;
+import io.statesweep.plan.Grace;
+import io.statesweep.scan.InventoryManifest;
 import io.statesweep.store.FileSource;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * Resolves settings from, in this order of precedence: command-line flags, environment variables
@@ -23,128 +31,194 @@ import java.util.Properties;
  */
 public final class Settings {
 
-  public static final Setting BUCKET = new Setting("sweep.bucket", "--bucket", "COGRAM_CLEANUP_BUCKET", null,
-      "the bucket of the export (required)", List.of("bucket"));
-  public static final Setting PREFIX = new Setting("sweep.prefix", "--prefix", "COGRAM_CLEANUP_PREFIX", "",
-      "the export's prefix, such as cogram/; empty is the bucket root and needs --allow-bucket-root",
-      List.of("prefix"));
-  public static final Setting DRY_RUN = new Setting("sweep.dry-run", "--dry-run", "COGRAM_CLEANUP_DRY_RUN", "true",
-      "true, false, 1 or 0; --execute is --dry-run false", List.of("dry_run"));
-  public static final Setting GRACE_DAYS = new Setting("sweep.grace-days", "--grace-days",
-      "COGRAM_CLEANUP_GRACE_DAYS", "0", "days to wait after a record is marked or expires", List.of("grace_days"));
-  public static final Setting KIND_GRACE_DAYS = new Setting("sweep.grace-days.by-kind", "--kind-grace-days",
-      "STATESWEEP_KIND_GRACE_DAYS", "",
-      "grace days by kind folder, overriding --grace-days: such as drawings=90,emails=7", List.of());
-  public static final Setting REGION = new Setting("sweep.region", "--region", "COGRAM_CLEANUP_REGION", null,
-      "the bucket's region (default: the AWS SDK's default region)", List.of("region"));
-  public static final Setting WORKERS = new Setting("sweep.workers", "--workers", "COGRAM_CLEANUP_WORKERS", "16",
-      "state files read at a time in each Spark task (1-1024)", List.of("workers"));
-  public static final Setting ENDPOINT = new Setting("sweep.endpoint", "--endpoint", "STATESWEEP_ENDPOINT", null,
-      "an S3-compatible endpoint URI instead of AWS", List.of());
-  public static final Setting PATH_STYLE = new Setting("sweep.path-style", "--path-style", "STATESWEEP_PATH_STYLE",
-      null, "path-style addressing (default: true with --endpoint, false on AWS)", List.of());
-  public static final Setting WAREHOUSE = new Setting("sweep.warehouse", "--warehouse", "STATESWEEP_WAREHOUSE",
-      "statesweep-warehouse", "where the Delta tables go: a local path or s3a://bucket/path", List.of());
-  public static final Setting LAYOUT = new Setting("sweep.layout", "--layout", "STATESWEEP_LAYOUT", "cogram",
-      "a layout file (a local path, s3://, s3a://, dbfs:/ or file:) or the name of a built-in layout", List.of());
-  public static final Setting ALLOW_BUCKET_ROOT = new Setting("sweep.allow-bucket-root", "--allow-bucket-root",
-      "STATESWEEP_ALLOW_BUCKET_ROOT", "false", "allow an empty prefix: the whole bucket is the export", List.of());
-  public static final Setting LOG_LINES = new Setting("sweep.log.lines", "--log-lines", "STATESWEEP_LOG_LINES", "100",
-      "how many 'would delete' lines to print, 'all' for every one (refused, coming back, kept and skipped lines"
-          + " are always printed in full)",
-      List.of());
-  public static final Setting MAX_STATE_BYTES = new Setting("sweep.state.max-bytes", "--max-state-bytes",
-      "STATESWEEP_MAX_STATE_BYTES", "16777216", "a larger state file is a bad state file", List.of());
+  private static final Set<Command> EVERY = EnumSet.allOf(Command.class);
+  /** The commands that act on the export (not approve). */
+  private static final Set<Command> EXPORT = EnumSet.of(Command.PLAN, Command.RUN, Command.EXECUTE);
+  /** The commands that plan. */
+  private static final Set<Command> PLANNING = EnumSet.of(Command.PLAN, Command.RUN);
+  /** The commands that may delete. */
+  private static final Set<Command> DELETING = EnumSet.of(Command.RUN, Command.EXECUTE);
 
-  public static final Setting BATCH_SIZE = new Setting("sweep.delete.batch-size", "--batch-size",
-      "STATESWEEP_BATCH_SIZE", "1000", "keys per DeleteObjects request (1-1000)", List.of());
-  public static final Setting CONDITIONAL_DELETES = new Setting("sweep.delete.conditional", "--conditional-deletes",
-      "STATESWEEP_CONDITIONAL_DELETES", "auto",
-      "auto, on or off: delete each key only if its ETag is still the one verified (auto probes the store once)",
-      List.of());
-  public static final Setting MAX_DELETES_PER_SECOND = new Setting("sweep.delete.max-keys-per-second",
-      "--max-deletes-per-second", "STATESWEEP_MAX_DELETES_PER_SECOND", "0",
-      "a ceiling on deleted keys per second for the whole job; 0 for none", List.of());
+  public static final Setting<String> BUCKET = Setting.parsed("sweep.bucket", Parsers::bucket)
+      .flag("--bucket").environment("COGRAM_CLEANUP_BUCKET").aliases("bucket").takenBy(EXPORT)
+      .help("the bucket of the export (required)");
+  public static final Setting<ExportPrefix> PREFIX = Setting.parsed("sweep.prefix", Parsers::prefix)
+      .flag("--prefix").environment("COGRAM_CLEANUP_PREFIX").aliases("prefix").defaultValue("").takenBy(EXPORT)
+      .help("the export's prefix, such as cogram/; empty is the bucket root and needs --allow-bucket-root");
+  public static final Setting<Boolean> DRY_RUN = Setting.bool("sweep.dry-run")
+      .flag("--dry-run").environment("COGRAM_CLEANUP_DRY_RUN").aliases("dry_run").defaultValue("true").asSwitch()
+      .takenBy(PLANNING)
+      .help("true, false, 1 or 0; --execute is --dry-run false");
+  public static final Setting<Integer> GRACE_DAYS = Setting.integer("sweep.grace-days", 0, Grace.MAX_DAYS)
+      .flag("--grace-days").environment("COGRAM_CLEANUP_GRACE_DAYS").aliases("grace_days").defaultValue("0")
+      .takenBy(EXPORT)
+      .help("days to wait after a record is marked or expires");
+  /** Text here: each kind is checked against the layout ({@link RunOptions#from}). */
+  public static final Setting<String> KIND_GRACE_DAYS = Setting.text("sweep.grace-days.by-kind")
+      .flag("--kind-grace-days").environment("STATESWEEP_KIND_GRACE_DAYS").defaultValue("").takenBy(EXPORT)
+      .help("grace days by kind folder, overriding --grace-days: such as drawings=90,emails=7");
+  public static final Setting<String> REGION = Setting.text("sweep.region")
+      .flag("--region").environment("COGRAM_CLEANUP_REGION").aliases("region").takenBy(EVERY)
+      .help("the bucket's region (default: the AWS SDK's default region)");
+  public static final Setting<Integer> WORKERS = Setting.integer("sweep.workers", 1, 1024)
+      .flag("--workers").environment("COGRAM_CLEANUP_WORKERS").aliases("workers").defaultValue("16").takenBy(EXPORT)
+      .help("state files read at a time in each Spark task");
+  public static final Setting<String> ENDPOINT = Setting.parsed("sweep.endpoint", Parsers::endpoint)
+      .flag("--endpoint").environment("STATESWEEP_ENDPOINT").takenBy(EVERY)
+      .help("an S3-compatible endpoint URI instead of AWS");
+  public static final Setting<Boolean> PATH_STYLE = Setting.bool("sweep.path-style")
+      .flag("--path-style").environment("STATESWEEP_PATH_STYLE").asSwitch().takenBy(EVERY)
+      .help("path-style addressing (default: true with --endpoint, false on AWS)");
+  public static final Setting<String> WAREHOUSE = Setting.parsed("sweep.warehouse", Parsers::trimmed)
+      .flag("--warehouse").environment("STATESWEEP_WAREHOUSE").defaultValue("statesweep-warehouse").takenBy(EVERY)
+      .help("where the Delta tables go: a local path or s3a://bucket/path");
+  /** Text here: the layout is loaded, from a file or built in, by {@link RunOptions#from}. */
+  public static final Setting<String> LAYOUT = Setting.parsed("sweep.layout", Parsers::trimmed)
+      .flag("--layout").environment("STATESWEEP_LAYOUT").defaultValue("cogram").takenBy(EXPORT)
+      .help("a layout file (a local path, s3://, s3a://, dbfs:/ or file:) or the name of a built-in layout");
+  public static final Setting<Boolean> ALLOW_BUCKET_ROOT = Setting.bool("sweep.allow-bucket-root")
+      .flag("--allow-bucket-root").environment("STATESWEEP_ALLOW_BUCKET_ROOT").defaultValue("false").asSwitch()
+      .takenBy(EXPORT)
+      .help("allow an empty prefix: the whole bucket is the export");
+  /** How many {@code would delete} lines to print; {@link RunOptions#ALL_LINES} for all. */
+  public static final Setting<Integer> LOG_LINES = Setting.parsed("sweep.log.lines", Parsers::logLines)
+      .flag("--log-lines").environment("STATESWEEP_LOG_LINES").defaultValue("100").takenBy(PLANNING)
+      .range("0-" + Parsers.MAX_LOG_LINES + ", or 'all' for every one")
+      .help("how many 'would delete' lines to print: " + Setting.RANGE + " (refused, coming back, kept and skipped"
+          + " lines are always printed in full)");
+  public static final Setting<Integer> MAX_STATE_BYTES = Setting.integer("sweep.state.max-bytes", 1024,
+          512 * 1024 * 1024)
+      .flag("--max-state-bytes").environment("STATESWEEP_MAX_STATE_BYTES").defaultValue("16777216").takenBy(EXPORT)
+      .help("a larger state file is a bad state file");
 
-  public static final Setting PAGES_PER_TASK = new Setting("sweep.list.pages-per-task", "--pages-per-task",
-      "STATESWEEP_PAGES_PER_TASK", "100",
-      "listing pages (1,000 keys each) one task lists before it hands the rest to new tasks", List.of());
+  public static final Setting<Integer> BATCH_SIZE = Setting.integer("sweep.delete.batch-size", 1, 1000)
+      .flag("--batch-size").environment("STATESWEEP_BATCH_SIZE").defaultValue("1000").takenBy(DELETING)
+      .help("keys per DeleteObjects request");
+  public static final Setting<ConditionalMode> CONDITIONAL_DELETES = Setting.choice("sweep.delete.conditional",
+          choices("auto", ConditionalMode.AUTO, "on", ConditionalMode.ON, "off", ConditionalMode.OFF))
+      .flag("--conditional-deletes").environment("STATESWEEP_CONDITIONAL_DELETES").defaultValue("auto")
+      .takenBy(DELETING)
+      .help(Setting.RANGE + ": delete each key only if its ETag is still the one verified (auto probes the store"
+          + " once)");
+  public static final Setting<Integer> MAX_DELETES_PER_SECOND = Setting.integer(
+          "sweep.delete.max-keys-per-second", 0, 1_000_000)
+      .flag("--max-deletes-per-second").environment("STATESWEEP_MAX_DELETES_PER_SECOND").defaultValue("0")
+      .takenBy(DELETING)
+      .help("a ceiling on deleted keys per second for the whole job; 0 for none");
 
-  public static final Setting REUSE_STATE_FILES = new Setting("sweep.state.reuse", "--reuse-state-files",
-      "STATESWEEP_REUSE_STATE_FILES", "true",
-      "take a state file's parsed document from the last complete plan when its ETag is unchanged (no GET)",
-      List.of());
+  public static final Setting<Integer> PAGES_PER_TASK = Setting.integer("sweep.list.pages-per-task", 1, 100_000)
+      .flag("--pages-per-task").environment("STATESWEEP_PAGES_PER_TASK").defaultValue("100").takenBy(PLANNING)
+      .help("listing pages (1,000 keys each) one task lists before it hands the rest to new tasks");
 
-  public static final Setting LISTING = new Setting("sweep.listing", "--listing", "STATESWEEP_LISTING", "list",
-      "list (ListObjectsV2 over the prefix) or inventory (an S3 Inventory report, see --inventory)", List.of());
-  public static final Setting INVENTORY = new Setting("sweep.inventory", "--inventory", "STATESWEEP_INVENTORY", null,
-      "the manifest.json of an S3 Inventory report of the bucket (s3://, s3a://, dbfs:/, file:/ or an absolute"
-          + " path), with --listing inventory",
-      List.of());
+  public static final Setting<Boolean> REUSE_STATE_FILES = Setting.bool("sweep.state.reuse")
+      .flag("--reuse-state-files").environment("STATESWEEP_REUSE_STATE_FILES").defaultValue("true")
+      .takenBy(PLANNING)
+      .help("take a state file's parsed document from the last complete plan when its ETag is unchanged (no GET)");
 
-  public static final Setting SKIP_APPROVAL = new Setting("sweep.execute.skip-approval", "--skip-approval",
-      "STATESWEEP_SKIP_APPROVAL", "false",
-      "execute --run-id a plan that nobody approved (see the approve command)", List.of());
-  public static final Setting MAX_PLAN_AGE = new Setting("sweep.execute.max-plan-age", "--max-plan-age",
-      "STATESWEEP_MAX_PLAN_AGE", "24h",
-      "refuse to execute a plan older than this (such as 90m, 24h, 2d): the bucket moves on", List.of());
+  public static final Setting<RunOptions.Listing> LISTING = Setting.choice("sweep.listing",
+          choices("list", RunOptions.Listing.LIST, "inventory", RunOptions.Listing.INVENTORY))
+      .flag("--listing").environment("STATESWEEP_LISTING").defaultValue("list").takenBy(PLANNING)
+      .help(Setting.RANGE + ": list is ListObjectsV2 over the prefix, inventory an S3 Inventory report (see"
+          + " --inventory)");
+  /** Read only with {@code --listing inventory} ({@link RunOptions#from} says so of one given without it). */
+  public static final Setting<InventoryManifest.Location> INVENTORY = Setting.parsed("sweep.inventory",
+          Parsers::inventory)
+      .flag("--inventory").environment("STATESWEEP_INVENTORY").takenBy(PLANNING)
+      .help("the manifest.json of an S3 Inventory report of the bucket (s3://, s3a://, dbfs:/, file:/ or an absolute"
+          + " path), with --listing inventory");
 
-  public static final Setting LOCK_TTL = new Setting("sweep.lock.ttl", "--lock-ttl", "STATESWEEP_LOCK_TTL", "10m",
-      "how long the run lock lasts unless renewed (renewed every third of it); a dead run's lock is taken over"
-          + " after it", List.of());
+  public static final Setting<Boolean> SKIP_APPROVAL = Setting.bool("sweep.execute.skip-approval")
+      .flag("--skip-approval").environment("STATESWEEP_SKIP_APPROVAL").defaultValue("false").asSwitch()
+      .takenBy(EnumSet.of(Command.EXECUTE))
+      .help("execute --run-id a plan that nobody approved (see the approve command)");
+  public static final Setting<Duration> MAX_PLAN_AGE = Setting.parsed("sweep.execute.max-plan-age",
+          Parsers::duration)
+      .flag("--max-plan-age").environment("STATESWEEP_MAX_PLAN_AGE").defaultValue("24h")
+      .takenBy(EnumSet.of(Command.EXECUTE))
+      .help("refuse to execute a plan older than this (such as 90m, 24h, 2d): the bucket moves on");
 
-  public static final Setting UNSAFE_LOCK = new Setting("sweep.lock.unsafe",
-      "--unsafe-lock-without-conditional-writes", "STATESWEEP_UNSAFE_LOCK", "false",
-      "delete on a store that ignores PutObject If-None-Match: * (the run lock's probe finds it), although the lock"
-          + " then cannot keep out a run that starts at the same moment; without it such a store is refused",
-      List.of());
+  public static final Setting<Duration> LOCK_TTL = Setting.parsed("sweep.lock.ttl", Parsers::lockTtl)
+      .flag("--lock-ttl").environment("STATESWEEP_LOCK_TTL").defaultValue("10m").takenBy(EXPORT)
+      .help("how long the run lock lasts unless renewed (renewed every third of it); a dead run's lock is taken over"
+          + " after it");
 
-  public static final Setting PROGRESS_SECONDS = new Setting("sweep.log.progress-seconds", "--progress-seconds",
-      "STATESWEEP_PROGRESS_SECONDS", "30", "seconds between progress lines on the driver; 0 for none", List.of());
+  public static final Setting<Boolean> UNSAFE_LOCK = Setting.bool("sweep.lock.unsafe")
+      .flag("--unsafe-lock-without-conditional-writes").environment("STATESWEEP_UNSAFE_LOCK").defaultValue("false")
+      .asSwitch().takenBy(DELETING)
+      .help("delete on a store that ignores PutObject If-None-Match: * (the run lock's probe finds it), although the"
+          + " lock then cannot keep out a run that starts at the same moment; without it such a store is refused");
 
-  public static final Setting CATALOG_SCHEMA = new Setting("sweep.catalog-schema", "--catalog-schema",
-      "STATESWEEP_CATALOG_SCHEMA", null,
-      "register every Delta table by name in this schema (main.statesweep on Unity Catalog, statesweep on a Hive"
-          + " metastore or Glue) the first time it is written; the tables stay at --warehouse",
-      List.of());
+  public static final Setting<Integer> PROGRESS_SECONDS = Setting.integer("sweep.log.progress-seconds", 0, 86_400)
+      .flag("--progress-seconds").environment("STATESWEEP_PROGRESS_SECONDS").defaultValue("30").takenBy(EXPORT)
+      .help("seconds between progress lines on the driver; 0 for none");
 
-  public static final Setting PRICES = new Setting("sweep.cost.prices", "--prices", "STATESWEEP_PRICES", "aws",
-      "the price table for a run's cost: the built-in list prices (aws) or a prices file (a local path, s3://,"
-          + " s3a://, dbfs:/ or file:)",
-      List.of());
+  public static final Setting<CatalogSchema> CATALOG_SCHEMA = Setting.parsed("sweep.catalog-schema",
+          (Setting.Parser<CatalogSchema>) (setting, value) ->
+              value == null ? null : CatalogSchema.parse(value.value(), value.source()))
+      .flag("--catalog-schema").environment("STATESWEEP_CATALOG_SCHEMA").takenBy(EVERY)
+      .help("register every Delta table by name in this schema (main.statesweep on Unity Catalog, statesweep on a"
+          + " Hive metastore or Glue) the first time it is written; the tables stay at --warehouse");
 
-  public static final Setting MAX_DELETES = new Setting("sweep.bound.max-deletes", "--max-deletes",
-      "STATESWEEP_MAX_DELETES", "0",
-      "at most this many keys deleted per run, whole records in key order (the next run goes on); 0 for no bound",
-      List.of());
-  public static final Setting MAX_BYTES = new Setting("sweep.bound.max-bytes", "--max-bytes", "STATESWEEP_MAX_BYTES",
-      "0", "at most this many bytes deleted per run, such as 500G or 2T (K, M, G, T: powers of 1024), whole records;"
-          + " 0 for no bound", List.of());
+  /** Text here: the price table is read when a run's cost is computed. */
+  public static final Setting<String> PRICES = Setting.text("sweep.cost.prices")
+      .flag("--prices").environment("STATESWEEP_PRICES").defaultValue("aws").takenBy(EXPORT)
+      .help("the price table for a run's cost: the built-in list prices (aws) or a prices file (a local path, s3://,"
+          + " s3a://, dbfs:/ or file:)");
 
-  public static final Setting SCOPE_PREFIXES = new Setting("sweep.scope.prefixes", "--scope-prefix",
-      "STATESWEEP_SCOPE_PREFIX", "",
-      "plan only the records whose state files are under these folders of the export, comma-separated, such as"
-          + " projects/p-0001/,workflows/ (relative to --prefix)", List.of());
-  public static final Setting SCOPE_PROJECTS = new Setting("sweep.scope.projects", "--projects",
-      "STATESWEEP_PROJECTS", "", "plan only the records of these projects, comma-separated project ids", List.of());
-  public static final Setting SCOPE_KINDS = new Setting("sweep.scope.kinds", "--kinds", "STATESWEEP_KINDS", "",
-      "plan only the records of these kind folders, comma-separated, such as emails,drawings", List.of());
+  public static final Setting<Integer> MAX_DELETES = Setting.integer("sweep.bound.max-deletes", 0, Integer.MAX_VALUE)
+      .flag("--max-deletes").environment("STATESWEEP_MAX_DELETES").defaultValue("0").takenBy(DELETING)
+      .help("at most this many keys deleted per run, whole records in key order (the next run goes on); 0 for no"
+          + " bound");
+  public static final Setting<Long> MAX_BYTES = Setting.parsed("sweep.bound.max-bytes", Parsers::bytes)
+      .flag("--max-bytes").environment("STATESWEEP_MAX_BYTES").defaultValue("0").takenBy(DELETING)
+      .help("at most this many bytes deleted per run, such as 500G or 2T (K, M, G, T: powers of 1024), whole"
+          + " records; 0 for no bound");
 
-  public static final Setting FAIL_ON = new Setting("sweep.fail-on", "--fail-on", "STATESWEEP_FAIL_ON", "none",
-      "fail the run (exit code 4) when it loses files: came_back (a record came back during its deletion), missing"
-          + " (a live record lists a file the bucket lacks), both comma-separated, all, or none", List.of());
+  /** Each entry is checked against the prefix by {@link RunOptions#from}. */
+  public static final Setting<List<String>> SCOPE_PREFIXES = Setting.list("sweep.scope.prefixes")
+      .flag("--scope-prefix").environment("STATESWEEP_SCOPE_PREFIX").defaultValue("").takenBy(PLANNING)
+      .help("plan only the records whose state files are under these folders of the export, comma-separated, such"
+          + " as projects/p-0001/,workflows/ (relative to --prefix)");
+  public static final Setting<List<String>> SCOPE_PROJECTS = Setting.list("sweep.scope.projects")
+      .flag("--projects").environment("STATESWEEP_PROJECTS").defaultValue("").takenBy(PLANNING)
+      .help("plan only the records of these projects, comma-separated project ids");
+  /** Each entry is checked against the layout by {@link RunOptions#from}. */
+  public static final Setting<List<String>> SCOPE_KINDS = Setting.list("sweep.scope.kinds")
+      .flag("--kinds").environment("STATESWEEP_KINDS").defaultValue("").takenBy(PLANNING)
+      .help("plan only the records of these kind folders, comma-separated, such as emails,drawings");
 
-  public static final List<Setting> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION, WORKERS, ENDPOINT,
-      PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE, CONDITIONAL_DELETES,
-      MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY, SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, UNSAFE_LOCK,
-      PROGRESS_SECONDS, CATALOG_SCHEMA, PRICES, FAIL_ON, MAX_DELETES, MAX_BYTES, SCOPE_PREFIXES, SCOPE_PROJECTS, SCOPE_KINDS);
+  public static final Setting<FailOn> FAIL_ON = Setting.parsed("sweep.fail-on",
+          (Setting.Parser<FailOn>) (setting, value) -> FailOn.parse(value.value(), value.source()))
+      .flag("--fail-on").environment("STATESWEEP_FAIL_ON").defaultValue("none").takenBy(EXPORT)
+      .help("fail the run (exit code 4) when it loses files: came_back (a record came back during its deletion),"
+          + " missing (a live record lists a file the bucket lacks), both comma-separated, all, or none");
+
+  /** Every setting, in the order of the help and of the run's record. */
+  public static final List<Setting<?>> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION,
+      WORKERS, ENDPOINT, PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE,
+      CONDITIONAL_DELETES, MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY,
+      SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, UNSAFE_LOCK, PROGRESS_SECONDS, CATALOG_SCHEMA, PRICES, FAIL_ON,
+      MAX_DELETES, MAX_BYTES, SCOPE_PREFIXES, SCOPE_PROJECTS, SCOPE_KINDS);
+
+  private static <E> Map<String, E> choices(String first, E one, String second, E two) {
+    Map<String, E> choices = new LinkedHashMap<>();
+    choices.put(first, one);
+    choices.put(second, two);
+    return choices;
+  }
+
+  private static <E> Map<String, E> choices(String first, E one, String second, E two, String third, E three) {
+    Map<String, E> choices = choices(first, one, second, two);
+    choices.put(third, three);
+    return choices;
+  }
 
   /** A resolved value and where it came from, such as {@code --grace-days} or {@code COGRAM_CLEANUP_GRACE_DAYS}. */
   public record Value(String value, String source) {}
 
-  private final Map<Setting, Value> values;
+  private final Map<Setting<?>, Value> values;
 
-  private Settings(Map<Setting, Value> values) {
+  private Settings(Map<Setting<?>, Value> values) {
     this.values = values;
   }
 
@@ -194,8 +268,8 @@ public final class Settings {
     requireNonNull(flags, "flags is null");
     requireNonNull(environment, "environment is null");
     Map<String, String> conf = configText == null ? Map.of() : readConf(configFile, configText);
-    Map<Setting, Value> values = new LinkedHashMap<>();
-    for (Setting setting : ALL) {
+    Map<Setting<?>, Value> values = new LinkedHashMap<>();
+    for (Setting<?> setting : ALL) {
       Value value = null;
       if (flags.containsKey(setting.flag())) {
         value = new Value(flags.get(setting.flag()), setting.flag());
@@ -244,51 +318,35 @@ public final class Settings {
     return conf;
   }
 
-  public Value value(Setting setting) {
+  public Value value(Setting<?> setting) {
     return values.get(setting);
   }
 
-  public String string(Setting setting) {
+  public String string(Setting<?> setting) {
     Value value = values.get(setting);
     return value == null ? null : value.value();
   }
 
-  /** The required setting's value, or an error that says every way to give it. */
-  public String required(Setting setting) {
+  /** The required setting's value, trimmed, or an error that says every way to give it. */
+  public String required(Setting<?> setting) {
     String value = string(setting);
     if (value == null || value.isBlank()) {
-      throw new BadSettingsException("Missing " + setting.key().substring("sweep.".length()) + ": give "
-          + setting.flag() + ", set " + setting.environment() + ", or put " + setting.key() + " in the --config-file");
+      throw setting.missing();
     }
     return value.trim();
   }
 
-  /** true/false/1/0 only, as the reference script accepts for dry_run; anything else names its source. */
-  public boolean bool(Setting setting) {
-    Value value = values.get(setting);
-    String text = value.value().trim();
-    return switch (text) {
-      case "true", "1" -> true;
-      case "false", "0" -> false;
-      default -> throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
-          + value.source() + "): use true, false, 1 or 0");
-    };
+  /**
+   * The setting's value as its declaration reads it ({@link Setting#parse}), or the {@link BadSettingsException}
+   * that names the setting, the value and where it came from.
+   */
+  public <T> T get(Setting<T> setting) {
+    return setting.parse(values.get(setting));
   }
 
-  public int integer(Setting setting, int min, int max) {
-    Value value = values.get(setting);
-    int parsed;
-    try {
-      parsed = Integer.parseInt(value.value().trim());
-    } catch (NumberFormatException e) {
-      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
-          + value.source() + "): not a whole number", e);
-    }
-    if (parsed < min || parsed > max) {
-      throw new BadSettingsException("Invalid " + setting.key() + " '" + value.value() + "' (from "
-          + value.source() + "): must be from " + min + " to " + max);
-    }
-    return parsed;
+  /** A true/false setting's value: {@link #get}. */
+  public boolean bool(Setting<Boolean> setting) {
+    return get(setting);
   }
 
   /** Every resolved value by conf key, for the run's record. */

@@ -18,6 +18,7 @@ import io.statesweep.api.RunResult;
 import io.statesweep.api.Tables;
 import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.CatalogSchema;
+import io.statesweep.config.Command;
 import io.statesweep.store.FileSource;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
@@ -69,61 +70,6 @@ public final class Statesweep implements Actions {
   @FunctionalInterface
   public interface Sessions {
     SparkSession session(Command command, Settings settings);
-  }
-
-  /** The actions, and the settings each takes (as flags on the command line, as options here). */
-  public enum Command {
-    /** A dry run that writes the report: {@link SparkPlanAction}. */
-    PLAN("plan", List.of(Settings.BUCKET, Settings.PREFIX, Settings.DRY_RUN, Settings.GRACE_DAYS,
-        Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
-        Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
-        Settings.PAGES_PER_TASK, Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL,
-        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES, Settings.FAIL_ON, Settings.SCOPE_PREFIXES,
-        Settings.SCOPE_PROJECTS, Settings.SCOPE_KINDS)),
-    /** The scheduled job, plan then (when not a dry run) execute: {@link SparkRunAction}. */
-    RUN("run", List.of(Settings.BUCKET, Settings.PREFIX, Settings.DRY_RUN, Settings.GRACE_DAYS,
-        Settings.KIND_GRACE_DAYS, Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE,
-        Settings.WAREHOUSE, Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.LOG_LINES, Settings.MAX_STATE_BYTES,
-        Settings.BATCH_SIZE, Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.PAGES_PER_TASK,
-        Settings.REUSE_STATE_FILES, Settings.LISTING, Settings.INVENTORY, Settings.LOCK_TTL, Settings.UNSAFE_LOCK,
-        Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA, Settings.PRICES, Settings.FAIL_ON, Settings.MAX_DELETES,
-        Settings.MAX_BYTES, Settings.SCOPE_PREFIXES, Settings.SCOPE_PROJECTS, Settings.SCOPE_KINDS)),
-    /**
-     * A reviewed plan, exactly as planned: {@link SparkExecuteAction}. It lists nothing and prints no
-     * {@code would delete} lines; it decides each record again with this run's grace periods (a row may only
-     * narrow the plan), so it takes the grace days.
-     */
-    EXECUTE("execute", List.of(Settings.BUCKET, Settings.PREFIX, Settings.GRACE_DAYS, Settings.KIND_GRACE_DAYS,
-        Settings.REGION, Settings.WORKERS, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
-        Settings.LAYOUT, Settings.ALLOW_BUCKET_ROOT, Settings.MAX_STATE_BYTES, Settings.BATCH_SIZE,
-        Settings.CONDITIONAL_DELETES, Settings.MAX_DELETES_PER_SECOND, Settings.SKIP_APPROVAL, Settings.MAX_PLAN_AGE,
-        Settings.LOCK_TTL, Settings.UNSAFE_LOCK, Settings.PROGRESS_SECONDS, Settings.CATALOG_SCHEMA,
-        Settings.PRICES, Settings.FAIL_ON, Settings.MAX_DELETES, Settings.MAX_BYTES)),
-    /** Records an approval: {@link SparkApproveAction}. It reads the tables only (and S3A, for them). */
-    APPROVE("approve", List.of(Settings.REGION, Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE,
-        Settings.CATALOG_SCHEMA));
-
-    private final String label;
-    private final List<Setting> settings;
-
-    Command(String label, List<Setting> settings) {
-      this.label = label;
-      this.settings = settings;
-    }
-
-    /** The command's name: plan, run, execute, approve. */
-    public String label() {
-      return label;
-    }
-
-    /** The settings the command uses, in the order of {@link Settings#ALL}. */
-    public List<Setting> settings() {
-      return Settings.ALL.stream().filter(settings::contains).toList();
-    }
-
-    public boolean takes(Setting setting) {
-      return settings.contains(setting);
-    }
   }
 
   /** The name under which {@link Action#option} takes the config file. */
@@ -213,9 +159,8 @@ public final class Statesweep implements Actions {
 
   /** The tables of the resolved settings, registered by name in {@code --catalog-schema} when it is set. */
   static Tables tables(Settings settings) {
-    Settings.Value schema = settings.value(Settings.CATALOG_SCHEMA);
-    CatalogSchema catalogSchema = schema == null ? null : CatalogSchema.parse(schema.value(), schema.source());
-    return new Tables(settings.string(Settings.WAREHOUSE).trim(), catalogSchema == null ? null : catalogSchema.toString());
+    CatalogSchema catalogSchema = settings.get(Settings.CATALOG_SCHEMA);
+    return new Tables(settings.get(Settings.WAREHOUSE), catalogSchema == null ? null : catalogSchema.toString());
   }
 
   /**
@@ -254,7 +199,7 @@ public final class Statesweep implements Actions {
       if (name.equals(CONFIG_FILE)) {
         return configFile(value);
       }
-      Setting setting = setting(name);
+      Setting<?> setting = setting(name);
       if (value == null) {
         flags.remove(setting.flag());
       } else {
@@ -312,9 +257,9 @@ public final class Statesweep implements Actions {
       return statesweep.session(command, settings);
     }
 
-    private Setting setting(String name) {
+    private Setting<?> setting(String name) {
       String lookup = name.trim().toLowerCase(Locale.ROOT);
-      for (Setting setting : Settings.ALL) {
+      for (Setting<?> setting : Settings.ALL) {
         if (setting.flag().equals(lookup) || setting.key().equals(lookup)) {
           if (!command.takes(setting)) {
             throw new BadSettingsException("Unknown option '" + name + "' for " + command.label() + "; its options: "
