@@ -1,6 +1,5 @@
 package io.statesweep.jobs;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,9 +9,7 @@ import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectContent;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,7 +97,7 @@ class DriverKillTest {
     assertThat(expiry).as("the dead run's lock").isNotNull();
 
     // While the dead run's lock is valid, a rerun is refused and told who holds it; then it takes over.
-    Output rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
+    CommandOutput rerun = CommandOutput.run(environment, "execute", "--run-id", runId, "--skip-approval", "true");
     assertThat(rerun.code()).as(rerun.errors()).isEqualTo(StatesweepCli.LOCKED);
     assertThat(rerun.errors()).contains("statesweep execute --run-id " + runId + " (pid " + execute.pid() + ")")
         .contains("its lock expires at " + expiry);
@@ -108,7 +105,7 @@ class DriverKillTest {
     long lockDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
     while (rerun.code() == StatesweepCli.LOCKED && System.nanoTime() < lockDeadline) {
       Thread.sleep(Math.max(100, Duration.between(Instant.now(), expiry).toMillis() + 100));
-      rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
+      rerun = CommandOutput.run(environment, "execute", "--run-id", runId, "--skip-approval", "true");
     }
     assertThat(rerun.code()).as(rerun.text() + rerun.errors()).isZero();
     assertThat(rerun.text()).contains("summary: dry_run=false complete=true");
@@ -155,19 +152,10 @@ class DriverKillTest {
   }
 
   private static String run(Map<String, String> environment, String... args) {
-    Output output = runWithCode(environment, args);
+    CommandOutput output = CommandOutput.run(environment, args);
     assertThat(output.code()).as(output.errors()).isZero();
     return output.text();
   }
-
-  private static Output runWithCode(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
-    return new Output(code, out.toString(UTF_8), err.toString(UTF_8));
-  }
-
-  private record Output(int code, String text, String errors) {}
 
   private static Set<String> exportKeys(ObjectStore store) {
     return exportKeys(store, "cogram/");

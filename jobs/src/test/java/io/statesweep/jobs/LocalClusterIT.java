@@ -10,10 +10,8 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,11 +132,11 @@ class LocalClusterIT {
 
     // The same plan in local mode (this JVM's local[2] session), to another warehouse: the reference.
     String localWarehouse = work.resolve("local-warehouse").toString();
-    Output local = planInThisJvm(server, localWarehouse);
+    CommandOutput local = planInThisJvm(server, localWarehouse);
     timer.lap("local plan");
 
     // 1. plan on the cluster.
-    Output plan = cluster.run("plan", List.of("plan"));
+    CommandOutput plan = cluster.run("plan", List.of("plan"));
     timer.lap("cluster plan");
     assertThat(plan.code()).as(plan.text()).isZero();
     String runId = pair(summary(plan.text()), "run_id");
@@ -193,7 +191,7 @@ class LocalClusterIT {
     } finally {
       execute.await(Duration.ofMinutes(10));
     }
-    Output first = execute.output();
+    CommandOutput first = execute.output();
     timer.lap("execute with the kill");
     Set<String> afterFirst = exportKeys(store);
     assertThat(afterFirst).as("nothing outside the plan is gone").containsAll(expectedLeft);
@@ -210,7 +208,7 @@ class LocalClusterIT {
         .sum()).isPositive();
 
     // 3. The attempt completed despite the kill, or a second attempt finishes it.
-    Output last = first;
+    CommandOutput last = first;
     if (first.code() != 0) {
       last = cluster.run("execute-again", List.of("execute", "--run-id", runId, "--skip-approval", "true"));
     }
@@ -294,14 +292,10 @@ class LocalClusterIT {
         .collectAsList().stream().sorted().toList();
   }
 
-  private static Output planInThisJvm(LocalS3Server server, String warehouse) {
+  private static CommandOutput planInThisJvm(LocalS3Server server, String warehouse) {
     session();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(cliArgs(server, List.of("plan", "--warehouse", warehouse)).toArray(String[]::new),
-        Map.of(), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
-    Output output = new Output(code, out.toString(UTF_8) + err.toString(UTF_8));
-    assertThat(code).as(output.text()).isZero();
+    CommandOutput output = CommandOutput.run(Map.of(), cliArgs(server, List.of("plan", "--warehouse", warehouse)));
+    assertThat(output.code()).as(output.all()).isZero();
     return output;
   }
 
@@ -370,7 +364,7 @@ class LocalClusterIT {
       this.logs = logs;
     }
 
-    Output run(String name, List<String> command) throws Exception {
+    CommandOutput run(String name, List<String> command) throws Exception {
       Running running = start(name, command);
       running.await(Duration.ofMinutes(10));
       return running.output();
@@ -434,13 +428,12 @@ class LocalClusterIT {
         }
       }
 
-      Output output() throws IOException {
-        return new Output(process.isAlive() ? -1 : process.exitValue(), Files.readString(log, UTF_8));
+      CommandOutput output() throws IOException {
+        // The driver's stdout and stderr, as one log.
+        return new CommandOutput(process.isAlive() ? -1 : process.exitValue(), Files.readString(log, UTF_8), "");
       }
     }
   }
-
-  private record Output(int code, String text) {}
 
   /** Seconds by step, for the report. */
   private static final class Timer {
