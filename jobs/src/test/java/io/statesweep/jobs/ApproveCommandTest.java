@@ -1,6 +1,7 @@
 package io.statesweep.jobs;
 
 import static io.statesweep.jobs.CommandOutput.run;
+import static io.statesweep.testing.TestArchive.keys;
 import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +11,7 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TableReader;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
@@ -50,8 +52,8 @@ class ApproveCommandTest {
         + " with --skip-approval\n");
     assertThat(keys(store)).isEqualTo(before);
 
-    CommandOutput approved = run(Map.of(), "approve", "--run-id", runId, "--by", "ana", "--note", "looked at plan_summary",
-        "--warehouse", warehouse.toString());
+    CommandOutput approved = run(Map.of(), "approve", "--run-id", runId, "--by", "ana", "--note",
+        "looked at plan_summary", "--warehouse", warehouse.toString());
 
     assertThat(approved.code()).as(approved.errors()).isZero();
     String[] lines = approved.text().split("\n");
@@ -67,7 +69,7 @@ class ApproveCommandTest {
     // A row appended to the approved plan: refused, naming both digests; nothing deleted.
     SparkSession spark = SparkSession.builder().getOrCreate();
     String planTable = warehouse + "/deletion_plan";
-    spark.read().format("delta").load(planTable).filter("run_id = '" + runId + "' AND action = 'delete_record'")
+    TableReader.of(spark, warehouse).deletionPlan().filter("run_id = '" + runId + "' AND action = 'delete_record'")
         .limit(1).withColumn("state_file_key", lit("cogram/appended/state.json"))
         .write().format("delta").mode("append").save(planTable);
     CommandOutput changed = run(environment, "execute", "--run-id", runId);
@@ -97,7 +99,8 @@ class ApproveCommandTest {
   @Test
   void approveNeedsTheRunIdAndWhoApproves(@TempDir Path warehouse) {
     CommandOutput noRunId = run(Map.of(), "approve", "--by", "ana", "--warehouse", warehouse.toString());
-    CommandOutput noBy = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--warehouse", warehouse.toString());
+    CommandOutput noBy = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--warehouse",
+        warehouse.toString());
 
     assertThat(noRunId.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(noRunId.errors()).isEqualTo("statesweep: Missing --run-id: the run_id of the plan you reviewed (table"
@@ -136,11 +139,5 @@ class ApproveCommandTest {
     Matcher matcher = Pattern.compile(" " + name + "=(\\S+)").matcher(summary);
     assertThat(matcher.find()).as(name + " in " + summary).isTrue();
     return matcher.group(1);
-  }
-
-  private static Set<String> keys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll("", object -> keys.add(object.key()));
-    return keys;
   }
 }

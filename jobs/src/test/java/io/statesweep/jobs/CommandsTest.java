@@ -90,7 +90,8 @@ class CommandsTest {
   /** {@code approve --grace-days 3} was accepted and ignored before: an option the command does not use is an error. */
   @Test
   void anOptionTheCommandDoesNotUseIsAnError() {
-    CommandOutput approve = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--by", "ana", "--grace-days", "3");
+    CommandOutput approve = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--by", "ana",
+        "--grace-days", "3");
 
     assertThat(approve.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(approve.errors()).isEqualTo("statesweep: Unknown option: '--grace-days' (approve does not use it); the"

@@ -79,7 +79,8 @@ class ConfigFileLocationsTest {
     conf.write("daily-s3.properties", properties("s3://" + CONF + "/layouts/layout.json")
         .getBytes(StandardCharsets.UTF_8));
 
-    CommandOutput local = plan(dir, "local", Map.of(), "--config-file", localConfig.toString(), "--endpoint", server.endpoint());
+    CommandOutput local = plan(dir, "local", Map.of(), "--config-file", localConfig.toString(), "--endpoint",
+        server.endpoint());
     CommandOutput fromS3a = plan(dir, "s3a", Map.of(), "--config-file", "s3a://" + CONF + "/daily.properties",
         "--endpoint", server.endpoint());
     // The endpoint from the environment reaches the file as well as the flag does.
@@ -87,8 +88,8 @@ class ConfigFileLocationsTest {
         "s3://" + CONF + "/daily-s3.properties");
     CommandOutput fromFileUris = plan(dir, "file", Map.of(), "--config-file", "file:" + fileConfig,
         "--endpoint", server.endpoint());
-    CommandOutput builtIn = plan(dir, "built-in", Map.of(), "--config-file", localConfig.toString(), "--layout", "cogram",
-        "--endpoint", server.endpoint());
+    CommandOutput builtIn = plan(dir, "built-in", Map.of(), "--config-file", localConfig.toString(), "--layout",
+        "cogram", "--endpoint", server.endpoint());
 
     assertThat(local.code()).as(local.errors()).isZero();
     assertThat(planLines(local)).isNotEmpty();

@@ -9,6 +9,8 @@ import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectContent;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,13 +126,13 @@ class DriverKillTest {
     SparkSession spark = SparkSession.active();
     assertThat(recordedKeys(spark, warehouse, deadAttempt)).isEqualTo(goneBeforeTheRerun);
     assertThat(recordedKeys(spark, warehouse, rerunAttempt)).isEqualTo(goneInTheRerun);
-    Row dead = spark.read().format("delta").load(warehouse.resolve("runs").toString())
+    Row dead = TableReader.of(spark, warehouse).runs()
         .filter("attempt_id = '" + deadAttempt + "'").select("complete", "failure", "records_deleted").first();
     assertThat(dead.getBoolean(0)).isFalse();
     assertThat(dead.getString(1)).startsWith("its driver stopped before it recorded what it deleted; recorded from its"
         + " ledger by attempt " + rerunAttempt);
     assertThat(dead.getLong(2)).isEqualTo(goneBeforeTheRerun.stream().filter(key -> key.endsWith("state.json")).count());
-    assertThat(exportKeys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
+    assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
     System.out.printf("ledger, the driver killed mid-execute: %d keys deleted before the rerun, %d recorded under the"
         + " dead attempt; %d deleted by the rerun, %d recorded%n", goneBeforeTheRerun.size(),
         recordedKeys(spark, warehouse, deadAttempt).size(), goneInTheRerun.size(),
@@ -144,7 +146,7 @@ class DriverKillTest {
   }
 
   private static Set<String> recordedKeys(SparkSession spark, Path warehouse, String attemptId) {
-    List<String> keys = spark.read().format("delta").load(warehouse.resolve("executions").toString())
+    List<String> keys = TableReader.of(spark, warehouse).executions()
         .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
         .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
     assertThat(keys).as("each key once").doesNotHaveDuplicates();
@@ -158,12 +160,6 @@ class DriverKillTest {
   }
 
   private static Set<String> exportKeys(ObjectStore store) {
-    return exportKeys(store, "cogram/");
-  }
-
-  private static Set<String> exportKeys(ObjectStore store, String prefix) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(prefix, object -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(store, "cogram/");
   }
 }

@@ -10,6 +10,8 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -162,7 +164,7 @@ class LocalClusterIT {
     assertThat(clusterRows).hasSize(manifest.recordCount())
         .isEqualTo(planRows(localWarehouse, pair(summary(local.text()), "run_id")));
     assertThat(exportKeys(store)).as("a plan deletes nothing").isEqualTo(before);
-    assertThat(session().read().format("delta").load(clusterWarehouse + "/runs").filter("run_id = '" + runId + "'")
+    assertThat(TableReader.of(session(), clusterWarehouse).runs(runId)
         .selectExpr("settings['sweep.layout']", "settings['sweep.bucket']").first().toString())
         .as("the layout and settings read from the bucket").isEqualTo("[s3a://" + BUCKET + "/" + LAYOUT_KEY + "," + BUCKET + "]");
 
@@ -241,7 +243,7 @@ class LocalClusterIT {
 
   /** The keys an attempt's rows of executions say it deleted; fails when one is in them twice. */
   private static Set<String> recordedKeys(String warehouse, String attemptId) {
-    List<String> keys = session().read().format("delta").load(warehouse + "/executions")
+    List<String> keys = TableReader.of(session(), warehouse).executions()
         .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
         .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
     Set<String> unique = new TreeSet<>(keys);
@@ -262,13 +264,13 @@ class LocalClusterIT {
    */
   private static void accountedForOnce(String warehouse, String runId) {
     SparkSession session = session();
-    Dataset<Row> runs = session.read().format("delta").load(warehouse + "/runs")
+    Dataset<Row> runs = TableReader.of(session, warehouse).runs()
         .filter("run_id = '" + runId + "' and command = 'execute' and complete");
     assertThat(runs.count()).as("one complete attempt").isEqualTo(1);
     String attemptId = runs.first().getAs("attempt_id");
-    Dataset<Row> executions = session.read().format("delta").load(warehouse + "/executions")
+    Dataset<Row> executions = TableReader.of(session, warehouse).executions()
         .filter("attempt_id = '" + attemptId + "'");
-    Dataset<Row> planned = session.read().format("delta").load(warehouse + "/deletion_plan")
+    Dataset<Row> planned = TableReader.of(session, warehouse).deletionPlan()
         .filter("run_id = '" + runId + "' and action in ('delete_record', 'delete_removed_files')");
     assertThat(executions.count()).as("one row per planned record").isEqualTo(planned.count());
     assertThat(executions.select("state_file_key").distinct().count()).isEqualTo(planned.count());
@@ -284,8 +286,7 @@ class LocalClusterIT {
 
   /** The run's plan rows less its own columns, as sorted JSON lines (maps sorted by key). */
   private static List<String> planRows(String warehouse, String runId) {
-    Dataset<Row> rows = session().read().format("delta").load(warehouse + "/deletion_plan")
-        .filter("run_id = '" + runId + "'");
+    Dataset<Row> rows = TableReader.of(session(), warehouse).deletionPlan(runId);
     String[] columns = Arrays.stream(rows.columns()).filter(column -> !RUN_COLUMNS.contains(column))
         .map(column -> column.equals("ids") ? "array_sort(map_entries(ids)) as ids" : column).toArray(String[]::new);
     return rows.selectExpr(columns).selectExpr("to_json(struct(*))").as(org.apache.spark.sql.Encoders.STRING())
@@ -601,9 +602,7 @@ class LocalClusterIT {
   }
 
   private static Set<String> exportKeys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(PREFIX, object -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(store, PREFIX);
   }
 
   private static Path cleanDirectory(Path directory) throws IOException {

@@ -12,6 +12,8 @@ import io.statesweep.s3.RunLock;
 import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -170,8 +172,8 @@ class LockLossTest {
       assertThat(execute.lastLine()).startsWith("summary: dry_run=false complete=false ").endsWith(" run_lock=lost");
       // Its deletes were cancelled, yet each key they removed is on the record, and the summary counts them.
       String attemptId = execute.lastLine().replaceAll(".* attempt_id=(\\S+).*", "$1");
-      List<String> recorded = SparkSession.active().read().format("delta").load(warehouse.resolve("executions")
-          .toString()).filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
+      List<String> recorded = TableReader.of(SparkSession.active(), warehouse).executions()
+          .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
           .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
       assertThat(new TreeSet<>(recorded)).as("the keys executions says the attempt deleted").isEqualTo(gone);
       assertThat(recorded).hasSize(gone.size());
@@ -179,7 +181,8 @@ class LockLossTest {
           gone.size(), recorded.size());
       assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
           .isEqualTo(gone.size());
-      assertThat(keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it").isEmpty();
+      assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it")
+          .isEmpty();
     }
   }
 
@@ -246,12 +249,6 @@ class LockLossTest {
   }
 
   private static Set<String> keys(ObjectStore store) {
-    return keys(store, "cogram/");
-  }
-
-  private static Set<String> keys(ObjectStore store, String prefix) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(prefix, object -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(store, "cogram/");
   }
 }

@@ -1,6 +1,7 @@
 package io.statesweep.jobs;
 
 import static io.statesweep.jobs.CommandOutput.run;
+import static io.statesweep.testing.TestArchive.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
@@ -268,12 +269,6 @@ class OperatorsContractTest {
   private static Map<String, String> environment(String bucket, String endpoint, Path warehouse) {
     return Map.of("COGRAM_CLEANUP_BUCKET", bucket, "COGRAM_CLEANUP_PREFIX", "cogram/", "STATESWEEP_ENDPOINT", endpoint,
         "STATESWEEP_WAREHOUSE", warehouse.toString());
-  }
-
-  private static Set<String> keys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll("", object -> keys.add(object.key()));
-    return keys;
   }
 
   /** The run id on the command's last line (its summary). */

@@ -1,6 +1,7 @@
 package io.statesweep.jobs;
 
 import static io.statesweep.jobs.CommandOutput.run;
+import static io.statesweep.testing.TestArchive.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
@@ -126,8 +127,8 @@ class RunCommandTest {
 
   @Test
   void executeRefusesAPlanThatDoesNotExist(LocalS3Server server, @TempDir Path warehouse) {
-    CommandOutput output = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--bucket", "cli", "--prefix",
-        "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
+    CommandOutput output = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--bucket", "cli",
+        "--prefix", "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
 
     assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(output.errors()).startsWith("statesweep: No plan with run id 20990101T000000Z-000000: cannot read table "
@@ -138,12 +139,6 @@ class RunCommandTest {
   private static Set<String> exportKeys(ObjectStore store) {
     Set<String> keys = keys(store);
     keys.removeIf(key -> key.startsWith("cogram.statesweep/"));
-    return keys;
-  }
-
-  private static Set<String> keys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll("", object -> keys.add(object.key()));
     return keys;
   }
 
