@@ -1,5 +1,7 @@
 package io.statesweep.jobs;
 
+import static io.statesweep.jobs.CommandOutput.run;
+import static io.statesweep.testing.TestArchive.keys;
 import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,12 +11,9 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.statesweep.testing.TableReader;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -41,23 +40,23 @@ class ApproveCommandTest {
     Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "approve-cli", "COGRAM_CLEANUP_PREFIX",
         "cogram/", "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
 
-    Output plan = run(environment, "plan");
+    CommandOutput plan = run(environment, "plan");
     String runId = runId(plan.summary());
-    Output refused = run(environment, "execute", "--run-id", runId);
+    CommandOutput refused = run(environment, "execute", "--run-id", runId);
 
-    assertThat(plan.code).as(plan.errors).isZero();
-    assertThat(refused.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(refused.errors).isEqualTo("statesweep: The plan of run " + runId + " has not been approved. Review it"
+    assertThat(plan.code()).as(plan.errors()).isZero();
+    assertThat(refused.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(refused.errors()).isEqualTo("statesweep: The plan of run " + runId + " has not been approved. Review it"
         + " (table " + warehouse + "/deletion_plan, view plan_summary, notebooks/), then record the approval with:"
         + " statesweep approve --run-id " + runId + " --by <your name> --warehouse " + warehouse + "; or execute"
         + " with --skip-approval\n");
     assertThat(keys(store)).isEqualTo(before);
 
-    Output approved = run(Map.of(), "approve", "--run-id", runId, "--by", "ana", "--note", "looked at plan_summary",
-        "--warehouse", warehouse.toString());
+    CommandOutput approved = run(Map.of(), "approve", "--run-id", runId, "--by", "ana", "--note",
+        "looked at plan_summary", "--warehouse", warehouse.toString());
 
-    assertThat(approved.code).as(approved.errors).isZero();
-    String[] lines = approved.text.split("\n");
+    assertThat(approved.code()).as(approved.errors()).isZero();
+    String[] lines = approved.text().split("\n");
     assertThat(lines[0]).startsWith("approved run " + runId + " by ana at ")
         .contains(": records_to_delete=" + field(plan.summary(), "records_deleted")
             + " records_with_removed_files=" + field(plan.summary(), "records_with_removed_files")
@@ -70,15 +69,15 @@ class ApproveCommandTest {
     // A row appended to the approved plan: refused, naming both digests; nothing deleted.
     SparkSession spark = SparkSession.builder().getOrCreate();
     String planTable = warehouse + "/deletion_plan";
-    spark.read().format("delta").load(planTable).filter("run_id = '" + runId + "' AND action = 'delete_record'")
+    TableReader.of(spark, warehouse).deletionPlan().filter("run_id = '" + runId + "' AND action = 'delete_record'")
         .limit(1).withColumn("state_file_key", lit("cogram/appended/state.json"))
         .write().format("delta").mode("append").save(planTable);
-    Output changed = run(environment, "execute", "--run-id", runId);
+    CommandOutput changed = run(environment, "execute", "--run-id", runId);
 
-    assertThat(changed.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(changed.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
     String approvedDigest = field(lines[0], "plan_digest");
     long planRows = Long.parseLong(field(lines[0], "plan_rows"));
-    assertThat(changed.errors).matches(Pattern.quote("statesweep: The plan of run " + runId + " changed after it was"
+    assertThat(changed.errors()).matches(Pattern.quote("statesweep: The plan of run " + runId + " changed after it was"
         + " approved: approved digest " + approvedDigest + " (" + planRows + " rows, approved by ana at ")
         + "[^)]+" + Pattern.quote("), current digest ") + "(?!" + approvedDigest + ")[0-9a-f]{64}"
         + Pattern.quote(" (" + (planRows + 1) + " rows of the run in table " + planTable + "). Nothing was deleted."
@@ -88,9 +87,9 @@ class ApproveCommandTest {
     // Taken out again, the plan is what was approved.
     DeltaTable.forPath(spark, planTable).delete("state_file_key = 'cogram/appended/state.json'");
 
-    Output execute = run(environment, "execute", "--run-id", runId);
+    CommandOutput execute = run(environment, "execute", "--run-id", runId);
 
-    assertThat(execute.code).as(execute.errors).isZero();
+    assertThat(execute.code()).as(execute.errors()).isZero();
     assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes());
@@ -99,22 +98,23 @@ class ApproveCommandTest {
 
   @Test
   void approveNeedsTheRunIdAndWhoApproves(@TempDir Path warehouse) {
-    Output noRunId = run(Map.of(), "approve", "--by", "ana", "--warehouse", warehouse.toString());
-    Output noBy = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--warehouse", warehouse.toString());
+    CommandOutput noRunId = run(Map.of(), "approve", "--by", "ana", "--warehouse", warehouse.toString());
+    CommandOutput noBy = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--warehouse",
+        warehouse.toString());
 
-    assertThat(noRunId.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(noRunId.errors).isEqualTo("statesweep: Missing --run-id: the run_id of the plan you reviewed (table"
+    assertThat(noRunId.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(noRunId.errors()).isEqualTo("statesweep: Missing --run-id: the run_id of the plan you reviewed (table"
         + " runs)\n");
-    assertThat(noBy.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(noBy.errors).isEqualTo("statesweep: Missing --by: who approves the plan (a name or an email)\n");
+    assertThat(noBy.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(noBy.errors()).isEqualTo("statesweep: Missing --by: who approves the plan (a name or an email)\n");
   }
 
   @Test
   void approveHelpListsItsOptions() {
-    Output help = run(Map.of(), "approve", "--help");
+    CommandOutput help = run(Map.of(), "approve", "--help");
 
-    assertThat(help.code).isZero();
-    assertThat(help.text).startsWith("usage: statesweep approve [options]\n")
+    assertThat(help.code()).isZero();
+    assertThat(help.text()).startsWith("usage: statesweep approve [options]\n")
         .contains("--run-id=ID", "--by=NAME", "who approves the plan, a name or an email (required)", "--note=TEXT",
             "--warehouse=V")
         .doesNotContain("--grace-days", "--bucket");
@@ -122,10 +122,10 @@ class ApproveCommandTest {
 
   @Test
   void executeHelpListsTheApprovalAndPlanAgeOptions() {
-    Output help = run(Map.of(), "execute", "--help");
+    CommandOutput help = run(Map.of(), "execute", "--help");
 
-    assertThat(help.code).isZero();
-    assertThat(help.text).contains("--skip-approval", "--max-plan-age", "default: 24h; env STATESWEEP_MAX_PLAN_AGE;"
+    assertThat(help.code()).isZero();
+    assertThat(help.text()).contains("--skip-approval", "--max-plan-age", "default: 24h; env STATESWEEP_MAX_PLAN_AGE;"
         + " config-file key sweep.execute.max-plan-age");
   }
 
@@ -139,25 +139,5 @@ class ApproveCommandTest {
     Matcher matcher = Pattern.compile(" " + name + "=(\\S+)").matcher(summary);
     assertThat(matcher.find()).as(name + " in " + summary).isTrue();
     return matcher.group(1);
-  }
-
-  private static Set<String> keys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll("", object -> keys.add(object.key()));
-    return keys;
-  }
-
-  private static Output run(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private record Output(int code, String text, String errors) {
-    String summary() {
-      return Arrays.stream(text.split("\n")).filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
-    }
   }
 }

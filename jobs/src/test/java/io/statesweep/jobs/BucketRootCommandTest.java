@@ -2,10 +2,7 @@ package io.statesweep.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,11 +57,11 @@ class BucketRootCommandTest {
       default -> { }
     }
 
-    Output output = run(args, environment);
+    CommandOutput output = CommandOutput.run(environment, args);
 
-    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).isEqualTo(REFUSAL);
-    assertThat(output.text).isEqualTo(stoppedByBadSettings(command.equals("plan")));
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).isEqualTo(REFUSAL);
+    assertThat(output.text()).isEqualTo(stoppedByBadSettings(command.equals("plan")));
     assertThat(dir.resolve("warehouse")).doesNotExist();
   }
 
@@ -74,12 +71,12 @@ class BucketRootCommandTest {
       //  | it has an empty segment
       """)
   void aPrefixOfOnlySlashesIsRefusedEvenWithAllowBucketRoot(String prefix, String problem, @TempDir Path dir) {
-    Output output = run(List.of("plan", "--bucket", "b", "--prefix", prefix, "--allow-bucket-root",
-        "--endpoint", NO_SERVER, "--warehouse", dir.resolve("warehouse").toString()), Map.of());
+    CommandOutput output = CommandOutput.run(Map.of(), List.of("plan", "--bucket", "b", "--prefix", prefix,
+        "--allow-bucket-root", "--endpoint", NO_SERVER, "--warehouse", dir.resolve("warehouse").toString()));
 
-    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).isEqualTo("statesweep: Invalid prefix '" + prefix + "': " + problem + " (from --prefix)\n");
-    assertThat(output.text).isEqualTo(stoppedByBadSettings(true));
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).isEqualTo("statesweep: Invalid prefix '" + prefix + "': " + problem + " (from --prefix)\n");
+    assertThat(output.text()).isEqualTo(stoppedByBadSettings(true));
     assertThat(dir.resolve("warehouse")).doesNotExist();
   }
 
@@ -87,15 +84,5 @@ class BucketRootCommandTest {
   private static String stoppedByBadSettings(boolean dryRun) {
     return "summary: dry_run=" + dryRun + " complete=false state_files_scanned=0 records_deleted=0 child_keys_deleted=0"
         + " records_kept=0 kept_newer_files=0 kept_refused=0 skipped=0 errors=0 stopped=bad_settings\n";
-  }
-
-  private record Output(int code, String text, String errors) {}
-
-  private static Output run(List<String> args, Map<String, String> environment) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args.toArray(String[]::new), environment,
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 }

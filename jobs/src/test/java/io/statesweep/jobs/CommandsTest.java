@@ -1,5 +1,6 @@
 package io.statesweep.jobs;
 
+import static io.statesweep.jobs.CommandOutput.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -94,20 +95,21 @@ class CommandsTest {
   /** {@code approve --grace-days 3} was accepted and ignored before: an option the command does not use is an error. */
   @Test
   void anOptionTheCommandDoesNotUseIsAnError() {
-    Output approve = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--by", "ana", "--grace-days", "3");
+    CommandOutput approve = run(Map.of(), "approve", "--run-id", "20990101T000000Z-000000", "--by", "ana",
+        "--grace-days", "3");
 
-    assertThat(approve.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(approve.errors).isEqualTo("statesweep: Unknown option: '--grace-days' (approve does not use it); the"
+    assertThat(approve.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(approve.errors()).isEqualTo("statesweep: Unknown option: '--grace-days' (approve does not use it); the"
         + " options of approve: --run-id, --by, --note, --digest, --region, --endpoint, --path-style, --warehouse,"
         + " --catalog-schema, --config-file\n");
-    assertThat(approve.text).isEmpty();
+    assertThat(approve.text()).isEmpty();
 
-    Output execute = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--log-lines", "1");
+    CommandOutput execute = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--log-lines", "1");
 
-    assertThat(execute.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(execute.errors).startsWith("statesweep: Unknown option: '--log-lines' (execute does not use it); the"
+    assertThat(execute.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(execute.errors()).startsWith("statesweep: Unknown option: '--log-lines' (execute does not use it); the"
         + " options of execute: --run-id, --latest-approved, --bucket, --prefix, --grace-days,");
-    assertThat(execute.text).isEqualTo(STOPPED_DRY_RUN.replace("dry_run=true", "dry_run=false") + "\n");
+    assertThat(execute.text()).isEqualTo(STOPPED_DRY_RUN.replace("dry_run=true", "dry_run=false") + "\n");
 
     assertThatThrownBy(() -> Commands.parse(new String[] {"execute", "--run-id", "r", "--dry-run", "false"}))
         .hasMessageStartingWith("Unknown option: '--dry-run' (execute does not use it)");
@@ -123,21 +125,21 @@ class CommandsTest {
 
   @Test
   void badSettingsExitWithTwoAndAMessageBeforeAnyRequest() {
-    Output output = run(Map.of("COGRAM_CLEANUP_DRY_RUN", "maybe"), "plan", "--bucket", "b", "--prefix", "p");
+    CommandOutput output = run(Map.of("COGRAM_CLEANUP_DRY_RUN", "maybe"), "plan", "--bucket", "b", "--prefix", "p");
 
-    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).isEqualTo(
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).isEqualTo(
         "statesweep: Invalid sweep.dry-run 'maybe' (from COGRAM_CLEANUP_DRY_RUN): use true, false, 1 or 0\n");
-    assertThat(output.text).isEqualTo(STOPPED_DRY_RUN + "\n");
+    assertThat(output.text()).isEqualTo(STOPPED_DRY_RUN + "\n");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"plan", "run", "execute", "approve"})
   void refusesSparkSubmitsConfFlagAndNamesTheConfigFileFlag(String command) {
-    Output output = run(Map.of(), command, "--conf", "sweep.properties", "--bucket", "b", "--prefix", "p");
+    CommandOutput output = run(Map.of(), command, "--conf", "sweep.properties", "--bucket", "b", "--prefix", "p");
 
-    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).isEqualTo("statesweep: Option --conf is spark-submit's flag"
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).isEqualTo("statesweep: Option --conf is spark-submit's flag"
         + " (it goes before the jar); statesweep's settings file is --config-file FILE\n");
     assertThatThrownBy(() -> Commands.parse(new String[] {"plan", "--conf=spark.ui.enabled=false"}))
         .hasMessage("Option --conf is spark-submit's flag (it goes before the jar); statesweep's settings file is"
@@ -150,19 +152,19 @@ class CommandsTest {
 
   @Test
   void planRefusesToRunWithDryRunFalse() {
-    Output output = run(Map.of(), "plan", "--bucket", "b", "--prefix", "p", "--execute");
+    CommandOutput output = run(Map.of(), "plan", "--bucket", "b", "--prefix", "p", "--execute");
 
-    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).isEqualTo("statesweep: The plan command never deletes, but dry_run is false (from"
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).isEqualTo("statesweep: The plan command never deletes, but dry_run is false (from"
         + " --dry-run): use run --execute to delete, or execute --run-id for a reviewed plan\n");
   }
 
   @Test
   void helpListsEveryOptionWithItsDefaultAndEnvironmentVariable() {
-    Output output = run(Map.of(), "plan", "--help");
+    CommandOutput output = run(Map.of(), "plan", "--help");
 
-    assertThat(output.code).isZero();
-    assertThat(output.text).startsWith("usage: statesweep plan [options]\n")
+    assertThat(output.code()).isZero();
+    assertThat(output.text()).startsWith("usage: statesweep plan [options]\n")
         .contains("--grace-days=V", "default: 0; env COGRAM_CLEANUP_GRACE_DAYS; config-file key sweep.grace-days")
         .containsPattern("--config-file=FILE +a properties file of sweep\\.\\* keys")
         .doesNotContain("--conf ")
@@ -175,10 +177,10 @@ class CommandsTest {
   @ParameterizedTest
   @EnumSource(Command.class)
   void eachCommandsHelpShowsItsOwnSettingsWithTheirDefaultsAndEnvironmentVariables(Command command) {
-    Output output = run(Map.of(), command.label(), "--help");
+    CommandOutput output = run(Map.of(), command.label(), "--help");
 
-    assertThat(output.code).isZero();
-    String help = output.text;
+    assertThat(output.code()).isZero();
+    String help = output.text();
     for (Setting<?> setting : Settings.ALL) {
       String defaults = "default: " + (setting.defaultValue() == null ? "(none)" : setting.defaultValue().isEmpty()
           ? "(empty)" : setting.defaultValue()) + "; env " + setting.environment() + "; config-file key " + setting.key();
@@ -190,7 +192,7 @@ class CommandsTest {
       }
     }
     assertThat(Commands.usage(command)).isEqualTo(help);
-    assertThat(run(Map.of(), "help", command.label()).text).isEqualTo(help);
+    assertThat(run(Map.of(), "help", command.label()).text()).isEqualTo(help);
   }
 
   /**
@@ -219,18 +221,18 @@ class CommandsTest {
   @Test
   void theUsageListsTheCommandsAndAnUnknownCommandIsAnError() {
     for (String[] args : new String[][] {{}, {"help"}, {"--help"}, {"-h"}}) {
-      Output output = run(Map.of(), args);
-      assertThat(output.code).isZero();
-      assertThat(output.text).startsWith("usage: statesweep <command> [options]\n")
+      CommandOutput output = run(Map.of(), args);
+      assertThat(output.code()).isZero();
+      assertThat(output.text()).startsWith("usage: statesweep <command> [options]\n")
           .contains("\n  plan ", "\n  run ", "\n  execute ", "\n  approve ", "\n  help ")
           .doesNotContain("demo", "bench-delete");
     }
 
-    Output unknown = run(Map.of(), "plna", "--bucket", "b");
+    CommandOutput unknown = run(Map.of(), "plna", "--bucket", "b");
 
-    assertThat(unknown.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(unknown.errors).startsWith("Unknown command 'plna'.\nusage: statesweep <command> [options]\n");
-    assertThat(unknown.text).isEmpty();
+    assertThat(unknown.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(unknown.errors()).startsWith("Unknown command 'plna'.\nusage: statesweep <command> [options]\n");
+    assertThat(unknown.text()).isEmpty();
   }
 
   /** The precedence stays with Settings.resolve: flag, then environment, then config file, then default. */
@@ -272,15 +274,5 @@ class CommandsTest {
     assertThat(approve).isEqualTo(new StatesweepCli.Ended(StatesweepCli.BAD_SETTINGS, null));
     assertThat(help).isEqualTo(new StatesweepCli.Ended(StatesweepCli.OK, null));
     assertThat(out.toString(StandardCharsets.UTF_8)).startsWith(STOPPED_DRY_RUN + "\nusage: statesweep <command>");
-  }
-
-  private record Output(int code, String text, String errors) {}
-
-  private static Output run(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 }

@@ -7,9 +7,7 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,43 +79,44 @@ class ConfigFileLocationsTest {
     conf.write("daily-s3.properties", properties("s3://" + CONF + "/layouts/layout.json")
         .getBytes(StandardCharsets.UTF_8));
 
-    Output local = plan(dir, "local", Map.of(), "--config-file", localConfig.toString(), "--endpoint", server.endpoint());
-    Output fromS3a = plan(dir, "s3a", Map.of(), "--config-file", "s3a://" + CONF + "/daily.properties",
+    CommandOutput local = plan(dir, "local", Map.of(), "--config-file", localConfig.toString(), "--endpoint",
+        server.endpoint());
+    CommandOutput fromS3a = plan(dir, "s3a", Map.of(), "--config-file", "s3a://" + CONF + "/daily.properties",
         "--endpoint", server.endpoint());
     // The endpoint from the environment reaches the file as well as the flag does.
-    Output fromS3 = plan(dir, "s3", Map.of("STATESWEEP_ENDPOINT", server.endpoint()), "--config-file",
+    CommandOutput fromS3 = plan(dir, "s3", Map.of("STATESWEEP_ENDPOINT", server.endpoint()), "--config-file",
         "s3://" + CONF + "/daily-s3.properties");
-    Output fromFileUris = plan(dir, "file", Map.of(), "--config-file", "file:" + fileConfig,
+    CommandOutput fromFileUris = plan(dir, "file", Map.of(), "--config-file", "file:" + fileConfig,
         "--endpoint", server.endpoint());
-    Output builtIn = plan(dir, "built-in", Map.of(), "--config-file", localConfig.toString(), "--layout", "cogram",
-        "--endpoint", server.endpoint());
+    CommandOutput builtIn = plan(dir, "built-in", Map.of(), "--config-file", localConfig.toString(), "--layout",
+        "cogram", "--endpoint", server.endpoint());
 
-    assertThat(local.code).as(local.errors).isZero();
-    assertThat(local.plan()).isNotEmpty();
-    assertThat(fromS3a.code).as(fromS3a.errors).isZero();
-    assertThat(fromS3a.plan()).isEqualTo(local.plan());
-    assertThat(fromS3.code).as(fromS3.errors).isZero();
-    assertThat(fromS3.plan()).isEqualTo(local.plan());
-    assertThat(fromFileUris.code).as(fromFileUris.errors).isZero();
-    assertThat(fromFileUris.plan()).isEqualTo(local.plan());
-    assertThat(builtIn.code).as(builtIn.errors).isZero();
-    assertThat(builtIn.plan()).as("the layout file was read: its plan is not the built-in layout's")
-        .isNotEqualTo(local.plan());
+    assertThat(local.code()).as(local.errors()).isZero();
+    assertThat(planLines(local)).isNotEmpty();
+    assertThat(fromS3a.code()).as(fromS3a.errors()).isZero();
+    assertThat(planLines(fromS3a)).isEqualTo(planLines(local));
+    assertThat(fromS3.code()).as(fromS3.errors()).isZero();
+    assertThat(planLines(fromS3)).isEqualTo(planLines(local));
+    assertThat(fromFileUris.code()).as(fromFileUris.errors()).isZero();
+    assertThat(planLines(fromFileUris)).isEqualTo(planLines(local));
+    assertThat(builtIn.code()).as(builtIn.errors()).isZero();
+    assertThat(planLines(builtIn)).as("the layout file was read: its plan is not the built-in layout's")
+        .isNotEqualTo(planLines(local));
   }
 
   @Test
   void aConfigFileThatIsNotThereIsNamedAndNothingRuns(@TempDir Path dir) {
-    Output missing = plan(dir, "missing", Map.of(), "--config-file", "s3a://" + CONF + "/nope.properties",
+    CommandOutput missing = plan(dir, "missing", Map.of(), "--config-file", "s3a://" + CONF + "/nope.properties",
         "--endpoint", server.endpoint());
-    Output missingLayout = plan(dir, "missing-layout", Map.of(), "--bucket", EXPORT, "--prefix", "cogram/",
+    CommandOutput missingLayout = plan(dir, "missing-layout", Map.of(), "--bucket", EXPORT, "--prefix", "cogram/",
         "--layout", "s3a://" + CONF + "/layouts/nope.json", "--endpoint", server.endpoint());
 
-    assertThat(missing.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(missing.errors).isEqualTo("statesweep: Cannot read --config-file s3a://" + CONF
+    assertThat(missing.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(missing.errors()).isEqualTo("statesweep: Cannot read --config-file s3a://" + CONF
         + "/nope.properties: no such file\n");
-    assertThat(missing.text).startsWith("summary: dry_run=true complete=false");
-    assertThat(missingLayout.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(missingLayout.errors).isEqualTo("statesweep: Layout file s3a://" + CONF
+    assertThat(missing.text()).startsWith("summary: dry_run=true complete=false");
+    assertThat(missingLayout.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(missingLayout.errors()).isEqualTo("statesweep: Layout file s3a://" + CONF
         + "/layouts/nope.json does not exist (sweep.layout from --layout)\n");
     assertThat(dir.resolve("missing")).doesNotExist();
   }
@@ -128,28 +127,22 @@ class ConfigFileLocationsTest {
   }
 
   /** A plan with its own warehouse (a flag wins over the config file). */
-  private static Output plan(Path dir, String warehouse, Map<String, String> environment, String... args) {
+  private static CommandOutput plan(Path dir, String warehouse, Map<String, String> environment, String... args) {
     List<String> command = new ArrayList<>(List.of("plan", "--warehouse", dir.resolve(warehouse).toString()));
     command.addAll(List.of(args));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(command.toArray(String[]::new), environment,
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return CommandOutput.run(environment, command);
   }
 
-  private record Output(int code, String text, String errors) {
-    /** The plan's lines and counts: without its run id, warehouse and timings. */
-    List<String> plan() {
-      List<String> lines = new ArrayList<>();
-      for (String line : text.split("\n")) {
-        if (line.startsWith("summary: ")) {
-          lines.add(line.replaceAll("(errors=\\d+) .*", "$1"));
-        } else if (!line.startsWith("metrics: ") && !line.startsWith("tables: ") && !line.isBlank()) {
-          lines.add(line);
-        }
+  /** The plan's lines and counts: without its run id, warehouse and timings. */
+  private static List<String> planLines(CommandOutput output) {
+    List<String> lines = new ArrayList<>();
+    for (String line : output.lines()) {
+      if (line.startsWith("summary: ")) {
+        lines.add(line.replaceAll("(errors=\\d+) .*", "$1"));
+      } else if (!line.startsWith("metrics: ") && !line.startsWith("tables: ") && !line.isBlank()) {
+        lines.add(line);
       }
-      return lines.stream().sorted().toList();
     }
+    return lines.stream().sorted().toList();
   }
 }

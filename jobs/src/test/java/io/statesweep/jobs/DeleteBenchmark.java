@@ -3,15 +3,15 @@ package io.statesweep.jobs;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
-import io.statesweep.s3.S3Clients;
 import io.statesweep.spark.TestActions;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.DeleteResult;
 import io.statesweep.store.DeleteTarget;
 import io.statesweep.store.ObjectStore;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestOptions;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,14 +95,8 @@ public final class DeleteBenchmark {
       states.forEach((key, json) -> store.write(key, json.getBytes(StandardCharsets.UTF_8)));
 
       Path warehouse = Files.createTempDirectory("statesweep-bench");
-      Map<String, String> flags = new LinkedHashMap<>();
-      flags.put("--bucket", BUCKET);
-      flags.put("--prefix", PREFIX);
-      flags.put("--endpoint", server.endpoint());
-      flags.put("--warehouse", warehouse.toString());
-      flags.put("--log-lines", "0");
-      flags.put("--dry-run", "false");
-      RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
+      RunOptions options = TestOptions.of(server.endpoint(), BUCKET, PREFIX, warehouse).with("--dry-run", "false")
+          .options();
       SparkSession spark = SparkSessions.forPlan("statesweep bench-delete", options);
       PlanResult plan = TestActions.plan(spark, options);
       long started = System.nanoTime();
@@ -111,7 +105,7 @@ public final class DeleteBenchmark {
       long deleted = result.summary().childKeysDeleted() + result.summary().recordsDeleted();
       double statesweep = deleted / seconds;
       // The delete phase alone, without the job's fixed cost of reading the plan and writing its tables.
-      org.apache.spark.sql.Row span = spark.read().format("delta").load(result.tables().executions())
+      org.apache.spark.sql.Row span = TableReader.of(spark, result.tables()).executions()
           .filter("attempt_id = '" + result.attemptId() + "'")
           .selectExpr("unix_micros(max(ended_at)) - unix_micros(min(started_at))").first();
       double phaseSeconds = span.getLong(0) / 1e6;

@@ -1,6 +1,5 @@
 package io.statesweep.jobs;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,9 +9,9 @@ import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectContent;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,7 +99,7 @@ class DriverKillTest {
     assertThat(expiry).as("the dead run's lock").isNotNull();
 
     // While the dead run's lock is valid, a rerun is refused and told who holds it; then it takes over.
-    Output rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
+    CommandOutput rerun = CommandOutput.run(environment, "execute", "--run-id", runId, "--skip-approval", "true");
     assertThat(rerun.code()).as(rerun.errors()).isEqualTo(StatesweepCli.LOCKED);
     assertThat(rerun.errors()).contains("statesweep execute --run-id " + runId + " (pid " + execute.pid() + ")")
         .contains("its lock expires at " + expiry);
@@ -108,7 +107,7 @@ class DriverKillTest {
     long lockDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
     while (rerun.code() == StatesweepCli.LOCKED && System.nanoTime() < lockDeadline) {
       Thread.sleep(Math.max(100, Duration.between(Instant.now(), expiry).toMillis() + 100));
-      rerun = runWithCode(environment, "execute", "--run-id", runId, "--skip-approval", "true");
+      rerun = CommandOutput.run(environment, "execute", "--run-id", runId, "--skip-approval", "true");
     }
     assertThat(rerun.code()).as(rerun.text() + rerun.errors()).isZero();
     assertThat(rerun.text()).contains("summary: dry_run=false complete=true");
@@ -127,13 +126,13 @@ class DriverKillTest {
     SparkSession spark = SparkSession.active();
     assertThat(recordedKeys(spark, warehouse, deadAttempt)).isEqualTo(goneBeforeTheRerun);
     assertThat(recordedKeys(spark, warehouse, rerunAttempt)).isEqualTo(goneInTheRerun);
-    Row dead = spark.read().format("delta").load(warehouse.resolve("runs").toString())
+    Row dead = TableReader.of(spark, warehouse).runs()
         .filter("attempt_id = '" + deadAttempt + "'").select("complete", "failure", "records_deleted").first();
     assertThat(dead.getBoolean(0)).isFalse();
     assertThat(dead.getString(1)).startsWith("its driver stopped before it recorded what it deleted; recorded from its"
         + " ledger by attempt " + rerunAttempt);
     assertThat(dead.getLong(2)).isEqualTo(goneBeforeTheRerun.stream().filter(key -> key.endsWith("state.json")).count());
-    assertThat(exportKeys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
+    assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
     System.out.printf("ledger, the driver killed mid-execute: %d keys deleted before the rerun, %d recorded under the"
         + " dead attempt; %d deleted by the rerun, %d recorded%n", goneBeforeTheRerun.size(),
         recordedKeys(spark, warehouse, deadAttempt).size(), goneInTheRerun.size(),
@@ -147,7 +146,7 @@ class DriverKillTest {
   }
 
   private static Set<String> recordedKeys(SparkSession spark, Path warehouse, String attemptId) {
-    List<String> keys = spark.read().format("delta").load(warehouse.resolve("executions").toString())
+    List<String> keys = TableReader.of(spark, warehouse).executions()
         .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
         .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
     assertThat(keys).as("each key once").doesNotHaveDuplicates();
@@ -155,27 +154,12 @@ class DriverKillTest {
   }
 
   private static String run(Map<String, String> environment, String... args) {
-    Output output = runWithCode(environment, args);
+    CommandOutput output = CommandOutput.run(environment, args);
     assertThat(output.code()).as(output.errors()).isZero();
     return output.text();
   }
 
-  private static Output runWithCode(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
-    return new Output(code, out.toString(UTF_8), err.toString(UTF_8));
-  }
-
-  private record Output(int code, String text, String errors) {}
-
   private static Set<String> exportKeys(ObjectStore store) {
-    return exportKeys(store, "cogram/");
-  }
-
-  private static Set<String> exportKeys(ObjectStore store, String prefix) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(prefix, object -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(store, "cogram/");
   }
 }

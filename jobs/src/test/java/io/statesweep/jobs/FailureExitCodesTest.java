@@ -140,14 +140,10 @@ class FailureExitCodesTest {
 
   @Test
   void picocliParseErrorsStayBadSettings() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CommandOutput output = CommandOutput.run(Map.of(), "plan", "--no-such-flag");
 
-    int code = StatesweepCli.run(new String[] {"plan", "--no-such-flag"}, Map.of(),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-
-    assertThat(code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("statesweep: Unknown option: '--no-such-flag'");
-    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(stopped(true, 0, "bad_settings"));
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).startsWith("statesweep: Unknown option: '--no-such-flag'");
+    assertThat(output.text()).isEqualTo(stopped(true, 0, "bad_settings"));
   }
 }

@@ -2,12 +2,12 @@ package io.statesweep.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delta.tables.DeltaTable;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TableReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,8 +50,8 @@ class FirstWeekTest {
     // A first plan leaves every table the review notebooks read, empty where nothing happened yet.
     SparkSession spark = SparkSession.builder().getOrCreate();
     for (String table : List.of("approvals", "executions")) {
-      assertThat(DeltaTable.isDeltaTable(spark, warehouse + "/" + table)).as(table).isTrue();
-      assertThat(spark.read().format("delta").load(warehouse + "/" + table).count()).as(table).isZero();
+      assertThat(TableReader.of(spark, warehouse).exists(table)).as(table).isTrue();
+      assertThat(TableReader.of(spark, warehouse).count(table)).as(table).isZero();
     }
     CommandOutput unapproved = CommandOutput.run(archive.environment, "execute", "--latest-approved");
 
@@ -69,7 +69,7 @@ class FirstWeekTest {
     assertThat(wrongDigest.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
     assertThat(wrongDigest.errors()).startsWith("statesweep: Not approved: the plan of run " + runId
         + " has digest ").contains(", not " + "0".repeat(64) + ", the digest given to approve");
-    assertThat(spark.read().format("delta").load(warehouse + "/approvals").count()).isZero();
+    assertThat(TableReader.of(spark, warehouse).approvals().count()).isZero();
 
     // The refusal names the plan's digest: approving that one records the approval.
     Matcher named = Pattern.compile("has digest ([0-9a-f]{64}) ").matcher(wrongDigest.errors());
@@ -196,8 +196,7 @@ class FirstWeekTest {
     assertThat(scoped.code()).as(scoped.all()).isZero();
     assertThat(scoped.summary()).contains(" scope=kinds:documents|emails ");
     String runId = field(scoped.summary(), "run_id");
-    List<Row> kinds = spark.read().format("delta").load(warehouse + "/deletion_plan")
-        .filter("run_id = '" + runId + "'").select("kind").distinct().collectAsList();
+    List<Row> kinds = TableReader.of(spark, warehouse).deletionPlan(runId).select("kind").distinct().collectAsList();
     assertThat(kinds).isNotEmpty().allSatisfy(row -> assertThat(row.getString(0)).isIn("emails", "documents"));
     long inScope = archive.manifest.records().keySet().stream()
         .filter(key -> key.matches("cogram/(projects/[^/]+|unassigned_project)/(emails|documents)/[^/]+/state.json"))
@@ -245,7 +244,7 @@ class FirstWeekTest {
   }
 
   private static Instant plannedAt(SparkSession spark, Path warehouse, String runId) {
-    return spark.read().format("delta").load(warehouse + "/runs").filter("run_id = '" + runId + "'")
+    return TableReader.of(spark, warehouse).runs(runId)
         .select("planned_at").first().getTimestamp(0).toInstant();
   }
 

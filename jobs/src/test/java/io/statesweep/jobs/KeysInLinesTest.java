@@ -12,6 +12,7 @@ import io.delta.tables.DeltaTable;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -125,16 +126,16 @@ class KeysInLinesTest {
 
     // The tables hold the keys as they are.
     SparkSession spark = SparkSession.builder().getOrCreate();
-    List<String> planned = spark.read().format("delta").load(warehouse + "/deletion_plan")
-        .filter(col("run_id").equalTo(runId)).selectExpr("explode(deletes.key)").as(Encoders.STRING()).collectAsList();
+    List<String> planned = TableReader.of(spark, warehouse).deletionPlan(runId).selectExpr("explode(deletes.key)")
+        .as(Encoders.STRING()).collectAsList();
     assertThat(planned).contains(P + FORGED_FILE, P + FORGED_ATTACHMENT, P + FORGED_RECORD + "state.json",
         P + WIDENED_KEY);
-    assertThat(spark.read().format("delta").load(warehouse + "/state_files").filter(col("run_id").equalTo(runId)
+    assertThat(TableReader.of(spark, warehouse).stateFiles().filter(col("run_id").equalTo(runId)
         .and(col("status").equalTo("skipped"))).select("key").as(Encoders.STRING()).collectAsList())
         .containsExactly(P + FORGED_ATTACHMENT);
     Map<String, String> outcomes = new TreeMap<>();
     Map<String, String> messages = new TreeMap<>();
-    for (Row row : spark.read().format("delta").load(warehouse + "/executions")
+    for (Row row : TableReader.of(spark, warehouse).executions()
         .filter(col("attempt_id").equalTo(field(execute.summary(), "attempt_id")))
         .select("state_file_key", "outcome", "message").collectAsList()) {
       outcomes.put(row.getString(0), row.getString(1));
@@ -145,7 +146,7 @@ class KeysInLinesTest {
         .containsEntry(P + BACK + "state.json", "kept_newer_files")
         .containsEntry(P + WIDENED + "state.json", "kept_refused");
     assertThat(messages.get(P + WIDENED + "state.json")).startsWith("refused to delete " + P + WIDENED_KEY + ": ");
-    assertThat(spark.read().format("delta").load(warehouse + "/approvals").filter(col("run_id").equalTo(runId))
+    assertThat(TableReader.of(spark, warehouse).approvals(runId)
         .select("approved_by").as(Encoders.STRING()).collectAsList()).containsExactly(APPROVER);
 
     // The bucket lost exactly the planned keys of the records that were executed.

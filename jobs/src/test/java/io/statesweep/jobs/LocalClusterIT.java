@@ -10,10 +10,10 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,11 +134,11 @@ class LocalClusterIT {
 
     // The same plan in local mode (this JVM's local[2] session), to another warehouse: the reference.
     String localWarehouse = work.resolve("local-warehouse").toString();
-    Output local = planInThisJvm(server, localWarehouse);
+    CommandOutput local = planInThisJvm(server, localWarehouse);
     timer.lap("local plan");
 
     // 1. plan on the cluster.
-    Output plan = cluster.run("plan", List.of("plan"));
+    CommandOutput plan = cluster.run("plan", List.of("plan"));
     timer.lap("cluster plan");
     assertThat(plan.code()).as(plan.text()).isZero();
     String runId = pair(summary(plan.text()), "run_id");
@@ -164,7 +164,7 @@ class LocalClusterIT {
     assertThat(clusterRows).hasSize(manifest.recordCount())
         .isEqualTo(planRows(localWarehouse, pair(summary(local.text()), "run_id")));
     assertThat(exportKeys(store)).as("a plan deletes nothing").isEqualTo(before);
-    assertThat(session().read().format("delta").load(clusterWarehouse + "/runs").filter("run_id = '" + runId + "'")
+    assertThat(TableReader.of(session(), clusterWarehouse).runs(runId)
         .selectExpr("settings['sweep.layout']", "settings['sweep.bucket']").first().toString())
         .as("the layout and settings read from the bucket").isEqualTo("[s3a://" + BUCKET + "/" + LAYOUT_KEY + "," + BUCKET + "]");
 
@@ -193,7 +193,7 @@ class LocalClusterIT {
     } finally {
       execute.await(Duration.ofMinutes(10));
     }
-    Output first = execute.output();
+    CommandOutput first = execute.output();
     timer.lap("execute with the kill");
     Set<String> afterFirst = exportKeys(store);
     assertThat(afterFirst).as("nothing outside the plan is gone").containsAll(expectedLeft);
@@ -210,7 +210,7 @@ class LocalClusterIT {
         .sum()).isPositive();
 
     // 3. The attempt completed despite the kill, or a second attempt finishes it.
-    Output last = first;
+    CommandOutput last = first;
     if (first.code() != 0) {
       last = cluster.run("execute-again", List.of("execute", "--run-id", runId, "--skip-approval", "true"));
     }
@@ -243,7 +243,7 @@ class LocalClusterIT {
 
   /** The keys an attempt's rows of executions say it deleted; fails when one is in them twice. */
   private static Set<String> recordedKeys(String warehouse, String attemptId) {
-    List<String> keys = session().read().format("delta").load(warehouse + "/executions")
+    List<String> keys = TableReader.of(session(), warehouse).executions()
         .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
         .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
     Set<String> unique = new TreeSet<>(keys);
@@ -264,13 +264,13 @@ class LocalClusterIT {
    */
   private static void accountedForOnce(String warehouse, String runId) {
     SparkSession session = session();
-    Dataset<Row> runs = session.read().format("delta").load(warehouse + "/runs")
+    Dataset<Row> runs = TableReader.of(session, warehouse).runs()
         .filter("run_id = '" + runId + "' and command = 'execute' and complete");
     assertThat(runs.count()).as("one complete attempt").isEqualTo(1);
     String attemptId = runs.first().getAs("attempt_id");
-    Dataset<Row> executions = session.read().format("delta").load(warehouse + "/executions")
+    Dataset<Row> executions = TableReader.of(session, warehouse).executions()
         .filter("attempt_id = '" + attemptId + "'");
-    Dataset<Row> planned = session.read().format("delta").load(warehouse + "/deletion_plan")
+    Dataset<Row> planned = TableReader.of(session, warehouse).deletionPlan()
         .filter("run_id = '" + runId + "' and action in ('delete_record', 'delete_removed_files')");
     assertThat(executions.count()).as("one row per planned record").isEqualTo(planned.count());
     assertThat(executions.select("state_file_key").distinct().count()).isEqualTo(planned.count());
@@ -286,22 +286,17 @@ class LocalClusterIT {
 
   /** The run's plan rows less its own columns, as sorted JSON lines (maps sorted by key). */
   private static List<String> planRows(String warehouse, String runId) {
-    Dataset<Row> rows = session().read().format("delta").load(warehouse + "/deletion_plan")
-        .filter("run_id = '" + runId + "'");
+    Dataset<Row> rows = TableReader.of(session(), warehouse).deletionPlan(runId);
     String[] columns = Arrays.stream(rows.columns()).filter(column -> !RUN_COLUMNS.contains(column))
         .map(column -> column.equals("ids") ? "array_sort(map_entries(ids)) as ids" : column).toArray(String[]::new);
     return rows.selectExpr(columns).selectExpr("to_json(struct(*))").as(org.apache.spark.sql.Encoders.STRING())
         .collectAsList().stream().sorted().toList();
   }
 
-  private static Output planInThisJvm(LocalS3Server server, String warehouse) {
+  private static CommandOutput planInThisJvm(LocalS3Server server, String warehouse) {
     session();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(cliArgs(server, List.of("plan", "--warehouse", warehouse)).toArray(String[]::new),
-        Map.of(), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
-    Output output = new Output(code, out.toString(UTF_8) + err.toString(UTF_8));
-    assertThat(code).as(output.text()).isZero();
+    CommandOutput output = CommandOutput.run(Map.of(), cliArgs(server, List.of("plan", "--warehouse", warehouse)));
+    assertThat(output.code()).as(output.all()).isZero();
     return output;
   }
 
@@ -370,7 +365,7 @@ class LocalClusterIT {
       this.logs = logs;
     }
 
-    Output run(String name, List<String> command) throws Exception {
+    CommandOutput run(String name, List<String> command) throws Exception {
       Running running = start(name, command);
       running.await(Duration.ofMinutes(10));
       return running.output();
@@ -434,13 +429,12 @@ class LocalClusterIT {
         }
       }
 
-      Output output() throws IOException {
-        return new Output(process.isAlive() ? -1 : process.exitValue(), Files.readString(log, UTF_8));
+      CommandOutput output() throws IOException {
+        // The driver's stdout and stderr, as one log.
+        return new CommandOutput(process.isAlive() ? -1 : process.exitValue(), Files.readString(log, UTF_8), "");
       }
     }
   }
-
-  private record Output(int code, String text) {}
 
   /** Seconds by step, for the report. */
   private static final class Timer {
@@ -608,9 +602,7 @@ class LocalClusterIT {
   }
 
   private static Set<String> exportKeys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(PREFIX, object -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(store, PREFIX);
   }
 
   private static Path cleanDirectory(Path directory) throws IOException {

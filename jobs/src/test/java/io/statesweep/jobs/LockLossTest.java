@@ -1,5 +1,6 @@
 package io.statesweep.jobs;
 
+import static io.statesweep.jobs.CommandOutput.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.failures.RunLockException;
@@ -11,8 +12,8 @@ import io.statesweep.s3.RunLock;
 import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -77,7 +78,7 @@ class LockLossTest {
     ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 60, 5L, Instant.now());
     Set<String> before = keys(store);
-    String planned = run(environment(bucket, server.endpoint(), warehouse), "plan").text;
+    String planned = run(environment(bucket, server.endpoint(), warehouse), "plan").text();
     String runId = planned.replaceAll("(?s).*run_id=(\\S+).*", "$1");
     assertThat(manifest.expectedDeletes()).as("deletes enough to take a while at 4 keys/s").hasSizeGreaterThan(30);
 
@@ -131,7 +132,7 @@ class LockLossTest {
         other.start();
       }
 
-      Output execute;
+      CommandOutput execute;
       try (LossWatch watch = LossWatch.attach(() -> lossSeen.compareAndSet(Long.MAX_VALUE, proxy.requests()))) {
         execute = run(environment(bucket, proxy.endpoint(), warehouse), "execute", "--run-id", runId,
             "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s");
@@ -156,9 +157,9 @@ class LockLossTest {
       assertThat(new String(store.read(LOCK, 4096).bytes(), StandardCharsets.UTF_8))
           .as("the other run's lock is left alone").contains("\"owner\":\"statesweep execute (pid 2)\"");
 
-      assertThat(execute.code).as(execute.text + execute.errors).isEqualTo(StatesweepCli.RUN_FAILED);
+      assertThat(execute.code()).as(execute.text() + execute.errors()).isEqualTo(StatesweepCli.RUN_FAILED);
       String lostLine = execute.lines().stream().filter(line -> line.startsWith("statesweep: lost the run lock "))
-          .findFirst().orElseThrow(() -> new AssertionError("no lost-lock line in " + execute.text));
+          .findFirst().orElseThrow(() -> new AssertionError("no lost-lock line in " + execute.text()));
       String reason = takeover == Takeover.REPLACED
           ? "another run took it over: " + otherHolder.get()
           : "it could not be renewed before it expired at ";
@@ -166,13 +167,13 @@ class LockLossTest {
       if (takeover == Takeover.EXPIRED) {
         assertThat(lostLine).endsWith(", so another run may take it over");
       }
-      assertThat(execute.text).containsPattern("run " + runId + " attempt \\S+ did not complete: its deletes were"
+      assertThat(execute.text()).containsPattern("run " + runId + " attempt \\S+ did not complete: its deletes were"
           + " cancelled: lost the run lock cogram\\.statesweep/lock: " + java.util.regex.Pattern.quote(reason));
       assertThat(execute.lastLine()).startsWith("summary: dry_run=false complete=false ").endsWith(" run_lock=lost");
       // Its deletes were cancelled, yet each key they removed is on the record, and the summary counts them.
       String attemptId = execute.lastLine().replaceAll(".* attempt_id=(\\S+).*", "$1");
-      List<String> recorded = SparkSession.active().read().format("delta").load(warehouse.resolve("executions")
-          .toString()).filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
+      List<String> recorded = TableReader.of(SparkSession.active(), warehouse).executions()
+          .filter("attempt_id = '" + attemptId + "'").selectExpr("explode(deleted_keys)")
           .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
       assertThat(new TreeSet<>(recorded)).as("the keys executions says the attempt deleted").isEqualTo(gone);
       assertThat(recorded).hasSize(gone.size());
@@ -180,7 +181,8 @@ class LockLossTest {
           gone.size(), recorded.size());
       assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
           .isEqualTo(gone.size());
-      assertThat(keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it").isEmpty();
+      assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it")
+          .isEmpty();
     }
   }
 
@@ -247,31 +249,6 @@ class LockLossTest {
   }
 
   private static Set<String> keys(ObjectStore store) {
-    return keys(store, "cogram/");
-  }
-
-  private static Set<String> keys(ObjectStore store, String prefix) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(prefix, object -> keys.add(object.key()));
-    return keys;
-  }
-
-  private static Output run(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private record Output(int code, String text, String errors) {
-    List<String> lines() {
-      return List.of(text.split("\n"));
-    }
-
-    String lastLine() {
-      List<String> lines = lines();
-      return lines.get(lines.size() - 1);
-    }
+    return TestArchive.keys(store, "cogram/");
   }
 }

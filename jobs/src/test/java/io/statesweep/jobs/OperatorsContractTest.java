@@ -1,5 +1,7 @@
 package io.statesweep.jobs;
 
+import static io.statesweep.jobs.CommandOutput.run;
+import static io.statesweep.testing.TestArchive.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
@@ -10,8 +12,6 @@ import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -72,11 +72,11 @@ class OperatorsContractTest {
       variables.put(environment.split("=")[0], environment.split("=")[1]);
     }
 
-    Output output = run(variables, args.toArray(String[]::new));
+    CommandOutput output = run(variables, args.toArray(String[]::new));
 
-    assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).startsWith("statesweep: ");
-    assertThat(output.text).isEqualTo(stopped(dryRun, 0, "bad_settings") + "\n");
+    assertThat(output.code()).as(output.errors()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).startsWith("statesweep: ");
+    assertThat(output.text()).isEqualTo(stopped(dryRun, 0, "bad_settings") + "\n");
   }
 
   @Test
@@ -86,11 +86,11 @@ class OperatorsContractTest {
 
     try (RunLock other = RunLock.acquire(store, RunLock.keyFor("cogram/"), "statesweep run (pid 1)", "host-b",
         Duration.ofMinutes(10), Clock.systemUTC())) {
-      Output output = run(environment("held", server.endpoint(), warehouse), "run", "--execute");
+      CommandOutput output = run(environment("held", server.endpoint(), warehouse), "run", "--execute");
 
-      assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.LOCKED);
-      assertThat(output.errors).startsWith("statesweep: Another statesweep run holds the lock s3://held/");
-      assertThat(output.text).isEqualTo(stopped(false, 0, "lock_held") + "\n");
+      assertThat(output.code()).as(output.errors()).isEqualTo(StatesweepCli.LOCKED);
+      assertThat(output.errors()).startsWith("statesweep: Another statesweep run holds the lock s3://held/");
+      assertThat(output.text()).isEqualTo(stopped(false, 0, "lock_held") + "\n");
     }
   }
 
@@ -101,23 +101,23 @@ class OperatorsContractTest {
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       proxy.plan(request -> request.method().equals("PUT") ? FaultProxy.Fault.INTERNAL_ERROR : null);
 
-      Output output = run(environment("unavailable", proxy.endpoint(), warehouse), "plan");
+      CommandOutput output = run(environment("unavailable", proxy.endpoint(), warehouse), "plan");
 
-      assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.RUN_FAILED);
-      assertThat(output.errors).startsWith("statesweep: Cannot take the run lock s3://unavailable/cogram.statesweep/lock:"
+      assertThat(output.code()).as(output.errors()).isEqualTo(StatesweepCli.RUN_FAILED);
+      assertThat(output.errors()).startsWith("statesweep: Cannot take the run lock s3://unavailable/cogram.statesweep/lock:"
           + " Cannot write s3://unavailable/cogram.statesweep/lock: InternalError (500)");
-      assertThat(output.text).isEqualTo(stopped(true, 1, "lock_unavailable") + "\n");
+      assertThat(output.text()).isEqualTo(stopped(true, 1, "lock_unavailable") + "\n");
     }
   }
 
   @Test
   void aRunOnABucketThatDoesNotExistEndsWithItsSummaryLine(LocalS3Server server, @TempDir Path warehouse) {
-    Output output = run(environment("no-such-bucket", server.endpoint(), warehouse), "run", "--execute");
+    CommandOutput output = run(environment("no-such-bucket", server.endpoint(), warehouse), "run", "--execute");
 
-    assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.RUN_FAILED);
-    assertThat(output.errors).startsWith("statesweep: Cannot take the run lock s3://no-such-bucket/cogram.statesweep/lock:"
+    assertThat(output.code()).as(output.errors()).isEqualTo(StatesweepCli.RUN_FAILED);
+    assertThat(output.errors()).startsWith("statesweep: Cannot take the run lock s3://no-such-bucket/cogram.statesweep/lock:"
         + " Cannot write s3://no-such-bucket/cogram.statesweep/lock: NoSuchBucket (404)");
-    assertThat(output.text).isEqualTo(stopped(false, 1, "lock_unavailable") + "\n");
+    assertThat(output.text()).isEqualTo(stopped(false, 1, "lock_unavailable") + "\n");
   }
 
   /** The store ignores If-None-Match: *, so it cannot hold the lock: a run that deletes stops before it reads. */
@@ -139,15 +139,15 @@ class OperatorsContractTest {
       for (String[] args : List.of(new String[] {"run", "--execute"},
           new String[] {"execute", "--run-id", "20261201T000000Z-000000", "--skip-approval"})) {
         requests.clear();
-        Output output = run(environment, args);
+        CommandOutput output = run(environment, args);
 
-        assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.BAD_SETTINGS);
-        assertThat(output.errors).matches("statesweep: Cannot take the run lock s3://untrusted/cogram\\.statesweep/lock:"
+        assertThat(output.code()).as(output.errors()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+        assertThat(output.errors()).matches("statesweep: Cannot take the run lock s3://untrusted/cogram\\.statesweep/lock:"
             + " the store wrote cogram\\.statesweep/probe-lock-\\S+ a second time although PutObject said"
             + " If-None-Match: \\*: it cannot hold the run lock, so another run could delete at the same time\\."
             + " Nothing was read or deleted\\. Run on a store that honours conditional writes \\(S3 does\\), or"
             + " accept the risk with --unsafe-lock-without-conditional-writes\n");
-        assertThat(output.text).isEqualTo(stopped(false, 0, "lock_untrusted") + "\n");
+        assertThat(output.text()).isEqualTo(stopped(false, 0, "lock_untrusted") + "\n");
         assertThat(requests).as("only the lock's probe").extracting(FaultProxy.Request::method)
             .containsExactly("PUT", "PUT", "POST");
       }
@@ -164,10 +164,10 @@ class OperatorsContractTest {
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       proxy.plan(request -> request.isList() ? FaultProxy.Fault.INTERNAL_ERROR : null);
 
-      Output output = run(environment("unlisted", proxy.endpoint(), warehouse), "plan");
+      CommandOutput output = run(environment("unlisted", proxy.endpoint(), warehouse), "plan");
 
-      assertThat(output.code).as(output.errors).isEqualTo(StatesweepCli.RUN_FAILED);
-      assertThat(output.text).contains(" did not complete: ");
+      assertThat(output.code()).as(output.errors()).isEqualTo(StatesweepCli.RUN_FAILED);
+      assertThat(output.text()).contains(" did not complete: ");
       assertThat(output.lastLine()).startsWith("summary: dry_run=true complete=false state_files_scanned=0"
           + " records_deleted=0 child_keys_deleted=0 records_kept=0 kept_newer_files=0 kept_refused=0 skipped=0"
           + " errors=1 ");
@@ -186,11 +186,11 @@ class OperatorsContractTest {
     assertThat(expected.get(Action.KEPT_REFUSED.label())).as("several refused records").isGreaterThan(1);
     assertThat(expected.get(Action.KEPT_NEWER_FILES.label())).as("several coming back").isGreaterThan(1);
 
-    Output plan = run(environment, "plan", "--log-lines", "1");
+    CommandOutput plan = run(environment, "plan", "--log-lines", "1");
 
-    assertThat(plan.code).as(plan.errors).isZero();
+    assertThat(plan.code()).as(plan.errors()).isZero();
     assertThat(plan.count("would delete ")).isEqualTo(1);
-    assertThat(plan.text).contains(" more 'would delete' keys: see table deletion_plan");
+    assertThat(plan.text()).contains(" more 'would delete' keys: see table deletion_plan");
     assertThat(plan.count("refused to delete ")).isEqualTo(expected.get(Action.KEPT_REFUSED.label()));
     assertThat(plan.count("the record is coming back")).isEqualTo(expected.get(Action.KEPT_NEWER_FILES.label()));
     assertThat(plan.lines().stream().filter(line -> line.startsWith("skipped ")).count())
@@ -210,9 +210,9 @@ class OperatorsContractTest {
     // execute takes no --log-lines (it prints no 'would delete' lines); the setting from the environment caps nothing.
     Map<String, String> oneLine = new java.util.HashMap<>(environment);
     oneLine.put("STATESWEEP_LOG_LINES", "1");
-    Output execute = run(oneLine, "execute", "--run-id", plan.runId(), "--skip-approval");
+    CommandOutput execute = run(oneLine, "execute", "--run-id", runId(plan), "--skip-approval");
 
-    assertThat(execute.code).as(execute.errors).isZero();
+    assertThat(execute.code()).as(execute.errors()).isZero();
     assertThat(rewritten).hasSize(3);
     assertThat(execute.count("the record is coming back")).isEqualTo(3);
     assertThat(execute.lastLine()).contains(" kept_newer_files=" + (expected.get(Action.KEPT_NEWER_FILES.label()) + 3));
@@ -233,31 +233,31 @@ class OperatorsContractTest {
       proxy.plan(FaultProxy.deniedPuts("/"));
       Map<String, String> environment = environment("guide", proxy.endpoint(), warehouse);
 
-      Output plan = run(environment, "plan");
-      Output execute = run(environment, "execute", "--run-id", plan.runId(), "--skip-approval");
-      Output runExecute = run(environment, "run", "--execute");
+      CommandOutput plan = run(environment, "plan");
+      CommandOutput execute = run(environment, "execute", "--run-id", runId(plan), "--skip-approval");
+      CommandOutput runExecute = run(environment, "run", "--execute");
 
-      assertThat(plan.code).as(plan.errors).isZero();
-      assertThat(plan.errors).isEqualTo("statesweep: warning: " + denied + ". This dry run goes on without the lock\n");
+      assertThat(plan.code()).as(plan.errors()).isZero();
+      assertThat(plan.errors()).isEqualTo("statesweep: warning: " + denied + ". This dry run goes on without the lock\n");
       assertThat(plan.lastLine()).startsWith("summary: dry_run=true complete=true ").contains(" errors=0 ")
           .endsWith(" run_lock=none");
       assertThat(plan.lastLine()).contains(" records_deleted="
           + manifest.countsByAction(Duration.ZERO).get(Action.DELETE_RECORD.label()) + " ");
-      for (Output refused : List.of(execute, runExecute)) {
-        assertThat(refused.code).as(refused.errors).isEqualTo(StatesweepCli.BAD_SETTINGS);
-        assertThat(refused.errors).isEqualTo("statesweep: " + denied
+      for (CommandOutput refused : List.of(execute, runExecute)) {
+        assertThat(refused.code()).as(refused.errors()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+        assertThat(refused.errors()).isEqualTo("statesweep: " + denied
             + ". A run that deletes needs the lock: nothing was deleted\n");
-        assertThat(refused.text).isEqualTo(stopped(false, 1, "lock_denied") + "\n");
+        assertThat(refused.text()).isEqualTo(stopped(false, 1, "lock_denied") + "\n");
       }
       assertThat(keys(store)).isEqualTo(before);
       assertThat(proxy.injected()).containsKey(FaultProxy.Fault.ACCESS_DENIED);
 
       // With the lock granted but not the probe's key, the execute still runs, its conditions unverified.
       proxy.plan(FaultProxy.deniedPuts("/guide/cogram.statesweep/probe-"));
-      Output probeDenied = run(environment, "run", "--execute");
+      CommandOutput probeDenied = run(environment, "run", "--execute");
 
-      assertThat(probeDenied.code).as(probeDenied.errors).isZero();
-      assertThat(probeDenied.text).containsPattern("conditional deletes: on \\(unverified: cannot write the probe"
+      assertThat(probeDenied.code()).as(probeDenied.errors()).isZero();
+      assertThat(probeDenied.text()).containsPattern("conditional deletes: on \\(unverified: cannot write the probe"
           + " cogram\\.statesweep/probe-\\S+: AccessDenied; it needs s3:PutObject on that key \\(and"
           + " kms:GenerateDataKey on the bucket's KMS key if it uses SSE-KMS\\)\\)");
       Set<String> expectedLeft = new TreeSet<>(before);
@@ -271,38 +271,10 @@ class OperatorsContractTest {
         "STATESWEEP_WAREHOUSE", warehouse.toString());
   }
 
-  private static Set<String> keys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll("", object -> keys.add(object.key()));
-    return keys;
-  }
-
-  private static Output run(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private record Output(int code, String text, String errors) {
-    List<String> lines() {
-      return Arrays.asList(text.split("\n"));
-    }
-
-    String lastLine() {
-      List<String> lines = lines();
-      return lines.get(lines.size() - 1);
-    }
-
-    long count(String phrase) {
-      return lines().stream().filter(line -> line.contains(phrase)).count();
-    }
-
-    String runId() {
-      Matcher matcher = RUN_ID.matcher(lastLine());
-      assertThat(matcher.find()).as("a run_id in " + lastLine()).isTrue();
-      return matcher.group(1);
-    }
+  /** The run id on the command's last line (its summary). */
+  private static String runId(CommandOutput output) {
+    Matcher matcher = RUN_ID.matcher(output.lastLine());
+    assertThat(matcher.find()).as("a run_id in " + output.lastLine()).isTrue();
+    return matcher.group(1);
   }
 }

@@ -1,5 +1,7 @@
 package io.statesweep.jobs;
 
+import static io.statesweep.jobs.CommandOutput.run;
+import static io.statesweep.testing.TestArchive.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.local.LocalS3Server;
@@ -8,12 +10,8 @@ import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,24 +41,24 @@ class RunCommandTest {
     Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", "cli", "COGRAM_CLEANUP_PREFIX", "cogram/",
         "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
 
-    Output dryRun = run(environment, "run");
-    Output execute = run(environment, "run", "--execute");
-    Output again = run(environment, "run", "--execute");
+    CommandOutput dryRun = run(environment, "run");
+    CommandOutput execute = run(environment, "run", "--execute");
+    CommandOutput again = run(environment, "run", "--execute");
 
-    assertThat(dryRun.code).isZero();
-    assertThat(execute.code).as(execute.text).isZero();
+    assertThat(dryRun.code()).isZero();
+    assertThat(execute.code()).as(execute.text()).isZero();
     assertThat(counts(execute.summary())).isEqualTo(counts(dryRun.summary()));
     assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
-    assertThat(execute.text).doesNotContain("would delete ");
+    assertThat(execute.text()).doesNotContain("would delete ");
     // README, "What a run does": the plan of run --execute names the files live records lack, and the execute's summary counts them.
     List<String> missing = dryRun.lines("missing ");
     assertThat(missing).isNotEmpty().allMatch(line -> line.matches("missing cogram/.+: listed by live record cogram/.+"));
     assertThat(execute.lines("missing ")).isEqualTo(missing);
     assertThat(dryRun.summary()).contains(" missing_files=" + missing.size() + " ");
     assertThat(execute.summary()).contains(" missing_files=" + missing.size() + " ");
-    assertThat(execute.text).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"execute\"")
+    assertThat(execute.text()).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"execute\"")
         .contains("\"DeleteObjects\":{\"attempts\":");
-    assertThat(dryRun.text).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"plan\"");
+    assertThat(dryRun.text()).contains("metrics: {\"metric\":\"statesweep.run\",\"command\":\"plan\"");
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes());
     assertThat(keys(store)).isEqualTo(expectedLeft);
@@ -77,8 +75,8 @@ class RunCommandTest {
         "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
     Set<String> before = keys(store);
 
-    Output second;
-    Output firstOutput;
+    CommandOutput second;
+    CommandOutput firstOutput;
     AtomicInteger held = new AtomicInteger();
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       // Once the first run holds the lock, its listings wait for the second run to end: it still runs then, on a
@@ -101,7 +99,7 @@ class RunCommandTest {
       Map<String, String> throughProxy = new HashMap<>(environment);
       throughProxy.put("STATESWEEP_ENDPOINT", proxy.endpoint());
       ExecutorService pool = Executors.newSingleThreadExecutor();
-      Future<Output> first = pool.submit(() -> run(throughProxy, "run"));
+      Future<CommandOutput> first = pool.submit(() -> run(throughProxy, "run"));
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
       while (held.get() == 0 && System.nanoTime() < deadline && !first.isDone()) {
         Thread.sleep(20);
@@ -113,15 +111,15 @@ class RunCommandTest {
       pool.shutdown();
     }
 
-    assertThat(second.code).as(second.errors).isEqualTo(StatesweepCli.LOCKED);
-    assertThat(second.errors).startsWith("statesweep: Another statesweep run holds the lock"
+    assertThat(second.code()).as(second.errors()).isEqualTo(StatesweepCli.LOCKED);
+    assertThat(second.errors()).startsWith("statesweep: Another statesweep run holds the lock"
         + " s3://locked/cogram.statesweep/lock: statesweep run (pid " + ProcessHandle.current().pid() + ") on ");
     assertThat(exportKeys(store)).isEqualTo(before);
-    assertThat(firstOutput.code).as(firstOutput.text + firstOutput.errors).isZero();
+    assertThat(firstOutput.code()).as(firstOutput.text() + firstOutput.errors()).isZero();
     assertThat(store.read("cogram.statesweep/lock", 4096)).as("released at the end of the run").isNull();
 
-    Output after = run(environment, "run", "--execute");
-    assertThat(after.code).as(after.errors).isZero();
+    CommandOutput after = run(environment, "run", "--execute");
+    assertThat(after.code()).as(after.errors()).isZero();
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes());
     assertThat(keys(store)).isEqualTo(expectedLeft);
@@ -129,11 +127,11 @@ class RunCommandTest {
 
   @Test
   void executeRefusesAPlanThatDoesNotExist(LocalS3Server server, @TempDir Path warehouse) {
-    Output output = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--bucket", "cli", "--prefix",
-        "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
+    CommandOutput output = run(Map.of(), "execute", "--run-id", "20990101T000000Z-000000", "--bucket", "cli",
+        "--prefix", "cogram/", "--endpoint", server.endpoint(), "--warehouse", warehouse.toString());
 
-    assertThat(output.code).isEqualTo(StatesweepCli.BAD_SETTINGS);
-    assertThat(output.errors).startsWith("statesweep: No plan with run id 20990101T000000Z-000000: cannot read table "
+    assertThat(output.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(output.errors()).startsWith("statesweep: No plan with run id 20990101T000000Z-000000: cannot read table "
         + warehouse + "/runs");
   }
 
@@ -144,32 +142,8 @@ class RunCommandTest {
     return keys;
   }
 
-  private static Set<String> keys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll("", object -> keys.add(object.key()));
-    return keys;
-  }
-
   /** The summary's ten fixed pairs without dry_run: what a dry run promises an execute deletes. */
   private static String counts(String summary) {
     return summary.replaceAll("dry_run=\\w+ ", "").replaceAll("(errors=\\d+) .*", "$1");
-  }
-
-  private static Output run(Map<String, String> environment, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = StatesweepCli.run(args, environment, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private record Output(int code, String text, String errors) {
-    String summary() {
-      return Arrays.stream(text.split("\n")).filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
-    }
-
-    List<String> lines(String start) {
-      return Arrays.stream(text.split("\n")).filter(line -> line.startsWith(start)).toList();
-    }
   }
 }

@@ -10,6 +10,7 @@ import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
+import io.statesweep.testing.TestArchive;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -415,9 +415,7 @@ class YarnClusterIT {
   }
 
   private static Set<String> exportKeys(ObjectStore store) {
-    Set<String> keys = new TreeSet<>();
-    store.listAll(PREFIX, object -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(store, PREFIX);
   }
 
   /** An ended application as YARN reports it, with the driver's output. */

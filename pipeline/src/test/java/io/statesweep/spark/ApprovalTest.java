@@ -18,6 +18,7 @@ import io.statesweep.local.LocalS3Server;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
@@ -144,7 +145,7 @@ class ApprovalTest {
     assertThat(row.<String>getAs("bucket")).isEqualTo(bucket);
     assertThat(row.<String>getAs("prefix")).isEqualTo(P);
     assertThat(row.<Timestamp>getAs("planned_at").toInstant()).isEqualTo(plannedAt);
-    Row plan = spark.read().format("delta").load(tables().deletionPlan()).filter("run_id = '" + runId + "'")
+    Row plan = TableReader.of(spark, tables()).deletionPlan(runId)
         .selectExpr("sum(keys_to_delete)", "sum(bytes_to_delete)").first();
     assertThat(row.<Long>getAs("records_to_delete")).isEqualTo(1);
     assertThat(row.<Long>getAs("records_with_removed_files")).isEqualTo(1);
@@ -162,7 +163,7 @@ class ApprovalTest {
     // Its own approval, without a note.
     approve(otherRunId, "bo", "  ");
     assertThat(approvalRow(otherRunId).<String>getAs("note")).isNull();
-    assertThat(spark.read().format("delta").load(tables().approvals()).count()).isEqualTo(2);
+    assertThat(TableReader.of(spark, tables()).approvals().count()).isEqualTo(2);
   }
 
   /** What happens to an approved plan's rows before it is executed. */
@@ -283,7 +284,7 @@ class ApprovalTest {
     }
     String approved = approvalDigests(runId).get(0);
     // The same rows rewritten into other files, in another order (as a compaction might).
-    Dataset<Row> all = spark.read().format("delta").load(tables().deletionPlan());
+    Dataset<Row> all = TableReader.of(spark, tables()).deletionPlan();
     spark.createDataFrame(all.collectAsList(), all.schema()).orderBy(col("state_file_key").desc()).repartition(3)
         .write().format("delta").mode("overwrite").partitionBy("run_date").save(tables().deletionPlan());
 
@@ -336,7 +337,7 @@ class ApprovalTest {
     assertThat(result.failure()).isNull();
     assertThat(archive.snapshot().keySet()).isEqualTo(without(before.keySet(), PLANNED));
     // The plan made the table, empty: nothing was approved.
-    assertThat(spark.read().format("delta").load(tables().approvals()).count()).isZero();
+    assertThat(TableReader.of(spark, tables()).approvals().count()).isZero();
   }
 
   @Test
@@ -363,7 +364,7 @@ class ApprovalTest {
         .hasMessage("No plan with run id " + UNKNOWN_RUN + " in " + warehouse + "/runs: run plan first, and give its"
             + " run_id");
     // The plan made the table, empty: nothing was approved.
-    assertThat(spark.read().format("delta").load(tables().approvals()).count()).isZero();
+    assertThat(TableReader.of(spark, tables()).approvals().count()).isZero();
   }
 
   @Test
@@ -400,12 +401,12 @@ class ApprovalTest {
 
   /** The digests of the run's approvals, newest first. */
   private List<String> approvalDigests(String runId) {
-    return spark.read().format("delta").load(tables().approvals()).filter(col("run_id").equalTo(runId))
+    return TableReader.of(spark, tables()).approvals(runId)
         .orderBy(col("approved_at").desc()).select("plan_digest").as(Encoders.STRING()).collectAsList();
   }
 
   private Dataset<Row> planRows(String runId) {
-    return spark.read().format("delta").load(tables().deletionPlan()).filter(col("run_id").equalTo(runId));
+    return TableReader.of(spark, tables()).deletionPlan(runId);
   }
 
   private PlanDigest.Result currentDigest(String runId) {
@@ -446,12 +447,12 @@ class ApprovalTest {
   }
 
   private Row planRun(String runId) {
-    return spark.read().format("delta").load(tables().runs())
+    return TableReader.of(spark, tables()).runs()
         .filter("run_id = '" + runId + "' and command = 'plan'").first();
   }
 
   private Row approvalRow(String runId) {
-    List<Row> rows = spark.read().format("delta").load(tables().approvals()).filter("run_id = '" + runId + "'")
+    List<Row> rows = TableReader.of(spark, tables()).approvals(runId)
         .collectAsList();
     assertThat(rows).hasSize(1);
     return rows.get(0);
@@ -463,21 +464,18 @@ class ApprovalTest {
 
   /** The commands the runs table holds for the run, sorted: its plan and each execute attempt. */
   private List<String> commands(String runId) {
-    return spark.read().format("delta").load(tables().runs()).filter("run_id = '" + runId + "'")
+    return TableReader.of(spark, tables()).runs(runId)
         .orderBy("command").select("command").as(Encoders.STRING()).collectAsList();
   }
 
   private Set<String> plannedKeys(String runId) {
-    return new TreeSet<>(spark.read().format("delta").load(tables().deletionPlan())
-        .filter("run_id = '" + runId + "'").selectExpr("explode(deletes.key)")
+    return new TreeSet<>(TableReader.of(spark, tables()).deletionPlan(runId).selectExpr("explode(deletes.key)")
         .as(Encoders.STRING()).collectAsList());
   }
 
   private long executionRows(String runId) {
-    if (!DeltaTable.isDeltaTable(spark, tables().executions())) {
-      return 0;
-    }
-    return spark.read().format("delta").load(tables().executions()).filter("run_id = '" + runId + "'").count();
+    TableReader reader = TableReader.of(spark, tables());
+    return reader.exists(Tables.EXECUTIONS) ? reader.count(Tables.EXECUTIONS, runId) : 0;
   }
 
   private static Set<String> without(Set<String> keys, Set<String> removed) {

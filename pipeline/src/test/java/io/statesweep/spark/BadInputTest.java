@@ -20,6 +20,7 @@ import io.statesweep.store.ObjectStore;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.charset.StandardCharsets;
@@ -698,20 +699,18 @@ class BadInputTest {
 
   private void readTables() {
     SparkSession spark = SharedSpark.session();
-    for (Row row : spark.read().format("delta").load(plan.tables().deletionPlan())
-        .filter("run_id = '" + plan.runId() + "'")
+    for (Row row : TableReader.of(spark, plan.tables()).deletionPlan(plan.runId())
         .selectExpr("state_file_key", "action", "reason", "transform(deletes, d -> d.key)", "missing_keys")
         .collectAsList()) {
       plans.put(row.getString(0), new PlanOutcome(row.getString(1), row.getString(2), row.getList(3), row.getInt(4)));
     }
-    for (Row row : spark.read().format("delta").load(plan.tables().stateFiles())
-        .filter("run_id = '" + plan.runId() + "'")
+    for (Row row : TableReader.of(spark, plan.tables()).stateFiles(plan.runId())
         .selectExpr("key", "status", "message", "length(raw_json)", "size(files)")
         .collectAsList()) {
       stateFiles.put(row.getString(0), new StateFileOutcome(row.getString(1), row.getString(2),
           row.isNullAt(3) ? null : row.getInt(3), row.isNullAt(4) || row.getInt(4) < 0 ? null : row.getInt(4)));
     }
-    for (Row row : spark.read().format("delta").load(execution.tables().executions())
+    for (Row row : TableReader.of(spark, execution.tables()).executions()
         .filter("attempt_id = '" + execution.attemptId() + "'").select("state_file_key", "outcome").collectAsList()) {
       executions.put(row.getString(0), row.getString(1));
     }

@@ -15,6 +15,7 @@ import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -93,7 +94,7 @@ class CatalogTablesTest {
       }
       // The same table: by name, the rows written by path.
       assertThat(spark.table(name).count()).as(name)
-          .isEqualTo(spark.read().format("delta").load(tables.path(table)).count());
+          .isEqualTo(TableReader.of(spark, tables).table(table).count());
     }
   }
 

@@ -9,6 +9,7 @@ import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
@@ -170,7 +171,7 @@ class ComingBackRaceTest {
       }
       exporter.shutdown();
       assertThat(result.failure()).isNull();
-      SharedSpark.session().read().format("delta").load(result.tables().executions())
+      TableReader.of(result.tables()).executions()
           .filter("attempt_id = '" + result.attemptId() + "'").groupBy("outcome").count().collectAsList()
           .forEach(row -> outcomes.put(row.getString(0), row.getLong(1)));
 

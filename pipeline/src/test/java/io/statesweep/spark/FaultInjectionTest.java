@@ -15,6 +15,7 @@ import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.FaultProxy.Fault;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -171,7 +172,7 @@ class FaultInjectionTest {
             leftOut)
         .isEqualTo(gone.size() - leftOut);
     assertThat(first.summary().errors()).isPositive();
-    List<Row> unanswered = SharedSpark.session().read().format("delta").load(first.tables().executions())
+    List<Row> unanswered = TableReader.of(first.tables()).executions()
         .filter("attempt_id = '" + first.attemptId() + "' and exists(failures, f -> f.code = 'NoAnswer')")
         .select("outcome", "state_file_deleted").collectAsList();
     assertThat(unanswered).isNotEmpty().allSatisfy(row -> {
@@ -239,8 +240,7 @@ class FaultInjectionTest {
 
   /** Each record's plan: state file, action, reason and the keys to delete with their ETags. */
   private Dataset<Row> planRows(PlanResult result) {
-    return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'")
+    return TableReader.of(result.tables()).deletionPlan(result.runId())
         .selectExpr("state_file_key", "action", "reason",
             "array_sort(transform(deletes, d -> struct(d.key as key, d.etag as etag))) as deletes");
   }

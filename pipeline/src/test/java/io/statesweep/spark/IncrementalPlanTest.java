@@ -10,17 +10,16 @@ import io.statesweep.spark.run.RunMetrics;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statesweep.api.PlanResult;
-import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
+import io.statesweep.api.Tables;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -71,10 +70,10 @@ class IncrementalPlanTest {
     assertThat(third.summary().line()).contains(" state_files_scanned=20 records_deleted=1 child_keys_deleted=1 ");
     assertThat(full.summary().extra()).containsEntry("state_file_gets", "20");
     assertThat(full.summary().line()).contains(" state_files_scanned=20 records_deleted=1 child_keys_deleted=1 ");
-    assertSameRows("the plan from reused rows", rows(full.tables().deletionPlan(), full.runId(), PLAN_COLUMNS),
-        rows(full.tables().deletionPlan(), third.runId(), PLAN_COLUMNS));
-    assertSameRows("the state files of the plan from reused rows", rows(full.tables().stateFiles(), full.runId(),
-        STATE_COLUMNS), rows(full.tables().stateFiles(), third.runId(), STATE_COLUMNS));
+    assertSameRows("the plan from reused rows", rows(full, Tables.DELETION_PLAN, full.runId(), PLAN_COLUMNS),
+        rows(full, Tables.DELETION_PLAN, third.runId(), PLAN_COLUMNS));
+    assertSameRows("the state files of the plan from reused rows", rows(full, Tables.STATE_FILES, full.runId(),
+        STATE_COLUMNS), rows(full, Tables.STATE_FILES, third.runId(), STATE_COLUMNS));
 
     // The metrics JSON counts the same GETs, by operation, beside the listing and the phases.
     JsonNode firstMetrics = new ObjectMapper().readTree(first.metricsJson());
@@ -140,7 +139,7 @@ class IncrementalPlanTest {
    * lists no file: one commit.
    */
   private static void tamper(PlanResult plan) {
-    Dataset<Row> rows = SharedSpark.session().read().format("delta").load(plan.tables().stateFiles());
+    Dataset<Row> rows = TableReader.of(plan.tables()).stateFiles();
     String runDate = rows.filter(col("run_id").equalTo(plan.runId())).select("run_date").first().getString(0);
     String ofRun = "run_id = '" + plan.runId() + "' AND key = 'cogram/projects/p1/documents/";
     Dataset<Row> changed = rows.filter(col("run_date").equalTo(runDate))
@@ -162,8 +161,8 @@ class IncrementalPlanTest {
     return expr("CASE WHEN " + where + "/state.json' THEN " + value + " ELSE " + column + " END");
   }
 
-  private static Dataset<Row> rows(String table, String runId, String... columns) {
-    return SharedSpark.session().read().format("delta").load(table).filter(col("run_id").equalTo(runId))
+  private static Dataset<Row> rows(PlanResult plan, String table, String runId, String... columns) {
+    return TableReader.of(plan.tables()).table(table, runId)
         .select(Arrays.stream(columns).map(org.apache.spark.sql.functions::col).toArray(Column[]::new));
   }
 
@@ -172,15 +171,9 @@ class IncrementalPlanTest {
   }
 
   private static PlanResult plan(LocalS3Server server, Path warehouse, String bucket, String reuse) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", "cogram/");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--reuse-state-files", reuse);
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null))).execute();
+    PlanResult result = new SparkPlanAction(SharedSpark.session(),
+        TestOptions.of(server.endpoint(), bucket, "cogram/", warehouse).with("--reuse-state-files", reuse).options())
+        .execute();
     assertThat(result.failure()).isNull();
     return result;
   }

@@ -14,6 +14,7 @@ import io.statesweep.store.ObjectStore;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.net.URLEncoder;
@@ -81,7 +82,7 @@ class InventoryPlanTest {
     }
     archive.store().write("elsewhere/projects/p9/state.json",
         "{\"delete\": true, \"files\": []}".getBytes(StandardCharsets.UTF_8));
-    configureS3a(SharedSpark.session());
+    SharedSpark.s3a(SharedSpark.session(), server.endpoint(), server.accessKey(), server.secretKey());
   }
 
   @Test
@@ -103,8 +104,7 @@ class InventoryPlanTest {
       String ownRequests = " requests=\\d+ cost_usd=[0-9.]+ ";
       assertThat(inventoried.summary().line().replace(inventoried.runId(), "RUN").replaceFirst(ownRequests, " "))
           .as(format).isEqualTo(listed.summary().line().replace(listed.runId(), "RUN").replaceFirst(ownRequests, " "));
-      Row requests = SharedSpark.session().read().format("delta").load(inventoried.tables().runs())
-          .filter("run_id = '" + inventoried.runId() + "'").select("s3_requests").first();
+      Row requests = TableReader.of(inventoried.tables()).runs(inventoried.runId()).select("s3_requests").first();
       assertThat(requests.<String, Long>getJavaMap(0)).as(format).containsKey("GetObject")
           .doesNotContainKey("ListObjectsV2");
       Row run = runRow(inventoried);
@@ -171,7 +171,7 @@ class InventoryPlanTest {
     assertThat(planned.failure()).isNull();
     // The report still shows the meeting without its new file: the plan deletes it.
     assertThat(planned.logLines()).contains("would delete " + P + "projects/p1/meetings/m1/meeting.json");
-    Row gone = SharedSpark.session().read().format("delta").load(planned.tables().stateFiles())
+    Row gone = TableReader.of(planned.tables()).stateFiles()
         .filter("run_id = '" + planned.runId() + "' and key = '" + P + "projects/p1/documents/d1/state.json'")
         .select("status").first();
     assertThat(gone.getString(0)).isEqualTo("gone");
@@ -180,7 +180,7 @@ class InventoryPlanTest {
         options(Map.of("--dry-run", "false", "--skip-approval", "true")), planned.runId()).execute();
 
     assertThat(executed.failure()).isNull();
-    String outcome = SharedSpark.session().read().format("delta").load(executed.tables().executions())
+    String outcome = TableReader.of(executed.tables()).executions()
         .filter("attempt_id = '" + executed.attemptId() + "' and state_file_key = '" + P
             + "projects/p1/meetings/m1/state.json'")
         .select("outcome").first().getString(0);
@@ -321,29 +321,17 @@ class InventoryPlanTest {
 
   /** Each record's plan: state file, action, reason and the exact keys to delete (ETag, size), in order. */
   private static Dataset<Row> planRows(PlanResult result) {
-    return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'")
+    return TableReader.of(result.tables()).deletionPlan(result.runId())
         .selectExpr("state_file_key", "action", "reason",
             "transform(deletes, d -> struct(d.key as key, d.etag as etag, d.size as size)) as deletes");
   }
 
   private static Row runRow(PlanResult result) {
-    return SharedSpark.session().read().format("delta").load(result.tables().runs())
-        .filter("run_id = '" + result.runId() + "'").select("listing", "inventory_manifest", "inventory_date").first();
+    return TableReader.of(result.tables()).runs(result.runId())
+        .select("listing", "inventory_manifest", "inventory_date").first();
   }
 
   private ObjectStore archiveOf(String bucket) {
     return S3ObjectStore.open(server.s3Settings(), bucket);
-  }
-
-  private void configureS3a(SparkSession spark) {
-    var hadoop = spark.sparkContext().hadoopConfiguration();
-    hadoop.set("fs.s3a.endpoint", server.endpoint());
-    hadoop.set("fs.s3a.path.style.access", "true");
-    hadoop.set("fs.s3a.connection.ssl.enabled", "false");
-    hadoop.set("fs.s3a.endpoint.region", "us-east-1");
-    hadoop.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    hadoop.set("fs.s3a.access.key", server.accessKey());
-    hadoop.set("fs.s3a.secret.key", server.secretKey());
   }
 }

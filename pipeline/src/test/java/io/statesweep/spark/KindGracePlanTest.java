@@ -7,6 +7,7 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
@@ -61,8 +62,7 @@ class KindGracePlanTest {
     assertThat(reason(result, "projects/p1/meetings/m1/state.json"))
         .isEqualTo("not yet due: grace of 7 days ends at " + THREE_DAYS_AGO.plus(Duration.ofDays(7)));
     assertThat(result.summary().line()).contains(" records_deleted=2 child_keys_deleted=2 ");
-    Row run = SharedSpark.session().read().format("delta").load(result.tables().runs())
-        .filter("run_id = '" + result.runId() + "'").first();
+    Row run = TableReader.of(result.tables()).runs(result.runId()).first();
     assertThat(run.<Integer>getAs("grace_days")).isEqualTo(2);
     assertThat(run.getJavaMap(run.fieldIndex("settings")))
         .containsEntry("sweep.grace-days.by-kind", "meetings=7,emails=0");
@@ -82,8 +82,7 @@ class KindGracePlanTest {
 
   private static Map<String, Planned> planRows(PlanResult result) {
     SparkSession spark = SharedSpark.session();
-    return spark.read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'")
+    return TableReader.of(spark, result.tables()).deletionPlan(result.runId())
         .select("state_file_key", "action", "grace_days", "grace_rule", "due_at").collectAsList().stream()
         .collect(Collectors.toMap(row -> row.getString(0), row -> new Planned(row.getString(1), row.getInt(2),
             row.getString(3), row.isNullAt(4) ? null : row.<Timestamp>getAs(4).toInstant()),
@@ -91,7 +90,7 @@ class KindGracePlanTest {
   }
 
   private static String reason(PlanResult result, String relativeStateKey) {
-    return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+    return TableReader.of(result.tables()).deletionPlan()
         .filter("run_id = '" + result.runId() + "' and state_file_key = '" + P + relativeStateKey + "'")
         .select("reason").first().getString(0);
   }

@@ -13,6 +13,7 @@ import io.statesweep.local.LocalS3Server;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
@@ -68,8 +69,7 @@ class MalformedPlanRowTest {
     assertThat(plan.failure()).isNull();
     assertThat(plan.summary().line()).contains(" state_files_scanned=32 records_deleted=13 child_keys_deleted=28 ");
     Tables tables = new Tables(warehouse.toString());
-    Dataset<Row> rows = spark.read().format("delta").load(tables.deletionPlan())
-        .filter(col("run_id").equalTo(plan.runId()));
+    Dataset<Row> rows = TableReader.of(spark, tables).deletionPlan(plan.runId());
     Set<String> planned = new TreeSet<>(rows.selectExpr("explode(deletes.key)").as(org.apache.spark.sql.Encoders.STRING())
         .collectAsList());
     Dataset<Row> due = rows.filter(col("state_file_key").equalTo(stateFile("documents/d0")));
@@ -118,7 +118,7 @@ class MalformedPlanRowTest {
 
     assertThat(result.failure()).isNull();
     Map<String, Row> outcomes = new TreeMap<>();
-    spark.read().format("delta").load(tables.executions()).filter(col("attempt_id").equalTo(result.attemptId()))
+    TableReader.of(spark, tables).executions().filter(col("attempt_id").equalTo(result.attemptId()))
         .select("state_file_key", "outcome", "message", "child_keys_deleted", "state_file_deleted", "action")
         .collectAsList()
         .forEach(row -> outcomes.put(row.getString(0), row));

@@ -10,6 +10,7 @@ import io.statesweep.local.LocalS3Server;
 import io.statesweep.store.DeleteTarget;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
@@ -89,7 +90,7 @@ class MissingFilesTest {
 
     SparkSession spark = SharedSpark.session();
     Map<String, List<String>> missingFiles = new TreeMap<>();
-    spark.read().format("delta").load(plan.tables().deletionPlan()).filter("run_id = '" + plan.runId() + "'")
+    TableReader.of(spark, plan.tables()).deletionPlan(plan.runId())
         .select("state_file_key", "missing_files").collectAsList()
         .forEach(row -> missingFiles.put(row.getString(0).substring(P.length()), row.getList(1)));
     assertThat(missingFiles).isEqualTo(Map.of(
@@ -121,9 +122,9 @@ class MissingFilesTest {
     PlanResult plan = plan(archive, warehouse, Map.of());
     assertThat(plan.failure()).isNull();
     SparkSession spark = SharedSpark.session();
-    for (String table : List.of(plan.tables().deletionPlan(), plan.tables().runs())) {
-      spark.read().format("delta").load(table).drop("missing_files").write().format("delta").mode("overwrite")
-          .option("overwriteSchema", "true").partitionBy("run_date").save(table);
+    for (String table : List.of(Tables.DELETION_PLAN, Tables.RUNS)) {
+      TableReader.of(spark, plan.tables()).table(table).drop("missing_files").write().format("delta").mode("overwrite")
+          .option("overwriteSchema", "true").partitionBy("run_date").save(plan.tables().path(table));
     }
 
     ExecuteResult executed = new SparkExecuteAction(spark, options(archive, warehouse,
@@ -140,7 +141,7 @@ class MissingFilesTest {
   }
 
   private static long runsMissingFiles(Tables tables, String runId, String command) {
-    Row run = SharedSpark.session().read().format("delta").load(tables.runs())
+    Row run = TableReader.of(tables).runs()
         .filter("run_id = '" + runId + "' and command = '" + command + "'").select("missing_files").first();
     return run.getLong(0);
   }

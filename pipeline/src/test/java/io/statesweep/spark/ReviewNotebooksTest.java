@@ -8,14 +8,14 @@ import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
-import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,31 +65,25 @@ class ReviewNotebooksTest {
   private Tables tables;
   private String onePlan;
   private Tables onePlanTables;
-  private final Map<String, String> flags = new HashMap<>();
+  private TestOptions options;
 
   @BeforeAll
   void runPlanApproveExecuteAndPlanAgain(LocalS3Server server) {
     server.createBucket("review");
     ObjectStore store = S3ObjectStore.open(server.s3Settings(), "review");
     SampleArchive.generate(store, "cogram/", 150, 7L, Instant.now());
-    flags.put("--bucket", "review");
-    flags.put("--prefix", "cogram/");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--kind-grace-days", "drawings=90");
+    options = TestOptions.of(server.endpoint(), "review", "cogram/", warehouse)
+        .with("--kind-grace-days", "drawings=90");
     SparkSession spark = SharedSpark.session();
-    PlanResult plan = new SparkPlanAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null))).execute();
+    PlanResult plan = new SparkPlanAction(spark, options.options()).execute();
     assertThat(plan.failure()).isNull();
     reviewed = plan.runId();
     tables = plan.tables();
     new SparkApproveAction(spark, tables).approve(reviewed, "ana@example.com", "sample archive");
-    flags.put("--dry-run", "false");
-    ExecuteResult executed = new SparkExecuteAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null)),
-        reviewed).execute();
+    ExecuteResult executed = new SparkExecuteAction(spark, options.with("--dry-run", "false").options(), reviewed)
+        .execute();
     assertThat(executed.failure()).isNull();
-    flags.put("--dry-run", "true");
-    PlanResult again = new SparkPlanAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null))).execute();
+    PlanResult again = new SparkPlanAction(spark, options.with("--dry-run", "true").options()).execute();
     assertThat(again.failure()).isNull();
     latest = again.runId();
 
@@ -97,11 +91,9 @@ class ReviewNotebooksTest {
     server.createBucket("first-review");
     SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), "first-review"), "cogram/",
         SampleArchive.minimumRecordCount(), 11L, Instant.now());
-    Map<String, String> first = new HashMap<>(flags);
-    first.put("--bucket", "first-review");
-    first.put("--warehouse", onePlanWarehouse.toString());
-    first.put("--dry-run", "true");
-    PlanResult only = new SparkPlanAction(spark, RunOptions.from(Settings.resolve(first, Map.of(), null))).execute();
+    TestOptions first = TestOptions.of(server.endpoint(), "first-review", "cogram/", onePlanWarehouse)
+        .with("--kind-grace-days", "drawings=90").with("--dry-run", "true");
+    PlanResult only = new SparkPlanAction(spark, first.options()).execute();
     assertThat(only.failure()).isNull();
     onePlan = only.runId();
     onePlanTables = only.tables();
@@ -189,7 +181,7 @@ class ReviewNotebooksTest {
 
       assertThat(shown.approved()).as(notebook.file() + ": run all never approves").isFalse();
       assertThat(shown.previewDigest()).isEqualTo(expected.planDigest());
-      assertThat(spark.read().format("delta").load(onePlanTables.approvals()).count()).isZero();
+      assertThat(TableReader.of(spark, onePlanTables).approvals().count()).isZero();
     }
   }
 
@@ -245,9 +237,8 @@ class ReviewNotebooksTest {
       assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
       assertThat((String) newest.getAs("note")).isEqualTo("reviewed in " + notebook.file());
       assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
-      flags.put("--dry-run", "false");
-      ExecuteResult executed = new SparkExecuteAction(spark, RunOptions.from(Settings.resolve(flags, Map.of(), null)),
-          reviewed).execute();
+      ExecuteResult executed = new SparkExecuteAction(spark, options.with("--dry-run", "false").options(), reviewed)
+          .execute();
       assertThat(executed.failure()).as(notebook.file()).isNull();
     }
   }
@@ -261,7 +252,7 @@ class ReviewNotebooksTest {
     for (ReviewNotebooks.Notebook notebook : List.of(ReviewNotebooks.Notebook.databricks(),
         ReviewNotebooks.Notebook.jupyter())) {
       for (String typed : List.of("", otherPlans, "0".repeat(current.length()))) {
-        long approvals = spark.read().format("delta").load(tables.approvals()).count();
+        long approvals = TableReader.of(spark, tables).approvals().count();
         Map<String, Object> variables = variables(notebook);
         variables.put("approve", typed);
 
@@ -269,7 +260,7 @@ class ReviewNotebooksTest {
 
         assertThat(shown.approved()).as(notebook.file() + " with approve '" + typed + "'").isFalse();
         assertThat(shown.previewDigest()).isEqualTo(current);
-        assertThat(spark.read().format("delta").load(tables.approvals()).count()).as("nothing recorded")
+        assertThat(TableReader.of(spark, tables).approvals().count()).as("nothing recorded")
             .isEqualTo(approvals);
       }
     }
@@ -285,7 +276,7 @@ class ReviewNotebooksTest {
   }
 
   private Row newestApproval(SparkSession spark) {
-    return spark.read().format("delta").load(tables.approvals()).where("run_id = '" + reviewed + "'")
+    return TableReader.of(spark, tables).approvals(reviewed)
         .orderBy(org.apache.spark.sql.functions.col("approved_at").desc()).first();
   }
 
@@ -299,7 +290,7 @@ class ReviewNotebooksTest {
       assertThat(detail.getString(0)).as(table).isEqualTo(TableDocs.TABLES.get(table));
       assertThat(detail.<String>getList(1)).as(table).containsExactly("run_date");
       assertThat(readme).as("README names table " + table).contains("**`" + table + "`**");
-      for (StructField field : spark.read().format("delta").load(path).schema().fields()) {
+      for (StructField field : TableReader.of(spark, tables).table(table).schema().fields()) {
         assertThat(field.getComment().isDefined()).as(table + "." + field.name() + " has a comment").isTrue();
         assertThat(readme).as("README names column " + table + "." + field.name()).contains("`" + field.name() + "`");
       }
@@ -309,14 +300,14 @@ class ReviewNotebooksTest {
   @Test
   void thePlanSummaryAddsUpToThePlanAndMasksKeys() {
     SparkSession spark = SharedSpark.session();
-    Row plan = spark.read().format("delta").load(tables.deletionPlan()).filter("run_id = '" + reviewed + "'")
+    Row plan = TableReader.of(spark, tables).deletionPlan(reviewed)
         .selectExpr("count(*)", "sum(keys_to_delete)", "sum(bytes_to_delete)").first();
-    Row summary = spark.read().format("delta").load(tables.planSummary()).filter("run_id = '" + reviewed + "'")
+    Row summary = TableReader.of(spark, tables).planSummary(reviewed)
         .selectExpr("sum(records)", "sum(keys_to_delete)", "sum(bytes_to_delete)", "count(*)",
             "count_if(reason_pattern like '%cogram/%')", "count_if(grace_rule = 'kind drawings')",
             "count(distinct reason_pattern)")
         .first();
-    long reasons = spark.read().format("delta").load(tables.deletionPlan()).filter("run_id = '" + reviewed + "'")
+    long reasons = TableReader.of(spark, tables).deletionPlan(reviewed)
         .selectExpr("count(distinct reason)").first().getLong(0);
 
     assertThat(summary.getLong(0)).isEqualTo(plan.getLong(0));

@@ -4,21 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
-import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.S3Clients;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -112,21 +111,17 @@ class RunCostTest {
       throws IOException {
     Path prices = warehouse.resolve("prices.json");
     Files.writeString(prices, PRICES);
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", BUCKET);
-    flags.put("--prefix", "cost");
-    flags.put("--endpoint", proxy.endpoint());
-    flags.put("--warehouse", warehouse.resolve("wh").toString());
-    flags.put("--prices", prices.toString());
+    // The default --log-lines: the plan's lines are checked below.
+    TestOptions options = TestOptions.of(proxy.endpoint(), BUCKET, "cost", warehouse.resolve("wh"))
+        .without("--log-lines").with("--prices", prices.toString());
 
     seen.clear();
-    PlanResult plan = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(), null)))
-        .execute();
+    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.options()).execute();
     Map<String, Long> planSeen = byOperation(seen);
     System.out.println("plan: " + plan.summary().line() + "; the server saw " + planSeen);
     assertThat(plan.failure()).isNull();
 
-    Row run = SharedSpark.session().read().format("delta").load(warehouse.resolve("wh/runs").toString())
+    Row run = TableReader.of(warehouse.resolve("wh")).runs()
         .filter("command = 'plan'").first();
     Map<String, Long> reported = javaMap(run.getJavaMap(run.fieldIndex("s3_requests")));
     // The lock's release (one DeleteObjects) follows the run's row.
@@ -153,7 +148,7 @@ class RunCostTest {
         .containsEntry("price_region", "us-east-1");
     assertThat(run.<String>getAs("price_region")).isEqualTo("us-east-1");
     assertThat(run.<String>getAs("prices")).isEqualTo(prices + ", checked 2026-12-01");
-    Row summed = SharedSpark.session().read().format("delta").load(warehouse.resolve("wh/plan_summary").toString())
+    Row summed = TableReader.of(warehouse.resolve("wh")).planSummary()
         .selectExpr("sum(saves_usd_per_month)", "sum(bytes_by_storage_class['STANDARD'])",
             "sum(bytes_by_storage_class['STANDARD_IA'])").first();
     assertThat(summed.getDecimal(0)).isEqualByComparingTo(saves);
@@ -168,11 +163,10 @@ class RunCostTest {
 
     // The execute sends what the plan estimated, request for request, on the unchanged bucket.
     Map<String, Long> estimated = javaMap(run.getJavaMap(run.fieldIndex("execute_requests")));
-    flags.put("--dry-run", "false");
-    flags.put("--skip-approval", "true");
+    options.with("--dry-run", "false").with("--skip-approval", "true");
     seen.clear();
     ExecuteResult execute = new SparkExecuteAction(SharedSpark.session(),
-        RunOptions.from(Settings.resolve(flags, Map.of(), null)), plan.runId()).execute();
+        options.options(), plan.runId()).execute();
     System.out.println("execute: " + execute.summary().line() + "; the server saw " + byOperation(seen)
         + ", the plan estimated " + estimated);
     assertThat(execute.summary().recordsDeleted()).isEqualTo(8);
@@ -183,7 +177,7 @@ class RunCostTest {
     Map<String, Long> executeSeen = byOperation(seen);
     assertThat(executeSeen).isEqualTo(estimated);
     // The attempt reports what it sent (all but the lock's release) and what that cost.
-    Row attempt = SharedSpark.session().read().format("delta").load(warehouse.resolve("wh/runs").toString())
+    Row attempt = TableReader.of(warehouse.resolve("wh")).runs()
         .filter("command = 'execute'").first();
     Map<String, Long> attemptReported = new TreeMap<>(javaMap(attempt.getJavaMap(attempt.fieldIndex("s3_requests"))));
     attemptReported.merge("DeleteObjects", 1L, Long::sum);
@@ -195,20 +189,17 @@ class RunCostTest {
     assertThat(attempt.isNullAt(attempt.fieldIndex("bucket_versioning"))).isTrue();
 
     // GetBucketVersioning denied: the plan goes on, and says the versioning is unknown and why.
-    flags.put("--dry-run", "true");
-    flags.remove("--skip-approval");
+    options.with("--dry-run", "true").without("--skip-approval");
     proxy.plan(request -> {
       seen.add(request);
       return request.method().equals("GET") && request.target().contains("?versioning") ? FaultProxy.Fault.ACCESS_DENIED
           : null;
     });
     try {
-      PlanResult denied = new SparkPlanAction(SharedSpark.session(),
-          RunOptions.from(Settings.resolve(flags, Map.of(), null))).execute();
+      PlanResult denied = new SparkPlanAction(SharedSpark.session(), options.options()).execute();
       assertThat(denied.failure()).isNull();
       assertThat(denied.summary().extra()).containsEntry("bucket_versioning", "unknown");
-      Row deniedRun = SharedSpark.session().read().format("delta").load(warehouse.resolve("wh/runs").toString())
-          .filter("run_id = '" + denied.runId() + "'").first();
+      Row deniedRun = TableReader.of(warehouse.resolve("wh")).runs(denied.runId()).first();
       assertThat(deniedRun.<String>getAs("bucket_versioning")).isEqualTo("unknown");
       assertThat(deniedRun.<String>getAs("versioning_note"))
           .startsWith("the versioning of bucket cost-it is unknown (Cannot read the versioning of s3://cost-it/:"

@@ -3,7 +3,6 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.delta.tables.DeltaTable;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.LockOutcome;
 import io.statesweep.api.PlanResult;
@@ -23,6 +22,7 @@ import io.statesweep.testing.OtherRun;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestOptions;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -375,7 +375,7 @@ class RunLockInActionsTest {
 
   /** The rows of executions: none when the table does not exist (a plan makes it, empty). */
   private long attemptsRecorded() {
-    String executions = new Tables(warehouse.toString()).executions();
-    return DeltaTable.isDeltaTable(spark, executions) ? spark.read().format("delta").load(executions).count() : 0;
+    TableReader tables = TableReader.of(spark, warehouse);
+    return tables.exists(Tables.EXECUTIONS) ? tables.count(Tables.EXECUTIONS) : 0;
   }
 }

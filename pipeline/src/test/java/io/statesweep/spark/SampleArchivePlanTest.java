@@ -4,18 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,18 +39,14 @@ class SampleArchivePlanTest {
     SampleArchive.Manifest manifest = SampleArchive.generate(
         S3ObjectStore.open(server.s3Settings(), "sample"), "cogram/", 400, 7L, now);
 
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", "sample");
-    flags.put("--prefix", "cogram/");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "all");
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null))).clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
+    RunOptions options = TestOptions.of(server.endpoint(), "sample", "cogram/", warehouse).with("--log-lines", "all")
+        .options();
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), options).clock(Clock.fixed(now, ZoneOffset.UTC))
+        .execute();
 
     assertThat(result.failure()).isNull();
-    List<Row> rows = SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'").select("state_file_key", "action").collectAsList();
+    List<Row> rows = TableReader.of(result.tables()).deletionPlan(result.runId()).select("state_file_key", "action")
+        .collectAsList();
     Map<String, String> actions = new TreeMap<>();
     rows.forEach(row -> actions.put(row.getString(0), row.getString(1)));
     assertThat(actions).isEqualTo(manifest.expectedActions(Duration.ZERO));

@@ -10,6 +10,7 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.io.ByteArrayOutputStream;
@@ -179,14 +180,14 @@ class SecurityTest {
 
     List<String> rows = new ArrayList<>();
     for (String table : tables) {
-      Dataset<Row> tableDS = spark.read().format("delta").load(warehouse + "/" + table);
+      Dataset<Row> tableDS = TableReader.of(spark, warehouse).table(table);
       // Every column, maps (runs.settings), arrays and structs included, as JSON text.
       rows.addAll(tableDS.toJSON().collectAsList());
     }
     assertThat(rows).hasSizeGreaterThan(10);
     assertNoCredentials(rows);
 
-    Map<String, String> settings = spark.read().format("delta").load(warehouse + "/" + Tables.RUNS)
+    Map<String, String> settings = TableReader.of(spark, warehouse).runs()
         .filter("run_id = '" + plan.runId() + "' and command = 'plan'").select("settings").first().getJavaMap(0);
     assertThat(settings).containsEntry("sweep.bucket", BUCKET).containsKey("sweep.endpoint");
     assertNoCredentials(List.of(settings.toString()));

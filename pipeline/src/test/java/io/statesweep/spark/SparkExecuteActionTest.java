@@ -18,6 +18,7 @@ import io.statesweep.store.ObjectStore;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import io.statesweep.testing.TestOptions;
 import java.nio.charset.StandardCharsets;
@@ -187,7 +188,7 @@ class SparkExecuteActionTest {
     Set<String> expectedLeft = new TreeSet<>(before.keySet());
     DELETED.forEach(key -> expectedLeft.remove(P + key));
     assertThat(archive.snapshot().keySet()).isEqualTo(expectedLeft);
-    List<Row> stateDeletes = SharedSpark.session().read().format("delta").load(rerun.tables().executions())
+    List<Row> stateDeletes = TableReader.of(rerun.tables()).executions()
         .filter("run_id = '" + plan.runId() + "' and state_file_deleted").groupBy("state_file_key").count()
         .collectAsList();
     assertThat(stateDeletes).allMatch(row -> row.getLong(1) == 1);
@@ -249,7 +250,7 @@ class SparkExecuteActionTest {
     Set<String> gone = new TreeSet<>(before.keySet());
     gone.removeAll(archive.snapshot().keySet());
     assertThat(gone).isEqualTo(new TreeSet<>(DELETED.stream().map(key -> P + key).toList()));
-    org.apache.spark.sql.Dataset<Row> rows = spark.read().format("delta").load(tables.executions())
+    org.apache.spark.sql.Dataset<Row> rows = TableReader.of(spark, tables).executions()
         .filter("attempt_id = '" + attemptId + "'");
     assertThat(rows.count()).as("one row per planned record").isEqualTo(4);
     assertThat(rows.selectExpr("explode(deleted_keys)").count()).as("each key once").isEqualTo(gone.size());
@@ -420,7 +421,7 @@ class SparkExecuteActionTest {
   }
 
   private org.apache.spark.sql.Dataset<Row> executions(ExecuteResult result) {
-    return SharedSpark.session().read().format("delta").load(result.tables().executions())
+    return TableReader.of(result.tables()).executions()
         .filter("attempt_id = '" + result.attemptId() + "'");
   }
 

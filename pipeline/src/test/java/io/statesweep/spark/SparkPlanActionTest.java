@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -156,7 +156,7 @@ class SparkPlanActionTest {
       assertThat(warehouse.resolve(table)).as(table).doesNotExist();
     }
     SparkSession spark = SharedSpark.session();
-    Row run = spark.read().format("delta").load(warehouse.resolve("runs").toString())
+    Row run = TableReader.of(spark, warehouse).runs()
         .selectExpr("count(*)", "count_if(complete)").first();
     assertThat(run.getLong(0)).isEqualTo(1);
     assertThat(run.getLong(1)).isZero();
@@ -168,8 +168,8 @@ class SparkPlanActionTest {
     PlanResult result = plan(warehouse.toString());
     SparkSession spark = SharedSpark.session();
 
-    List<Row> plan = spark.read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'").select("state_file_key", "action").collectAsList();
+    List<Row> plan = TableReader.of(spark, result.tables()).deletionPlan(result.runId())
+        .select("state_file_key", "action").collectAsList();
     Map<String, String> actions = new TreeMap<>();
     plan.forEach(row -> actions.put(row.getString(0).substring(P.length()), row.getString(1)));
     assertThat(plan).hasSize(14);
@@ -189,21 +189,21 @@ class SparkPlanActionTest {
         Map.entry("unassigned_project/chat/c1/messages/m1.state.json", "delete_record"),
         Map.entry("projects/p1/rfis/r1/state.json", "kept_newer_files")));
 
-    Row meeting = spark.read().format("delta").load(result.tables().deletionPlan())
+    Row meeting = TableReader.of(spark, result.tables()).deletionPlan()
         .filter("run_id = '" + result.runId() + "' and state_file_key = '" + P + "projects/p1/meetings/m1/state.json'")
         .selectExpr("transform(deletes, d -> d.role) as roles", "missing_keys", "bytes_to_delete").first();
     assertThat(meeting.<String>getList(0)).containsExactly("file", "file", "state_file");
     assertThat(meeting.getInt(1)).isEqualTo(1);
 
-    List<Row> skipped = spark.read().format("delta").load(result.tables().stateFiles())
+    List<Row> skipped = TableReader.of(spark, result.tables()).stateFiles()
         .filter("run_id = '" + result.runId() + "' and status = 'skipped'").select("key", "message")
         .orderBy("key").collectAsList();
     assertThat(skipped).extracting(row -> row.getString(0)).containsExactly(
         P + "projects/p1/emails/e1/attachments/state.json", P + "projects/p1/punch_lists/x1/state.json");
     assertThat(skipped.get(1).getString(1)).contains("unknown kind folder 'punch_lists'");
 
-    Row run = spark.read().format("delta").load(result.tables().runs())
-        .filter("run_id = '" + result.runId() + "'").select("complete", "dry_run", "records_deleted", "summary")
+    Row run = TableReader.of(spark, result.tables()).runs(result.runId())
+        .select("complete", "dry_run", "records_deleted", "summary")
         .first();
     assertThat(run.getBoolean(0)).isTrue();
     assertThat(run.getBoolean(1)).isTrue();
@@ -215,21 +215,13 @@ class SparkPlanActionTest {
   void writesTheTablesToAnS3aWarehouseOnTheTestServer() {
     server.createBucket("warehouse");
     SparkSession spark = SharedSpark.session();
-    var hadoop = spark.sparkContext().hadoopConfiguration();
-    hadoop.set("fs.s3a.endpoint", server.endpoint());
-    hadoop.set("fs.s3a.path.style.access", "true");
-    hadoop.set("fs.s3a.connection.ssl.enabled", "false");
-    hadoop.set("fs.s3a.endpoint.region", "us-east-1");
-    hadoop.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    hadoop.set("fs.s3a.access.key", server.accessKey());
-    hadoop.set("fs.s3a.secret.key", server.secretKey());
+    SharedSpark.s3a(spark, server.endpoint(), server.accessKey(), server.secretKey());
 
     PlanResult result = plan("s3a://warehouse/statesweep");
 
     assertThat(result.failure()).isNull();
     assertThat(result.summary().recordsDeleted()).isEqualTo(4);
-    long rows = spark.read().format("delta").load("s3a://warehouse/statesweep/deletion_plan")
-        .filter("run_id = '" + result.runId() + "'").count();
+    long rows = TableReader.of(spark, "s3a://warehouse/statesweep").deletionPlan(result.runId()).count();
     assertThat(rows).isEqualTo(14);
     List<String> written = new ArrayList<>();
     S3ObjectStore.open(server.s3Settings(), "warehouse").listAll("statesweep/", o -> written.add(o.key()));
@@ -238,13 +230,8 @@ class SparkPlanActionTest {
   }
 
   private PlanResult plan(String warehouse) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", BUCKET);
-    flags.put("--prefix", "it");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse);
-    flags.put("--log-lines", "all");
-    RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    RunOptions options = TestOptions.of(server.endpoint(), BUCKET, "it", warehouse).with("--log-lines", "all")
+        .options();
     return new SparkPlanAction(SharedSpark.session(), options).execute();
   }
 

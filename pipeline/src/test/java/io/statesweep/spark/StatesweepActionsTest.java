@@ -16,6 +16,7 @@ import io.statesweep.local.LocalS3Server;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestArchive;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -106,7 +107,7 @@ class StatesweepActionsTest {
         .catalogSchema(null).by(user).note(note).execute();
 
     Tables tables = new Tables(warehouse);
-    Row row = spark.read().format("delta").load(tables.approvals()).filter("run_id = '" + runId + "'").first();
+    Row row = TableReader.of(spark, tables).approvals(runId).first();
     PlanDigest.Result digest = PlanDigest.of(spark, tables, PlanDigest.currentVersion(spark, tables),
         row.<String>getAs("run_date"), runId);
     assertThat(approval.line()).isEqualTo("approved run " + runId + " by " + user + " at " + approval.approvedAt()

@@ -4,22 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
-import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.execute.ExecutionHook;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
-import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestArchive;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,21 +59,14 @@ class TaskRetryTest {
     Set<String> before = keys(server, bucket);
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes(Duration.ZERO));
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", PREFIX);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    PlanResult plan = new SparkPlanAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null))).clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
+    TestOptions options = TestOptions.of(server.endpoint(), bucket, PREFIX, warehouse);
+    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.options())
+        .clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
     assertThat(plan.failure()).isNull();
 
-    flags.put("--dry-run", "false");
-    flags.put("--skip-approval", "true");
-    flags.put("--batch-size", "3");
-    ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), RunOptions.from(Settings.resolve(flags,
-        Map.of(), null)), plan.runId()).hook(new KillOnce()).execute();
+    options.with("--dry-run", "false").with("--skip-approval", "true").with("--batch-size", "3");
+    ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options.options(), plan.runId())
+        .hook(new KillOnce()).execute();
 
     assertThat(KILLED).as("a task died mid-partition").isTrue();
     assertThat(result.failure()).isNull();
@@ -83,9 +74,9 @@ class TaskRetryTest {
     assertThat(result.summary().errors()).isZero();
     assertThat(keys(server, bucket)).as("exactly the plan is gone").isEqualTo(expectedLeft);
 
-    Dataset<Row> executions = SharedSpark.session().read().format("delta").load(result.tables().executions())
+    Dataset<Row> executions = TableReader.of(result.tables()).executions()
         .filter("attempt_id = '" + result.attemptId() + "'");
-    Dataset<Row> planned = SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
+    Dataset<Row> planned = TableReader.of(result.tables()).deletionPlan()
         .filter("run_id = '" + plan.runId() + "' and action in ('delete_record', 'delete_removed_files')");
     assertThat(executions.count()).as("one row per planned record, none from the dead task").isEqualTo(planned.count());
     assertThat(executions.select("state_file_key").distinct().count()).isEqualTo(planned.count());
@@ -114,10 +105,7 @@ class TaskRetryTest {
   }
 
   private static Set<String> keys(LocalS3Server server, String bucket) {
-    Set<String> keys = new TreeSet<>();
-    S3ObjectStore.open(server.s3Settings(), bucket).listAll(PREFIX,
-        (StoredObject object) -> keys.add(object.key()));
-    return keys;
+    return TestArchive.keys(S3ObjectStore.open(server.s3Settings(), bucket), PREFIX);
   }
 
   /** The first task to finish its second batch dies, as if its executor were lost. */

@@ -15,6 +15,7 @@ import io.statesweep.store.StoredObject;
 import io.statesweep.testing.FaultProxy;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
 import io.statesweep.testing.TestOptions;
 import java.io.IOException;
 import java.io.StringReader;
@@ -204,8 +205,8 @@ class UnicodePathPropertyTest {
 
   private Set<String> plannedKeys(PlanResult plan) {
     Set<String> keys = new LinkedHashSet<>();
-    for (Row row : SharedSpark.session().read().format("delta").load(plan.tables().deletionPlan())
-        .filter("run_id = '" + plan.runId() + "'").selectExpr("explode(transform(deletes, d -> d.key))")
+    for (Row row : TableReader.of(plan.tables()).deletionPlan(plan.runId())
+        .selectExpr("explode(transform(deletes, d -> d.key))")
         .collectAsList()) {
       keys.add(row.getString(0));
     }

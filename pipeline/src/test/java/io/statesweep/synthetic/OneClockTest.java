@@ -6,7 +6,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.TestActions;
@@ -14,14 +13,14 @@ import io.statesweep.store.ObjectStore;
 import io.statesweep.store.StoredObject;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestOptions;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -193,36 +192,26 @@ class OneClockTest {
     return bytes("{\"delete\": true, \"files\": [\"" + file + "\"], \"delete_files\": []}");
   }
 
-  private static Map<String, String> flags(SyntheticS3Server server, Path warehouse) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", BUCKET);
-    flags.put("--prefix", P);
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    return flags;
+  private static TestOptions options(SyntheticS3Server server, Path warehouse) {
+    return TestOptions.of(server.endpoint(), BUCKET, P, warehouse);
   }
 
   private static PlanResult plan(SyntheticS3Server server, Path warehouse, String reuse) {
-    Map<String, String> flags = flags(server, warehouse);
-    flags.put("--reuse-state-files", reuse);
-    PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null)));
+    PlanResult result = TestActions.plan(SharedSpark.session(),
+        options(server, warehouse).with("--reuse-state-files", reuse).options());
     assertThat(result.failure()).isNull();
     return result;
   }
 
   private static ExecuteResult execute(SyntheticS3Server server, Path warehouse, String runId) {
-    Map<String, String> flags = flags(server, warehouse);
-    flags.put("--dry-run", "false");
-    flags.put("--skip-approval", "true");
-    RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    RunOptions options = options(server, warehouse).with("--dry-run", "false").with("--skip-approval", "true")
+        .options();
     return TestActions.execute(SharedSpark.session(), options, runId);
   }
 
   /** action, reason, state_last_modified of a record's plan row. */
   private static Row planRow(PlanResult plan, String stateKey) {
-    return SharedSpark.session().read().format("delta").load(plan.tables().deletionPlan())
+    return TableReader.of(plan.tables()).deletionPlan()
         .filter("run_id = '" + plan.runId() + "' and state_file_key = '" + stateKey + "'")
         .select("action", "reason", "state_last_modified").first();
   }
@@ -232,14 +221,14 @@ class OneClockTest {
   }
 
   private static Instant stateFileTime(PlanResult plan, String stateKey) {
-    return SharedSpark.session().read().format("delta").load(plan.tables().stateFiles())
+    return TableReader.of(plan.tables()).stateFiles()
         .filter("run_id = '" + plan.runId() + "' and key = '" + stateKey + "'")
         .select("last_modified").first().getTimestamp(0).toInstant();
   }
 
   /** outcome and message of a record's execution row. */
   private static List<String> outcome(ExecuteResult execution, String stateKey) {
-    Dataset<Row> rows = SharedSpark.session().read().format("delta").load(execution.tables().executions())
+    Dataset<Row> rows = TableReader.of(execution.tables()).executions()
         .filter("attempt_id = '" + execution.attemptId() + "' and state_file_key = '" + stateKey + "'");
     Row row = rows.select("outcome", "message").first();
     return List.of(row.getString(0), row.getString(1));

@@ -4,15 +4,13 @@ import static io.statesweep.testing.DatasetAssertions.assertSameRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.PlanResult;
-import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.spark.TestActions;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Tag;
@@ -34,24 +32,14 @@ class SkewedListingTest {
     // As S3 answers: StartAfter echoed even when XML cannot carry it (the split after prefix + U+FFFF).
     try (SyntheticS3Server server = new SyntheticS3Server("skewed", archive, Duration.ZERO, 0)
         .echoXmlInvalidStartAfter(true)) {
-      Map<String, String> flags = new HashMap<>();
-      flags.put("--bucket", "skewed");
-      flags.put("--prefix", "cogram/");
-      flags.put("--endpoint", server.endpoint());
-      flags.put("--warehouse", warehouse.toString());
-      flags.put("--log-lines", "0");
-      flags.put("--pages-per-task", "2");
-
-      PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-          null)));
+      PlanResult result = TestActions.plan(SharedSpark.session(), options(server, "skewed", warehouse).options());
 
       assertThat(result.failure()).isNull();
       assertThat(result.summary().extra().get("keys_listed")).isEqualTo("12000");
       assertThat(result.summary().stateFilesScanned()).isEqualTo(3_000);
       assertThat(result.summary().recordsDeleted()).isEqualTo(600);
       assertThat(result.summary().childKeysDeleted()).isEqualTo(1_800);
-      Row run = SharedSpark.session().read().format("delta").load(result.tables().runs())
-          .filter("run_id = '" + result.runId() + "'").select("listing_tasks").first();
+      Row run = TableReader.of(result.tables()).runs(result.runId()).select("listing_tasks").first();
       // 16 projects at the start; project 0 (6,000 keys, 6 pages) alone splits into dozens of tasks.
       assertThat(run.getLong(0)).isGreaterThan(16 + 50);
     }
@@ -81,8 +69,7 @@ class SkewedListingTest {
     SyntheticArchive archive = new SyntheticArchive("cogram/", 600, 3, 100, true, 5);
     try (SyntheticS3Server server = new SyntheticS3Server("broken", archive, Duration.ZERO, 0)
         .shortPages(300).continuationTokens(SyntheticS3Server.ContinuationTokens.MISSING)) {
-      PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(
-          flags(server, "broken", warehouse), Map.of(), null)));
+      PlanResult result = TestActions.plan(SharedSpark.session(), options(server, "broken", warehouse).options());
 
       assertThat(result.summary().complete()).isFalse();
       assertThat(result.failure()).containsPattern("Cannot list \\S+: page 1 is truncated but has no continuation token,"
@@ -93,26 +80,19 @@ class SkewedListingTest {
   /** Plans the archive with tasks of two pages. */
   private static PlanResult plan(SyntheticS3Server server, Path warehouse) {
     String bucket = "quirky";
-    PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(
-        flags(server, bucket, warehouse), Map.of(), null)));
+    PlanResult result = TestActions.plan(SharedSpark.session(), options(server, bucket, warehouse).options());
     assertThat(result.failure()).isNull();
     return result;
   }
 
   /** Each record's action and number of keys to delete. */
   private static Dataset<Row> planRows(PlanResult result) {
-    return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'").select("state_file_key", "action", "keys_to_delete");
+    return TableReader.of(result.tables()).deletionPlan(result.runId())
+        .select("state_file_key", "action", "keys_to_delete");
   }
 
-  private static Map<String, String> flags(SyntheticS3Server server, String bucket, Path warehouse) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", "cogram/");
-    flags.put("--endpoint", server.endpoint());
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--pages-per-task", "2");
-    return flags;
+  /** A run of {@code bucket} in tasks of two pages. */
+  private static TestOptions options(SyntheticS3Server server, String bucket, Path warehouse) {
+    return TestOptions.of(server.endpoint(), bucket, "cogram/", warehouse).with("--pages-per-task", "2");
   }
 }

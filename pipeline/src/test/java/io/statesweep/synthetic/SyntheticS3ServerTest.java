@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.statesweep.api.PlanResult;
-import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.store.StoredObject;
@@ -29,6 +27,8 @@ import io.statesweep.scan.ListingTask;
 import io.statesweep.spark.TestActions;
 import io.statesweep.testing.S3ServerExtension;
 import io.statesweep.testing.SharedSpark;
+import io.statesweep.testing.TableReader;
+import io.statesweep.testing.TestOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,7 +36,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -486,17 +485,11 @@ class SyntheticS3ServerTest {
 
   /** Each record's action and number of keys to delete. */
   private static Dataset<Row> plan(String endpoint, String bucket, Path warehouse) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", bucket);
-    flags.put("--prefix", "cogram/");
-    flags.put("--endpoint", endpoint);
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    PlanResult result = TestActions.plan(SharedSpark.session(), RunOptions.from(Settings.resolve(flags, Map.of(),
-        null)));
+    PlanResult result = TestActions.plan(SharedSpark.session(),
+        TestOptions.of(endpoint, bucket, "cogram/", warehouse).options());
     assertThat(result.failure()).isNull();
-    return SharedSpark.session().read().format("delta").load(result.tables().deletionPlan())
-        .filter("run_id = '" + result.runId() + "'").select("state_file_key", "action", "keys_to_delete");
+    return TableReader.of(result.tables()).deletionPlan(result.runId())
+        .select("state_file_key", "action", "keys_to_delete");
   }
 
 }

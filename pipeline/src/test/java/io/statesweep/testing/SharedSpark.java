@@ -42,6 +42,21 @@ public final class SharedSpark {
   }
 
   /**
+   * Points {@code s3a://} paths of {@code spark} at the S3-protocol server at {@code endpoint} (path-style, plain
+   * HTTP, static keys), as a user configures Hadoop S3A for an S3-compatible store.
+   */
+  public static void s3a(SparkSession spark, String endpoint, String accessKey, String secretKey) {
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    hadoop.set("fs.s3a.endpoint", endpoint);
+    hadoop.set("fs.s3a.path.style.access", "true");
+    hadoop.set("fs.s3a.connection.ssl.enabled", "false");
+    hadoop.set("fs.s3a.endpoint.region", "us-east-1");
+    hadoop.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+    hadoop.set("fs.s3a.access.key", accessKey);
+    hadoop.set("fs.s3a.secret.key", secretKey);
+  }
+
+  /**
    * Hive support with an embedded Derby metastore and Hive warehouse in {@code folder}, emptied first (the
    * catalog execution of the build: tables registered by name, as on EMR's Hive metastore or Glue).
    */

@@ -9,7 +9,9 @@ import io.statesweep.local.LocalS3Server;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /** A bucket on the test server that tests write archives into by relative key, and snapshot. */
@@ -56,6 +58,18 @@ public final class TestArchive {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("cannot write " + text + " as JSON", e);
     }
+  }
+
+  /** The keys of {@code store} under {@code prefix}, sorted; a set the caller may change. */
+  public static Set<String> keys(ObjectStore store, String prefix) {
+    Set<String> keys = new TreeSet<>();
+    store.listAll(prefix, object -> keys.add(object.key()));
+    return keys;
+  }
+
+  /** Every key of {@code store}, sorted; a set the caller may change. */
+  public static Set<String> keys(ObjectStore store) {
+    return keys(store, "");
   }
 
   /** Every object of the bucket, by key. */

@@ -39,6 +39,12 @@ public final class TestOptions {
     return this;
   }
 
+  /** No value for {@code flag}: the setting takes its default (or the environment's value). */
+  public TestOptions without(String flag) {
+    flags.remove(flag);
+    return this;
+  }
+
   /** The environment variables the settings see (none by default). */
   public TestOptions environment(Map<String, String> variables) {
     environment = Map.copyOf(variables);

@@ -3,7 +3,6 @@ package io.statesweep.jobs.bench;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.TestActions;
@@ -13,11 +12,11 @@ import io.statesweep.store.ObjectStore;
 import io.statesweep.synthetic.DeleteLog;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
+import io.statesweep.testing.TestOptions;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -102,18 +101,9 @@ final class DeleteRun {
   }
 
   private static RunOptions options(String endpoint, String warehouse, int workers, int ceiling) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", ScaleBenchmark.BUCKET);
-    flags.put("--prefix", ScaleBenchmark.PREFIX);
-    flags.put("--endpoint", endpoint);
-    flags.put("--warehouse", warehouse);
-    flags.put("--log-lines", "0");
-    flags.put("--workers", Integer.toString(workers));
-    flags.put("--pages-per-task", "20");
-    flags.put("--dry-run", "false");
-    flags.put("--conditional-deletes", "on");
-    flags.put("--max-deletes-per-second", Integer.toString(ceiling));
-    return RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    return TestOptions.of(endpoint, ScaleBenchmark.BUCKET, ScaleBenchmark.PREFIX, warehouse)
+        .with("--workers", Integer.toString(workers)).with("--pages-per-task", "20").with("--dry-run", "false")
+        .with("--conditional-deletes", "on").with("--max-deletes-per-second", Integer.toString(ceiling)).options();
   }
 
   private static void execute(SparkSession spark, SyntheticS3Server server, RunOptions options, PlanResult plan,

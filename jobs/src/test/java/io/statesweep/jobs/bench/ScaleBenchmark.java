@@ -2,7 +2,6 @@ package io.statesweep.jobs.bench;
 
 import io.statesweep.api.PlanResult;
 import io.statesweep.config.RunOptions;
-import io.statesweep.config.Settings;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import io.statesweep.spark.TestActions;
@@ -10,6 +9,7 @@ import io.statesweep.store.ObjectContent;
 import io.statesweep.store.ObjectStore;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Server;
+import io.statesweep.testing.TestOptions;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -465,15 +465,8 @@ public final class ScaleBenchmark {
   }
 
   private static PlanResult plan(String endpoint, Path warehouse) throws Exception {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("--bucket", BUCKET);
-    flags.put("--prefix", PREFIX);
-    flags.put("--endpoint", endpoint);
-    flags.put("--warehouse", warehouse.toString());
-    flags.put("--log-lines", "0");
-    flags.put("--workers", "16");
-    flags.put("--pages-per-task", "20");
-    RunOptions options = RunOptions.from(Settings.resolve(flags, Map.of(), null));
+    RunOptions options = TestOptions.of(endpoint, BUCKET, PREFIX, warehouse).with("--workers", "16")
+        .with("--pages-per-task", "20").options();
     PlanResult result = TestActions.plan(session(), options);
     if (result.failure() != null) {
       throw new IllegalStateException("plan failed: " + result.failure());
