@@ -1,19 +1,17 @@
 package io.statesweep.spark.rows;
 
-import java.io.Serializable;
 import java.util.Objects;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
 /** One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row ({@link #ENCODER}). */
-public final class StateFileRow implements Serializable {
+public final class StateFileRow extends ObjectFields {
   private static final long serialVersionUID = 1L;
 
   public static final Encoder<StateFileRow> ENCODER = Encoders.bean(StateFileRow.class);
 
   private String runId;
   private String runDate;
-  private String key;
   private String status;
   private String message;
   private String recordType;
@@ -21,8 +19,6 @@ public final class StateFileRow implements Serializable {
   private java.util.Map<String, String> ids;
   private String shape;
   private String scope;
-  private String etag;
-  private java.sql.Timestamp lastModified;
   private Long size;
   private Boolean delete;
   private java.sql.Timestamp expiresAt;
@@ -47,14 +43,6 @@ public final class StateFileRow implements Serializable {
 
   public void setRunDate(String runDate) {
     this.runDate = runDate;
-  }
-
-  public String getKey() {
-    return key;
-  }
-
-  public void setKey(String key) {
-    this.key = key;
   }
 
   public String getStatus() {
@@ -111,22 +99,6 @@ public final class StateFileRow implements Serializable {
 
   public void setScope(String scope) {
     this.scope = scope;
-  }
-
-  public String getEtag() {
-    return etag;
-  }
-
-  public void setEtag(String etag) {
-    this.etag = etag;
-  }
-
-  public java.sql.Timestamp getLastModified() {
-    return lastModified;
-  }
-
-  public void setLastModified(java.sql.Timestamp lastModified) {
-    this.lastModified = lastModified;
   }
 
   public Long getSize() {
@@ -193,16 +165,16 @@ public final class StateFileRow implements Serializable {
     if (!(other instanceof StateFileRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(key, that.key) && Objects.equals(status, that.status) && Objects.equals(message, that.message) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(shape, that.shape) && Objects.equals(scope, that.scope) && Objects.equals(etag, that.etag) && Objects.equals(lastModified, that.lastModified) && Objects.equals(size, that.size) && Objects.equals(delete, that.delete) && Objects.equals(expiresAt, that.expiresAt) && Objects.equals(markedAt, that.markedAt) && Objects.equals(files, that.files) && Objects.equals(deleteFiles, that.deleteFiles) && Objects.equals(rawJson, that.rawJson);
+    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(getKey(), that.getKey()) && Objects.equals(status, that.status) && Objects.equals(message, that.message) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(shape, that.shape) && Objects.equals(scope, that.scope) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && Objects.equals(size, that.size) && Objects.equals(delete, that.delete) && Objects.equals(expiresAt, that.expiresAt) && Objects.equals(markedAt, that.markedAt) && Objects.equals(files, that.files) && Objects.equals(deleteFiles, that.deleteFiles) && Objects.equals(rawJson, that.rawJson);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, key, status, message, recordType, kind, ids, shape, scope, etag, lastModified, size, delete, expiresAt, markedAt, files, deleteFiles, rawJson);
+    return Objects.hash(runId, runDate, getKey(), status, message, recordType, kind, ids, shape, scope, getEtag(), getLastModified(), size, delete, expiresAt, markedAt, files, deleteFiles, rawJson);
   }
 
   @Override
   public String toString() {
-    return "StateFileRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "key=" + key + ", " + "status=" + status + ", " + "message=" + message + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "shape=" + shape + ", " + "scope=" + scope + ", " + "etag=" + etag + ", " + "lastModified=" + lastModified + ", " + "size=" + size + ", " + "delete=" + delete + ", " + "expiresAt=" + expiresAt + ", " + "markedAt=" + markedAt + ", " + "files=" + files + ", " + "deleteFiles=" + deleteFiles + ", " + "rawJson=" + rawJson + "}";
+    return "StateFileRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "key=" + getKey() + ", " + "status=" + status + ", " + "message=" + message + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "shape=" + shape + ", " + "scope=" + scope + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + size + ", " + "delete=" + delete + ", " + "expiresAt=" + expiresAt + ", " + "markedAt=" + markedAt + ", " + "files=" + files + ", " + "deleteFiles=" + deleteFiles + ", " + "rawJson=" + rawJson + "}";
   }
 }
