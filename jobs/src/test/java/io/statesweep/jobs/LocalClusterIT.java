@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.statesweep.spark.execute.ExecuteFunctions;
 import io.statesweep.local.LocalS3Server;
 import io.statesweep.local.SampleArchive;
 import io.statesweep.s3.S3ObjectStore;
@@ -554,7 +555,7 @@ class LocalClusterIT {
             Long.toString(executor.pid()), "Thread.print").redirectErrorStream(true).start();
         String dump = new String(jcmd.getInputStream().readAllBytes(), UTF_8);
         jcmd.waitFor(30, TimeUnit.SECONDS);
-        if (dump.contains("io.statesweep.spark.ExecuteFunctions")) {
+        if (dump.contains(ExecuteFunctions.class.getName())) {
           return executor;
         }
       }

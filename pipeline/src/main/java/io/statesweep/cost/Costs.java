@@ -41,12 +41,10 @@ public final class Costs {
   /** What {@code bytesByStorageClass} costs a month; a class the table does not price is priced as its default. */
   public static BigDecimal storagePerMonth(PriceTable table, PriceTable.RegionPrices prices,
       Map<String, Long> bytesByStorageClass) {
-    BigDecimal total = BigDecimal.ZERO;
-    for (Map.Entry<String, Long> stored : bytesByStorageClass.entrySet()) {
-      BigDecimal perGbMonth = prices.storagePerGbMonth().get(table.pricedStorageClass(prices, stored.getKey()));
-      total = total.add(perGbMonth.multiply(BigDecimal.valueOf(stored.getValue())));
-    }
-    return total.divide(BYTES_PER_GB, WORKING_SCALE, RoundingMode.HALF_UP).stripTrailingZeros();
+    Map<String, BigDecimal> bytes = new java.util.LinkedHashMap<>();
+    bytesByStorageClass.forEach((storageClass, stored) -> bytes.put(storageClass, BigDecimal.valueOf(stored)));
+    return perGbMonthTimes(table, prices, bytes).divide(BYTES_PER_GB, WORKING_SCALE, RoundingMode.HALF_UP)
+        .stripTrailingZeros();
   }
 
   /**
@@ -55,13 +53,22 @@ public final class Costs {
    */
   public static BigDecimal earlyDeletion(PriceTable table, PriceTable.RegionPrices prices,
       Map<String, BigDecimal> byteDaysLeftByStorageClass) {
+    return perGbMonthTimes(table, prices, byteDaysLeftByStorageClass)
+        .divide(BYTES_PER_GB.multiply(DAYS_PER_MONTH), WORKING_SCALE, RoundingMode.HALF_UP).stripTrailingZeros();
+  }
+
+  /**
+   * The sum over storage classes of the class's price per GB-month times {@code amounts} (bytes, or byte-days), a
+   * class the table does not price priced as its default: what the storage prices divide into dollars.
+   */
+  private static BigDecimal perGbMonthTimes(PriceTable table, PriceTable.RegionPrices prices,
+      Map<String, BigDecimal> amounts) {
     BigDecimal total = BigDecimal.ZERO;
-    for (Map.Entry<String, BigDecimal> left : byteDaysLeftByStorageClass.entrySet()) {
-      BigDecimal perGbMonth = prices.storagePerGbMonth().get(table.pricedStorageClass(prices, left.getKey()));
-      total = total.add(perGbMonth.multiply(left.getValue()));
+    for (Map.Entry<String, BigDecimal> amount : amounts.entrySet()) {
+      BigDecimal perGbMonth = prices.storagePerGbMonth().get(table.pricedStorageClass(prices, amount.getKey()));
+      total = total.add(perGbMonth.multiply(amount.getValue()));
     }
-    return total.divide(BYTES_PER_GB.multiply(DAYS_PER_MONTH), WORKING_SCALE, RoundingMode.HALF_UP)
-        .stripTrailingZeros();
+    return total;
   }
 
   /**
