@@ -27,6 +27,7 @@ import io.statesweep.spark.rows.DeletedKeyRow;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.rows.KeyFailureRow;
 import io.statesweep.spark.rows.LedgerTryRow;
+import io.statesweep.spark.rows.RowTimes;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -411,18 +412,14 @@ public final class LedgerRecorder {
       keyRow.setKey(key.key());
       keyRow.setRole(key.role().label());
       keyRow.setEtag(key.etag());
-      keyRow.setDeletedAt(key.deletedAt() == null ? null : timestamp(key.deletedAt()));
+      keyRow.setDeletedAt(RowTimes.timestamp(key.deletedAt()));
       deleted.add(keyRow);
     }
     row.setDeleted(deleted);
-    row.setStartedAt(timestamp(outcome.startedAt()));
-    row.setEndedAt(timestamp(outcome.endedAt()));
+    row.setStartedAt(RowTimes.timestamp(outcome.startedAt()));
+    row.setEndedAt(RowTimes.timestamp(outcome.endedAt()));
     row.setRecordedFrom(merged.recordedFrom());
     row.setTaskAttempts(merged.taskAttempts());
     return row;
-  }
-
-  private static java.sql.Timestamp timestamp(java.time.Instant instant) {
-    return instant == null ? null : java.sql.Timestamp.from(instant);
   }
 }

@@ -9,6 +9,7 @@ import io.statesweep.layout.ExportPrefix;
 import io.statesweep.scan.InventoryEntry;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.spark.rows.ObjectRow;
+import io.statesweep.spark.rows.RowTimes;
 import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -86,7 +87,7 @@ public final class InventoryListing {
       ObjectRow row = new ObjectRow();
       row.setKey(object.key());
       row.setEtag(object.etag());
-      row.setLastModified(Rows.timestamp(object.lastModified()));
+      row.setLastModified(RowTimes.timestamp(object.lastModified()));
       row.setSize(object.size());
       // The report's StorageClass field, when the inventory was configured with it.
       row.setStorageClass(line.isNullAt(7) ? null : line.get(7).toString());

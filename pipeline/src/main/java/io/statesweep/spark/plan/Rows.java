@@ -1,5 +1,7 @@
 package io.statesweep.spark.plan;
 
+import static io.statesweep.spark.rows.RowTimes.timestamp;
+
 import io.statesweep.spark.run.RunContext;
 import io.statesweep.layout.Classification;
 import io.statesweep.plan.Grace;
@@ -31,10 +33,6 @@ public final class Rows {
   public static final String LISTED = "listed";
 
   private Rows() {}
-
-  public static Timestamp timestamp(Instant instant) {
-    return instant == null ? null : Timestamp.from(instant);
-  }
 
   static Instant instant(Timestamp timestamp) {
     return timestamp == null ? null : timestamp.toInstant();
