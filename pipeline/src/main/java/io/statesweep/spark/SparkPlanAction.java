@@ -6,11 +6,12 @@ import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.spark.plan.Listings;
 import io.statesweep.spark.plan.PlanCosts;
-import io.statesweep.spark.plan.PlanFunctions;
+import io.statesweep.spark.plan.PlanCounts;
 import io.statesweep.spark.plan.PlanSummary;
+import io.statesweep.spark.plan.Planning;
 import io.statesweep.spark.plan.RecordJoin;
 import io.statesweep.spark.plan.Rows;
-import io.statesweep.spark.plan.StateReuse;
+import io.statesweep.spark.plan.StateReading;
 import io.statesweep.spark.run.ActionLock;
 import io.statesweep.spark.run.ActionSettings;
 import io.statesweep.spark.run.LineStream;
@@ -18,7 +19,7 @@ import io.statesweep.spark.run.Progress;
 import io.statesweep.spark.run.RootMessage;
 import io.statesweep.spark.run.RunContext;
 import io.statesweep.spark.run.RunMetrics;
-import io.statesweep.spark.run.Spread;
+import io.statesweep.spark.run.StoreAccess;
 import io.statesweep.spark.tables.CatalogTables;
 import io.statesweep.spark.tables.RunsTable;
 import io.statesweep.spark.tables.TableColumns;
@@ -33,19 +34,15 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.LineText;
-import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.store.BucketVersioning;
-import io.statesweep.state.StateParser;
-import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.spark.sql.Column;
@@ -58,7 +55,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Plans a cleanup: lists the export prefix in parallel tasks, reads and parses every state file in
  * executors, joins each record's listed keys with the listing, decides one action per record with
- * the {@link Planner}, and appends the dry-run report to the Delta tables {@code state_files},
+ * the {@link io.statesweep.plan.Planner}, and appends the dry-run report to the Delta tables {@code state_files},
  * {@code deletion_plan} and {@code runs}. It deletes nothing.
  *
  * <p>The driver holds only the listing tasks (folder names) and the summary, never the keys. The records are planned
@@ -152,7 +149,7 @@ final class SparkPlanAction {
       priceTable = PlanCosts.priceTable(spark, options);
       planTables = PlanTables.makeMissing(spark, tables, priceTable, PlanCosts.region(options).name());
       versioning = bucketVersioning();
-      Counts counts = plan(run, tables, settings);
+      PlanCounts counts = plan(run, tables, settings);
       PlanCost cost = cost(run, tables, lock, counts);
       RunSummary summary = summary(run, counts, true, 0);
       for (Map.Entry<String, String> pair : cost.summaryPairs().entrySet()) {
@@ -169,12 +166,12 @@ final class SparkPlanAction {
     } catch (Exception e) {
       // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
       LOG.error("Run {} did not complete: {}", run.runId(), LineText.escape(RootMessage.of(e)), e);
-      RunSummary summary = summary(run, Counts.NONE, false, 1);
+      RunSummary summary = summary(run, PlanCounts.NONE, false, 1);
       if (planTables != null) {
         planTables.awaitQuietly();
       }
       try {
-        writeRun(run, tables, startedAt, summary, Counts.NONE, RootMessage.of(e), null);
+        writeRun(run, tables, startedAt, summary, PlanCounts.NONE, RootMessage.of(e), null);
       } catch (RuntimeException writeFailure) {
         LOG.error("Cannot record the failed run {} in {}: {}", run.runId(), LineText.escape(tables.runs()),
             LineText.escape(RootMessage.of(writeFailure)));
@@ -194,9 +191,10 @@ final class SparkPlanAction {
    * store) with why; never a failure of the plan.
    */
   private BucketVersioning bucketVersioning() {
-    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
+    StoreAccess access = StoreAccess.of(options, metrics);
+    S3ObjectStore store = access.open();
     BucketVersioning answer = store.bucketVersioning();
-    metrics.addRequests(store.requestCounts());
+    access.countRequests(store);
     if (answer.unknownBecause() != null) {
       LOG.warn("Bucket versioning of s3://{} is unknown: {}", options.bucket(),
           LineText.escape(answer.unknownBecause()));
@@ -205,7 +203,7 @@ final class SparkPlanAction {
   }
 
   /** What the plan cost, what its execute will cost, and what it frees (README, "The cost of a run"). */
-  private PlanCost cost(RunContext run, Tables tables, ActionLock lock, Counts counts) {
+  private PlanCost cost(RunContext run, Tables tables, ActionLock lock, PlanCounts counts) {
     phase("cost", "Pricing the plan");
     PlanCosts.Region region = PlanCosts.region(options);
     Map<String, Long> executeRequests = PlanCosts.executeRequests(spark, options, planRows);
@@ -228,10 +226,23 @@ final class SparkPlanAction {
     return cost;
   }
 
-  private Counts plan(RunContext run, Tables tables, ActionSettings settings) {
+  /** The plan's stages, list -> read the state files -> plan the records, each stage's rows written to its table. */
+  private PlanCounts plan(RunContext run, Tables tables, ActionSettings settings) {
     KeyClassifier classifier = options.layout().classifier(options.prefix());
-    Planner planner = new Planner(classifier, options.gracePolicy());
+    Listings.Listing listing = list(run, classifier);
+    long keysListed = listing.objects().count();
+    LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed,
+        LineText.escape(listing.description()));
+    int partitions = RecordJoin.shufflePartitions(keysListed, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
+    settings.set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
+    storageClassesDS = PlanCosts.storageClasses(listing.objects());
+    Dataset<StateFileRow> stateFilesDS = readStateFiles(run, tables, classifier, listing, partitions);
+    planRecords(run, tables, classifier, listing, stateFilesDS);
+    return counts(keysListed, listing.tasks());
+  }
 
+  /** The listing stage: ListObjectsV2 tasks, or an S3 Inventory report (README, "What a run does"). */
+  private Listings.Listing list(RunContext run, KeyClassifier classifier) {
     Listings.Listing listing;
     if (options.listing() == RunOptions.Listing.INVENTORY) {
       phase("list", "Reading the inventory report " + options.inventory());
@@ -245,53 +256,31 @@ final class SparkPlanAction {
       listing = Listings.fromListing(spark, options, classifier, metrics, run.runId());
     }
     source = listing.source();
-    Dataset<ObjectRow> listingDS = listing.objects();
-    long keysListed = listingDS.count();
-    LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed,
-        LineText.escape(listing.description()));
-    int partitions = RecordJoin.shufflePartitions(keysListed, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
-    settings.set(SHUFFLE_PARTITIONS, Integer.toString(partitions));
-    return planListed(run, tables, classifier, planner, listing, keysListed, partitions);
+    return listing;
   }
 
-  private Counts planListed(RunContext run, Tables tables, KeyClassifier classifier, Planner planner,
-      Listings.Listing listing, long keysListed, int partitions) {
-    Dataset<ObjectRow> listingDS = listing.objects();
-    storageClassesDS = PlanCosts.storageClasses(listingDS);
-    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
+  /** The state-reading stage, its rows appended to {@code state_files}. */
+  private Dataset<StateFileRow> readStateFiles(RunContext run, Tables tables, KeyClassifier classifier,
+      Listings.Listing listing, int partitions) {
     phase("read-state-files", "Reading state files");
-    Dataset<StateFileRow> classifiedDS = listingDS
-        .filter(new PlanFunctions.IsStateFileName())
-        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
-    if (!options.scope().all()) {
-      // Only the records in scope are read and planned; owners still come from the whole listing (RecordJoin).
-      classifiedDS = classifiedDS.filter(new PlanFunctions.InScope(options.scope()));
-    }
-    Row previousRun = options.reuseStateFiles() ? previousPlan(tables) : null;
-    String previous = previousRun == null ? null : previousRun.getString(0);
-    if (previousRun != null) {
-      // Joined once: the count below and the reads both take these rows.
-      classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous, previousRun.getString(1))
-          .localCheckpoint(true);
-    }
-    // The rows still "listed" before reading are the ones that need a GET: the phase's total.
-    stateReads = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
-    progress.phase("read-state-files", "state_files_read", stateReads);
-    Dataset<StateFileRow> stateFilesDS = Spread.byKey(classifiedDS, Math.max(parallelism * 2, partitions), "key")
-        .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
-            options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
-        // Each state file is read once: the table and the plan see the same documents.
-        .localCheckpoint(true);
-    stateFileRows = TableWrites.toTable(stateFilesDS.toDF(), TableColumns.STATE_FILES);
+    StateReading.StateFiles read = StateReading.read(spark, options, tables, listing.objects(), classifier, run,
+        metrics, progress, partitions);
+    stateReads = read.gets();
+    stateFileRows = TableWrites.toTable(read.rows().toDF(), TableColumns.STATE_FILES);
     planTables.await(Tables.STATE_FILES);
     TableWrites.append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
-        previous == null ? "" : " (the others taken from run " + previous + ", their ETags unchanged)");
+        read.reusedFrom() == null ? "" : " (the others taken from run " + read.reusedFrom()
+            + ", their ETags unchanged)");
+    return read.rows();
+  }
 
+  /** The planning stage, its rows appended to {@code deletion_plan}, and their summary to {@code plan_summary}. */
+  private void planRecords(RunContext run, Tables tables, KeyClassifier classifier, Listings.Listing listing,
+      Dataset<StateFileRow> stateFilesDS) {
     phase("plan", "Planning records");
     progress.phase("plan", "records_planned", -1);
-    Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-        .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
+    Dataset<PlanRow> planDS = Planning.plan(stateFilesDS, listing, classifier, options.gracePolicy(), run, metrics);
     // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
     // cost and its lines are all read from them, never from a second planning or a reading of the table back.
     planRows = TableWrites.planTable(planDS).localCheckpoint(true);
@@ -300,58 +289,15 @@ final class SparkPlanAction {
     planTables.await(Tables.PLAN_SUMMARY);
     TableWrites.append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(options).name()), tables,
         Tables.PLAN_SUMMARY);
-    return counts(keysListed, listing.tasks());
-  }
-
-  /**
-   * The last complete plan of this bucket, prefix, layout and state parser version, whose parsed state files this run may
-   * reuse, as its run id and run date; null when there is none (or no table yet).
-   */
-  private Row previousPlan(Tables tables) {
-    try {
-      List<Row> rows = spark.read().format("delta").load(tables.runs())
-          .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))
-              .and(col("prefix").equalTo(options.prefix().value()))
-              .and(col("layout_fingerprint").equalTo(options.layout().fingerprint()))
-              // Rows parsed by another version of the parser may hold what this one refuses (altered, too).
-              .and(col("state_parser").equalTo(StateParser.VERSION)))
-          .orderBy(col("started_at").desc()).select("run_id", "run_date").limit(1).collectAsList();
-      return rows.isEmpty() ? null : rows.get(0);
-    } catch (Exception e) {
-      // No runs table yet (the first run), or one we cannot read: read every state file.
-      LOG.info("No earlier plan to reuse state files from: {}", LineText.escape(RootMessage.of(e)));
-      return null;
-    }
   }
 
   /** The run's counts, from the rows its tables were written from (the state files, the plan). */
-  private Counts counts(long keysListed, long listingTasks) {
+  private PlanCounts counts(long keysListed, long listingTasks) {
     phase("summary", "Counting the plan");
-    Row stateCounts = stateFileRows
-        .agg(expr("count_if(status <> 'skipped')"), expr("count_if(status = 'skipped')"),
-            expr("count_if(status = 'read_error')"), expr("count_if(status = 'gone')"))
-        .first();
-    Row planCounts = planRows
-        .agg(expr("count(*)"),
-            expr("count_if(action = 'delete_record')"),
-            expr("coalesce(sum(child_keys_to_delete), 0)"),
-            expr("coalesce(sum(bytes_to_delete), 0)"),
-            expr("count_if(action = 'kept_newer_files')"),
-            expr("count_if(action = 'kept_refused')"),
-            expr("count_if(action = 'bad_state')"),
-            expr("count_if(action = 'not_yet_due')"),
-            expr("count_if(action = 'delete_removed_files')"),
-            expr("coalesce(sum(size(coalesce(missing_files, array()))), 0)"),
-            expr("coalesce(sum(if(action in ('delete_record', 'delete_removed_files'),"
-                + " size(coalesce(deletes, array())), 0)), 0)"))
-        .first();
-    return new Counts(stateCounts.getLong(0), stateCounts.getLong(1), stateCounts.getLong(2), stateCounts.getLong(3),
-        planCounts.getLong(0), planCounts.getLong(1), planCounts.getLong(2), planCounts.getLong(3),
-        planCounts.getLong(4), planCounts.getLong(5), planCounts.getLong(6), planCounts.getLong(7),
-        planCounts.getLong(8), planCounts.getLong(9), planCounts.getLong(10), keysListed, listingTasks);
+    return PlanCounts.of(stateFileRows, planRows, keysListed, listingTasks);
   }
 
-  private RunSummary summary(RunContext run, Counts counts, boolean complete, long extraErrors) {
+  private RunSummary summary(RunContext run, PlanCounts counts, boolean complete, long extraErrors) {
     Map<String, String> extra = new LinkedHashMap<>();
     extra.put("bad_state", Long.toString(counts.badState()));
     extra.put("missing_files", Long.toString(counts.missingFiles()));
@@ -379,7 +325,7 @@ final class SparkPlanAction {
    * phrases with log metric filters, so one line left out is an alert missed. They reach the driver a bounded
    * partition at a time ({@link LineStream#inOrder}), however many there are.
    */
-  private void logLines(Counts counts, LineStream lines) {
+  private void logLines(PlanCounts counts, LineStream lines) {
     phase("log-lines", "Printing log lines");
     if (options.logLines() != 0) {
       Column[] order = {col("state_file_key"), col("position")};
@@ -418,7 +364,7 @@ final class SparkPlanAction {
     return LogLine.missing(key, stateFileKey).text();
   }
 
-  private void writeRun(RunContext run, Tables tables, Instant startedAt, RunSummary summary, Counts counts,
+  private void writeRun(RunContext run, Tables tables, Instant startedAt, RunSummary summary, PlanCounts counts,
       String failure, PlanCost cost) {
     phase("record-run", "Recording the run");
     RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
@@ -459,12 +405,5 @@ final class SparkPlanAction {
     phaseSeconds.clear();
     currentPhase = null;
     return seconds;
-  }
-
-  /** Counts of one run, from the rows of its tables. */
-  record Counts(long stateFiles, long skipped, long readErrors, long gone, long planned, long recordsDeleted,
-      long childKeys, long bytes, long keptNewer, long keptRefused, long badState, long notYetDue,
-      long removedFilesRecords, long missingFiles, long keysToDelete, long keysListed, long listingTasks) {
-    static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 }

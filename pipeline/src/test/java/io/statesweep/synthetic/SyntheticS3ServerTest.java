@@ -416,7 +416,7 @@ class SyntheticS3ServerTest {
   /**
    * Every listing statesweep makes, key for key in the order listed: ObjectStore's paginated listings
    * (execute lists a record's folder with {@code iterate}) and the plan's fan-out: folder tasks, then
-   * tasks of five pages each (short pages split them), split by BudgetedListing, as PlanFunctions.ListTasks runs them.
+   * tasks of five pages each (short pages split them), split by BudgetedListing, as Listings.ListTasks runs them.
    */
   private static Map<String, List<String>> listings(ObjectStore store) {
     Map<String, List<String>> listings = new TreeMap<>();

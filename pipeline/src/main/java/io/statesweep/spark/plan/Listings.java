@@ -1,5 +1,6 @@
 package io.statesweep.spark.plan;
 
+import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 
 import io.statesweep.api.failures.BadSettingsException;
@@ -7,6 +8,7 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.LineText;
 import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.scan.BudgetedListing;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
@@ -16,12 +18,16 @@ import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.run.HadoopFiles;
 import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.run.Spread;
+import io.statesweep.spark.run.StoreAccess;
 import io.statesweep.spark.tables.RunsTable;
 import io.statesweep.store.FileSource;
+import io.statesweep.store.ListingDepth;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -55,9 +61,10 @@ public final class Listings {
       RunMetrics metrics, String runId) {
     // The wall clock, not the run's "now" (which tests may set): it is compared with LastModified times.
     Instant listedAt = Instant.now().minus(LISTING_CLOCK_MARGIN);
-    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
+    StoreAccess access = StoreAccess.of(options, metrics);
+    S3ObjectStore store = access.open();
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
-    metrics.addRequests(store.requestCounts());
+    access.countRequests(store);
     List<ListingTaskRow> pending = new ArrayList<>(tasks.size());
     for (ListingTask task : tasks) {
       pending.add(Rows.taskRow(task));
@@ -76,8 +83,7 @@ public final class Listings {
       // millions of keys into the driver. An RDD's size is unknown, so the joins shuffle.
       Dataset<ListedRow> listedDS = Spread.ofUnknownSize(spark, pending, ListingTaskRow.ENCODER,
               Math.max(1, Math.min(pending.size(), parallelism * 4)))
-          .flatMap(new PlanFunctions.ListTasks(options.s3(), options.bucket(), options.pagesPerTask(), metrics),
-              ListedRow.ENCODER)
+          .flatMap(new ListTasks(access, options.pagesPerTask()), ListedRow.ENCODER)
           // One snapshot of the bucket for every later step: a lost block fails the run, never re-lists.
           .localCheckpoint(true);
       Dataset<ObjectRow> objectsDS = listedDS.filter(col("taskPrefix").isNull())
@@ -127,5 +133,43 @@ public final class Listings {
         + ", " + manifest.files().size() + " " + manifest.format() + " files",
         manifest.createdAt().minus(LISTING_CLOCK_MARGIN),
         new RunsTable.Source("inventory", location.toString(), manifest.createdAt()));
+  }
+
+  /**
+   * Lists a partition's tasks: a folder level (DIRECT) whole, a prefix (RECURSIVE) up to its page
+   * budget, yielding its objects and then the tasks that cover what it left.
+   */
+  static final class ListTasks implements FlatMapFunction<ListingTaskRow, ListedRow> {
+    private static final long serialVersionUID = 1L;
+    private final StoreAccess access;
+    private final int pagesPerTask;
+
+    ListTasks(StoreAccess access, int pagesPerTask) {
+      this.access = requireNonNull(access, "access is null");
+      this.pagesPerTask = pagesPerTask;
+    }
+
+    @Override
+    public Iterator<ListedRow> call(ListingTaskRow row) {
+      S3ObjectStore store = access.open();
+      ListingTask task = new ListingTask(row.getPrefix(), row.getStartAfter(),
+          ListingTask.NextChars.valueOf(row.getNextChars()), ListingDepth.valueOf(row.getDepth()));
+      if (task.depth() == ListingDepth.DIRECT) {
+        return access.countedAtEnd(store.iterate(task.prefix(), ListingDepth.DIRECT), store, object -> {
+          access.metrics().keysListed.add(1);
+          return Rows.listedRow(object);
+        }, () -> { });
+      }
+      // A task holds at most its page budget of keys: its rows fit in memory by construction.
+      List<ListedRow> out = new ArrayList<>();
+      BudgetedListing.Outcome outcome = new BudgetedListing(store::listPage, pagesPerTask)
+          .list(task, object -> out.add(Rows.listedRow(object)));
+      access.metrics().keysListed.add(out.size());
+      access.countRequests(store);
+      for (ListingTask rest : outcome.rest()) {
+        out.add(Rows.listedTask(rest));
+      }
+      return out.iterator();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.statesweep.spark.plan;
 
+import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.collect_list;
 import static org.apache.spark.sql.functions.explode;
@@ -8,13 +9,21 @@ import static org.apache.spark.sql.functions.max_by;
 import static org.apache.spark.sql.functions.struct;
 
 import io.statesweep.layout.KeyClassifier;
+import io.statesweep.layout.Keys;
+import io.statesweep.layout.OwnerCandidate;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.RecordRow;
 import io.statesweep.spark.rows.StateFileRow;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.api.java.function.FilterFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
+import scala.Tuple3;
 
 /**
  * The joins that give each record what its plan needs, done in Spark rather than with per-record
@@ -41,10 +50,10 @@ public final class RecordJoin {
     Dataset<String> keysDS = listingDS.select(col("key")).as(Encoders.STRING())
         .union(refsDS.select(col("key")).as(Encoders.STRING()));
     Dataset<Row> candidatesDS = keysDS
-        .flatMap(new PlanFunctions.OwnerCandidates(classifier),
+        .flatMap(new OwnerCandidates(classifier),
             Encoders.tuple(Encoders.STRING(), Encoders.STRING(), Encoders.INT()))
         .toDF("key", "candidate", "depth");
-    Dataset<Row> boundariesDS = listingDS.filter(new PlanFunctions.IsRecordBoundary(classifier, Boundaries.KEEP))
+    Dataset<Row> boundariesDS = listingDS.filter(new IsRecordBoundary(classifier, Boundaries.KEEP))
         .select(col("key").as("candidate"));
     Dataset<Row> ownersDS = candidatesDS.join(boundariesDS, "candidate")
         .groupBy("key")
@@ -59,7 +68,7 @@ public final class RecordJoin {
         .agg(collect_list(struct(col("key"), col("etag"), col("lastModified"), col("size"), col("owner")))
             .as("listed"));
 
-    Dataset<Row> ownedDS = listingDS.filter(new PlanFunctions.IsRecordBoundary(classifier, Boundaries.EXCLUDE))
+    Dataset<Row> ownedDS = listingDS.filter(new IsRecordBoundary(classifier, Boundaries.EXCLUDE))
         .toDF()
         .join(ownersDS, "key")
         .groupBy("owner")
@@ -88,5 +97,45 @@ public final class RecordJoin {
   public static int shufflePartitions(long keysListed, int configured) {
     long needed = (keysListed + KEYS_PER_SHUFFLE_PARTITION - 1) / KEYS_PER_SHUFFLE_PARTITION;
     return (int) Math.max(configured, Math.min(needed, MAX_SHUFFLE_PARTITIONS));
+  }
+
+  /**
+   * Keeps (or excludes) keys at a state-file place, known kind or not: no other record may own them
+   * or reach into their folder.
+   */
+  static final class IsRecordBoundary implements FilterFunction<ObjectRow> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+    private final Boundaries boundaries;
+
+    IsRecordBoundary(KeyClassifier classifier, Boundaries boundaries) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+      this.boundaries = requireNonNull(boundaries, "boundaries is null");
+    }
+
+    @Override
+    public boolean call(ObjectRow row) {
+      boolean boundary = Keys.isStateFileName(row.getKey()) && classifier.isRecordBoundary(row.getKey());
+      return boundaries == Boundaries.KEEP ? boundary : !boundary;
+    }
+  }
+
+  /** (key, candidate owner state file, depth) for every key. */
+  static final class OwnerCandidates implements FlatMapFunction<String, Tuple3<String, String, Integer>> {
+    private static final long serialVersionUID = 1L;
+    private final KeyClassifier classifier;
+
+    OwnerCandidates(KeyClassifier classifier) {
+      this.classifier = requireNonNull(classifier, "classifier is null");
+    }
+
+    @Override
+    public Iterator<Tuple3<String, String, Integer>> call(String key) {
+      List<Tuple3<String, String, Integer>> out = new ArrayList<>();
+      for (OwnerCandidate candidate : classifier.ownerCandidates(key)) {
+        out.add(new Tuple3<>(key, candidate.stateFileKey(), candidate.depth()));
+      }
+      return out.iterator();
+    }
   }
 }

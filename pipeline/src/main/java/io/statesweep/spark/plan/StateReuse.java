@@ -6,14 +6,21 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
 import io.statesweep.api.Tables;
+import io.statesweep.config.RunOptions;
+import io.statesweep.plan.LineText;
+import io.statesweep.spark.run.RootMessage;
 import io.statesweep.spark.rows.StateFileRow;
 import io.statesweep.spark.rows.StateFileRows;
+import io.statesweep.state.StateParser;
+import java.util.List;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.expressions.Window;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Incremental runs: a state file whose ETag is the one an earlier complete plan read has the same
@@ -31,7 +38,33 @@ public final class StateReuse {
   private static final String[] PARSED = {"status", "message", "etag", "delete", "expiresAt", "markedAt", "files",
       "deleteFiles", "rawJson"};
 
+  private static final Logger LOG = LoggerFactory.getLogger(StateReuse.class);
+
   private StateReuse() {}
+
+  /** An earlier complete plan whose parsed state files a run may take: its run id and its run date. */
+  public record EarlierPlan(String runId, String runDate) {}
+
+  /**
+   * The last complete plan of this bucket, prefix, layout and state parser version, whose parsed state files this run may
+   * reuse; null when there is none (or no table yet).
+   */
+  public static EarlierPlan previousPlan(SparkSession spark, Tables tables, RunOptions options) {
+    try {
+      List<Row> rows = spark.read().format("delta").load(tables.runs())
+          .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))
+              .and(col("prefix").equalTo(options.prefix().value()))
+              .and(col("layout_fingerprint").equalTo(options.layout().fingerprint()))
+              // Rows parsed by another version of the parser may hold what this one refuses (altered, too).
+              .and(col("state_parser").equalTo(StateParser.VERSION)))
+          .orderBy(col("started_at").desc()).select("run_id", "run_date").limit(1).collectAsList();
+      return rows.isEmpty() ? null : new EarlierPlan(rows.get(0).getString(0), rows.get(0).getString(1));
+    } catch (Exception e) {
+      // No runs table yet (the first run), or one we cannot read: read every state file.
+      LOG.info("No earlier plan to reuse state files from: {}", LineText.escape(RootMessage.of(e)));
+      return null;
+    }
+  }
 
   /**
    * The classified rows, with the listed state files that {@code previousRunId} read at the same ETag filled in.

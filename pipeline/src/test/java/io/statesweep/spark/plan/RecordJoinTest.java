@@ -3,7 +3,7 @@ package io.statesweep.spark.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.spark.run.Spread;
-import io.statesweep.spark.plan.PlanFunctions;
+import io.statesweep.spark.plan.Planning;
 import io.statesweep.spark.plan.RecordJoin;
 import io.statesweep.spark.plan.Rows;
 import io.statesweep.spark.run.RunContext;
@@ -67,7 +67,7 @@ class RecordJoinTest {
     Dataset<ObjectRow> listingDS = spark.createDataset(listing, ObjectRow.ENCODER);
     Dataset<StateFileRow> stateFilesDS = spark.createDataset(stateFiles, StateFileRow.ENCODER);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, CLASSIFIER)
-        .map(new PlanFunctions.PlanRecord(CLASSIFIER, new Planner(CLASSIFIER, Duration.ZERO), RUN,
+        .map(new Planning.PlanRecord(CLASSIFIER, new Planner(CLASSIFIER, Duration.ZERO), RUN,
             RUN.now(), RunMetrics.register(spark.sparkContext())), PlanRow.ENCODER);
 
     Dataset<Row> actual = planDS.selectExpr("stateFileKey", "action", "transform(deletes, d -> d.key) as deleteKeys",
