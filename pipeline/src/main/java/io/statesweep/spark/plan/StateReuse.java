@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * document, so its parsed row is taken from that plan's {@code state_files} instead of a GET. Whether
  * a record is due is still decided again on every run (time passes), and execution still verifies live.
  * A row is taken only when it is what a parse writes ({@link ReadAgainUnlessValid}) and the only row of its
- * key in that plan; any other state file is read again.
+ * key in that plan; any other state file is read again. Part of the state-reading stage ({@link StateReading}).
  */
-public final class StateReuse {
+final class StateReuse {
+  private static final Logger LOG = LoggerFactory.getLogger(StateReuse.class);
   /**
    * What a reused row takes from the earlier plan: what its document says. Its LastModified and size
    * stay the current listing's, as every other key's: a byte-identical rewrite keeps its ETag but not
@@ -38,18 +39,16 @@ public final class StateReuse {
   private static final String[] PARSED = {"status", "message", "etag", "delete", "expiresAt", "markedAt", "files",
       "deleteFiles", "rawJson"};
 
-  private static final Logger LOG = LoggerFactory.getLogger(StateReuse.class);
-
   private StateReuse() {}
 
   /** An earlier complete plan whose parsed state files a run may take: its run id and its run date. */
-  public record EarlierPlan(String runId, String runDate) {}
+  record EarlierPlan(String runId, String runDate) {}
 
   /**
    * The last complete plan of this bucket, prefix, layout and state parser version, whose parsed state files this run may
    * reuse; null when there is none (or no table yet).
    */
-  public static EarlierPlan previousPlan(SparkSession spark, Tables tables, RunOptions options) {
+  static EarlierPlan previousPlan(SparkSession spark, Tables tables, RunOptions options) {
     try {
       List<Row> rows = spark.read().format("delta").load(tables.runs())
           .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))
@@ -71,7 +70,7 @@ public final class StateReuse {
    *
    * @param previousRunDate its run date: only that partition of {@code state_files} is read, never the whole history
    */
-  public static Dataset<StateFileRow> withPrevious(SparkSession spark, Dataset<StateFileRow> classifiedDS, Tables tables,
+  static Dataset<StateFileRow> withPrevious(SparkSession spark, Dataset<StateFileRow> classifiedDS, Tables tables,
       String previousRunId, String previousRunDate) {
     Dataset<Row> previous = spark.read().format("delta").load(tables.stateFiles())
         .filter(col("run_date").equalTo(previousRunDate).and(col("run_id").equalTo(previousRunId))
