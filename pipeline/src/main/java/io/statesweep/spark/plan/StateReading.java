@@ -56,7 +56,8 @@ public final class StateReading {
       // Only the records in scope are read and planned; owners still come from the whole listing (RecordJoin).
       classifiedDS = classifiedDS.filter(new InScope(options.scope()));
     }
-    StateReuse.EarlierPlan previous = options.reuseStateFiles() ? StateReuse.previousPlan(spark, tables, options) : null;
+    StateReuse.EarlierPlan previous = options.reuseStateFiles()
+        ? StateReuse.previousPlan(spark, tables, options) : null;
     if (previous != null) {
       // Joined once: the count below and the reads both take these rows.
       classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous.runId(), previous.runDate())
