@@ -21,7 +21,7 @@ import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.run.Spread;
 import io.statesweep.spark.tables.CatalogTables;
 import io.statesweep.spark.tables.RunsTable;
-import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.LockOutcome;
 import io.statesweep.api.LogLine;
@@ -262,7 +262,7 @@ final class SparkPlanAction {
     phase("read-state-files", "Reading state files");
     Dataset<StateFileRow> classifiedDS = listingDS
         .filter(new PlanFunctions.IsStateFileName())
-        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
+        .map(new PlanFunctions.ClassifyStateNamed(classifier, run), TableSchemas.STATE_FILES.encoder());
     if (!options.scope().all()) {
       // Only the records in scope are read and planned; owners still come from the whole listing (RecordJoin).
       classifiedDS = classifiedDS.filter(new PlanFunctions.InScope(options.scope()));
@@ -279,10 +279,10 @@ final class SparkPlanAction {
     progress.phase("read-state-files", "state_files_read", stateReads);
     Dataset<StateFileRow> stateFilesDS = Spread.byKey(classifiedDS, Math.max(parallelism * 2, partitions), "key")
         .mapPartitions(new PlanFunctions.ReadStateFiles(classifier, options.s3(), options.bucket(),
-            options.maxStateBytes(), options.workers(), metrics), StateFileRow.ENCODER)
+            options.maxStateBytes(), options.workers(), metrics), TableSchemas.STATE_FILES.encoder())
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
-    stateFileRows = TableWrites.toTable(stateFilesDS.toDF(), TableColumns.STATE_FILES);
+    stateFileRows = TableWrites.toTable(stateFilesDS.toDF(), TableSchemas.STATE_FILES);
     planTables.await(Tables.STATE_FILES);
     TableWrites.append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,
@@ -291,7 +291,7 @@ final class SparkPlanAction {
     phase("plan", "Planning records");
     progress.phase("plan", "records_planned", -1);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-        .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
+        .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), TableSchemas.DELETION_PLAN.encoder());
     // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
     // cost and its lines are all read from them, never from a second planning or a reading of the table back.
     planRows = TableWrites.planTable(planDS).localCheckpoint(true);

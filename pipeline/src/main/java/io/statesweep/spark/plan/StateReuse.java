@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.when;
 
 import io.statesweep.api.Tables;
 import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.rows.StateFileRows;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Column;
@@ -64,7 +65,7 @@ public final class StateReuse {
           ? when(reused, col("p_" + column)).otherwise(classified.col(column)).as(column)
           : classified.col(column).as(column);
     }
-    return joined.select(selected).as(StateFileRow.ENCODER).map(new ReadAgainUnlessValid(), StateFileRow.ENCODER);
+    return joined.select(selected).as(TableSchemas.STATE_FILES.encoder()).map(new ReadAgainUnlessValid(), TableSchemas.STATE_FILES.encoder());
   }
 
   /**

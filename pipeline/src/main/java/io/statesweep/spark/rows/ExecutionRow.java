@@ -2,14 +2,10 @@ package io.statesweep.spark.rows;
 
 import java.io.Serializable;
 import java.util.Objects;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
 
-/** One row of table executions: what one attempt did with one record of a plan. A Spark bean row ({@link #ENCODER}). */
+/** One row of table executions: what one attempt did with one record of a plan. A Spark bean row whose table columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#EXECUTIONS}. */
 public final class ExecutionRow implements Serializable {
   private static final long serialVersionUID = 1L;
-
-  public static final Encoder<ExecutionRow> ENCODER = Encoders.bean(ExecutionRow.class);
 
   private String runId;
   private String runDate;

@@ -2,18 +2,15 @@ package io.statesweep.spark.rows;
 
 import java.io.Serializable;
 import java.util.Objects;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
 
 /**
- * One row of table deletion_plan: the decision for one record of one run. A Spark bean row ({@link #ENCODER}).
+ * One row of table deletion_plan: the decision for one record of one run. A Spark bean row whose table columns,
+ * encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#DELETION_PLAN}.
  * Every field is nullable, numbers included: anyone who can write the table can append a row with nulls, and
  * reading one must never fail the execute ({@link PlanRows} checks what execution uses).
  */
 public final class PlanRow implements Serializable {
   private static final long serialVersionUID = 1L;
-
-  public static final Encoder<PlanRow> ENCODER = Encoders.bean(PlanRow.class);
 
   private String runId;
   private String runDate;

@@ -1,14 +1,10 @@
 package io.statesweep.spark.rows;
 
 import java.util.Objects;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
 
-/** One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row ({@link #ENCODER}). */
+/** One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row whose table columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#STATE_FILES}. */
 public final class StateFileRow extends ObjectFields {
   private static final long serialVersionUID = 1L;
-
-  public static final Encoder<StateFileRow> ENCODER = Encoders.bean(StateFileRow.class);
 
   private String runId;
   private String runDate;
