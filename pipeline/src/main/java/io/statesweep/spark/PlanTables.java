@@ -46,7 +46,8 @@ final class PlanTables {
     requireNonNull(tables, "tables is null");
     Map<String, Runnable> makers = new LinkedHashMap<>();
     makers.put(Tables.STATE_FILES, () -> TableDocs.createIfMissing(TableWrites.toTable(
-        spark.emptyDataset(TableSchemas.STATE_FILES.encoder()).toDF(), TableSchemas.STATE_FILES), tables, Tables.STATE_FILES));
+        spark.emptyDataset(TableSchemas.STATE_FILES.encoder()).toDF(), TableSchemas.STATE_FILES), tables,
+        Tables.STATE_FILES));
     makers.put(Tables.DELETION_PLAN, () -> TableDocs.createIfMissing(
         TableWrites.planTable(spark.emptyDataset(TableSchemas.DELETION_PLAN.encoder())), tables, Tables.DELETION_PLAN));
     makers.put(Tables.PLAN_SUMMARY, () -> TableDocs.createIfMissing(PlanSummary.of(

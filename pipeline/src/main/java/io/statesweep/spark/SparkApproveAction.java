@@ -113,7 +113,8 @@ final class SparkApproveAction {
         note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
         plan.getAs("planned_at"), approval.recordsToDelete(), approval.recordsWithRemovedFiles(),
         approval.keysToDelete(), approval.bytesToDelete(), approval.planRows(), approval.planDigest());
-    TableWrites.append(spark.createDataFrame(List.of(row), TableSchemas.APPROVALS.structType()), tables, Tables.APPROVALS);
+    TableWrites.append(spark.createDataFrame(List.of(row), TableSchemas.APPROVALS.structType()), tables,
+        Tables.APPROVALS);
     return approval;
   }
 
@@ -130,7 +131,8 @@ final class SparkApproveAction {
 
   /** Table approvals, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   static void createTableIfMissing(SparkSession spark, Tables tables) {
-    TableDocs.createIfMissing(spark.createDataFrame(List.of(), TableSchemas.APPROVALS.structType()), tables, Tables.APPROVALS);
+    TableDocs.createIfMissing(spark.createDataFrame(List.of(), TableSchemas.APPROVALS.structType()), tables,
+        Tables.APPROVALS);
   }
 
   /**

@@ -291,7 +291,8 @@ final class SparkPlanAction {
     phase("plan", "Planning records");
     progress.phase("plan", "records_planned", -1);
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, classifier)
-        .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics), TableSchemas.DELETION_PLAN.encoder());
+        .map(new PlanFunctions.PlanRecord(classifier, planner, run, listing.listedAt(), metrics),
+            TableSchemas.DELETION_PLAN.encoder());
     // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
     // cost and its lines are all read from them, never from a second planning or a reading of the table back.
     planRows = TableWrites.planTable(planDS).localCheckpoint(true);

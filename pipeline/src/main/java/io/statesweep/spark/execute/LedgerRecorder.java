@@ -282,8 +282,9 @@ public final class LedgerRecorder {
   /** The rows with their nested structs' fields under the table's snake_case names. */
   /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   public static void createTableIfMissing(SparkSession spark, Tables tables) {
-    TableDocs.createIfMissing(TableWrites.toTable(executionsTable(spark.emptyDataset(TableSchemas.EXECUTIONS.encoder())),
-        TableSchemas.EXECUTIONS), tables, Tables.EXECUTIONS);
+    TableDocs.createIfMissing(TableWrites.toTable(
+        executionsTable(spark.emptyDataset(TableSchemas.EXECUTIONS.encoder())), TableSchemas.EXECUTIONS), tables,
+        Tables.EXECUTIONS);
   }
 
   private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {

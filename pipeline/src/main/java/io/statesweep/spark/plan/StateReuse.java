@@ -65,7 +65,8 @@ public final class StateReuse {
           ? when(reused, col("p_" + column)).otherwise(classified.col(column)).as(column)
           : classified.col(column).as(column);
     }
-    return joined.select(selected).as(TableSchemas.STATE_FILES.encoder()).map(new ReadAgainUnlessValid(), TableSchemas.STATE_FILES.encoder());
+    return joined.select(selected).as(TableSchemas.STATE_FILES.encoder())
+        .map(new ReadAgainUnlessValid(), TableSchemas.STATE_FILES.encoder());
   }
 
   /**

@@ -2,7 +2,10 @@ package io.statesweep.spark.rows;
 
 import java.util.Objects;
 
-/** One row of table executions: what one attempt did with one record of a plan. A Spark bean row whose table columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#EXECUTIONS}. */
+/**
+ * One row of table executions: what one attempt did with one record of a plan. A Spark bean row whose table
+ * columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#EXECUTIONS}.
+ */
 public final class ExecutionRow extends RunFields {
   private static final long serialVersionUID = 1L;
 

@@ -2,7 +2,11 @@ package io.statesweep.spark.rows;
 
 import java.util.Objects;
 
-/** One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row whose table columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#STATE_FILES}. */
+/**
+ * One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or
+ * skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row whose table
+ * columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#STATE_FILES}.
+ */
 public final class StateFileRow extends RecordFields {
   private static final long serialVersionUID = 1L;
 
