@@ -5,15 +5,12 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.spark.execute.LedgerRecorder;
 import io.statesweep.spark.plan.PlanCosts;
 import io.statesweep.spark.plan.PlanSummary;
-import io.statesweep.spark.tables.RunsTable;
-import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableDocs;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.Tables;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.spark.rows.ObjectRow;
-import io.statesweep.spark.rows.PlanRow;
-import io.statesweep.spark.rows.StateFileRow;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -49,14 +46,15 @@ final class PlanTables {
     requireNonNull(tables, "tables is null");
     Map<String, Runnable> makers = new LinkedHashMap<>();
     makers.put(Tables.STATE_FILES, () -> TableDocs.createIfMissing(TableWrites.toTable(
-        spark.emptyDataset(StateFileRow.ENCODER).toDF(), TableColumns.STATE_FILES), tables, Tables.STATE_FILES));
+        spark.emptyDataset(TableSchemas.STATE_FILES.encoder()).toDF(), TableSchemas.STATE_FILES), tables,
+        Tables.STATE_FILES));
     makers.put(Tables.DELETION_PLAN, () -> TableDocs.createIfMissing(
-        TableWrites.planTable(spark.emptyDataset(PlanRow.ENCODER)), tables, Tables.DELETION_PLAN));
+        TableWrites.planTable(spark.emptyDataset(TableSchemas.DELETION_PLAN.encoder())), tables, Tables.DELETION_PLAN));
     makers.put(Tables.PLAN_SUMMARY, () -> TableDocs.createIfMissing(PlanSummary.of(
-        TableWrites.planTable(spark.emptyDataset(PlanRow.ENCODER)),
+        TableWrites.planTable(spark.emptyDataset(TableSchemas.DELETION_PLAN.encoder())),
         PlanCosts.storageClasses(spark.emptyDataset(ObjectRow.ENCODER)), prices, region), tables, Tables.PLAN_SUMMARY));
     makers.put(Tables.RUNS, () -> TableDocs.createIfMissing(
-        spark.createDataFrame(java.util.List.of(), RunsTable.SCHEMA), tables, Tables.RUNS));
+        spark.createDataFrame(java.util.List.of(), TableSchemas.RUNS.structType()), tables, Tables.RUNS));
     makers.put(Tables.APPROVALS, () -> SparkApproveAction.createTableIfMissing(spark, tables));
     makers.put(Tables.EXECUTIONS, () -> LedgerRecorder.createTableIfMissing(spark, tables));
     Map<String, CompletableFuture<Void>> made = new LinkedHashMap<>();

@@ -10,6 +10,7 @@ import io.statesweep.spark.tables.CatalogTables;
 import io.statesweep.spark.tables.PlanDigest;
 import io.statesweep.spark.tables.RunsTable;
 import io.statesweep.spark.tables.TableDocs;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.failures.PlanRefusedException;
 import io.statesweep.api.failures.BadSettingsException;
@@ -27,7 +28,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * Records that a person reviewed a plan and approves its execution: one row of table
@@ -37,22 +37,6 @@ import org.apache.spark.sql.types.StructType;
  * without an approval, and a plan whose rows no longer match its newest approval's digest.
  */
 final class SparkApproveAction {
-  static final StructType SCHEMA = new StructType()
-      .add("run_id", DataTypes.StringType, false)
-      .add("run_date", DataTypes.StringType, false)
-      .add("approved_by", DataTypes.StringType, false)
-      .add("approved_at", DataTypes.TimestampType, false)
-      .add("note", DataTypes.StringType, true)
-      .add("bucket", DataTypes.StringType, false)
-      .add("prefix", DataTypes.StringType, false)
-      .add("planned_at", DataTypes.TimestampType, false)
-      .add("records_to_delete", DataTypes.LongType, false)
-      .add("records_with_removed_files", DataTypes.LongType, false)
-      .add("keys_to_delete", DataTypes.LongType, false)
-      .add("bytes_to_delete", DataTypes.LongType, false)
-      .add("plan_rows", DataTypes.LongType, false)
-      .add("plan_digest", DataTypes.StringType, false);
-
   private static final int MAX_NAME = 200;
 
   private final SparkSession spark;
@@ -129,7 +113,8 @@ final class SparkApproveAction {
         note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
         plan.getAs("planned_at"), approval.recordsToDelete(), approval.recordsWithRemovedFiles(),
         approval.keysToDelete(), approval.bytesToDelete(), approval.planRows(), approval.planDigest());
-    TableWrites.append(spark.createDataFrame(List.of(row), SCHEMA), tables, Tables.APPROVALS);
+    TableWrites.append(spark.createDataFrame(List.of(row), TableSchemas.APPROVALS.structType()), tables,
+        Tables.APPROVALS);
     return approval;
   }
 
@@ -146,7 +131,8 @@ final class SparkApproveAction {
 
   /** Table approvals, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   static void createTableIfMissing(SparkSession spark, Tables tables) {
-    TableDocs.createIfMissing(spark.createDataFrame(List.of(), SCHEMA), tables, Tables.APPROVALS);
+    TableDocs.createIfMissing(spark.createDataFrame(List.of(), TableSchemas.APPROVALS.structType()), tables,
+        Tables.APPROVALS);
   }
 
   /**

@@ -21,7 +21,8 @@ import io.statesweep.spark.run.RootMessage;
 import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.tables.PlanDigest;
 import io.statesweep.spark.tables.RunsTable;
-import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableColumn;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.LockOutcome;
@@ -633,18 +634,18 @@ final class SparkExecuteAction {
         : PlanDigest.planRows(spark, tables, planVersion, runDate, runId))
         .filter(ofThisRun.and(executed()));
     List<Column> columns = new ArrayList<>();
-    for (String column : TableColumns.DELETION_PLAN) {
+    for (String column : TableSchemas.DELETION_PLAN.columnNames()) {
       columns.add(column.equals("deletes")
           ? expr("transform(deletes, d -> named_struct('key', d.key, 'etag', d.etag, 'lastModified', d.last_modified,"
               + " 'size', d.size, 'role', d.role))").as("deletes")
           // A plan recorded before the table had missing_files (execute does not use it).
           : column.equals(RunsTable.MISSING_FILES) && !Arrays.asList(plan.columns()).contains(column)
-              ? expr("cast(null as array<string>)").as(TableColumns.property(column))
-              : col(column).as(TableColumns.property(column)));
+              ? expr("cast(null as array<string>)").as(TableColumn.property(column))
+              : col(column).as(TableColumn.property(column)));
     }
     return plan.select(columns.toArray(Column[]::new))
         .dropDuplicates("stateFileKey")
-        .as(PlanRow.ENCODER);
+        .as(TableSchemas.DELETION_PLAN.encoder());
   }
 
 

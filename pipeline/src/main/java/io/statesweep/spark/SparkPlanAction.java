@@ -22,7 +22,7 @@ import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.run.StoreAccess;
 import io.statesweep.spark.tables.CatalogTables;
 import io.statesweep.spark.tables.RunsTable;
-import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.LockOutcome;
 import io.statesweep.api.LogLine;
@@ -266,7 +266,7 @@ final class SparkPlanAction {
     StateReading.StateFiles read = StateReading.read(spark, options, tables, listing.objects(), classifier, run,
         metrics, progress, partitions);
     stateReads = read.gets();
-    stateFileRows = TableWrites.toTable(read.rows().toDF(), TableColumns.STATE_FILES);
+    stateFileRows = TableWrites.toTable(read.rows().toDF(), TableSchemas.STATE_FILES);
     planTables.await(Tables.STATE_FILES);
     TableWrites.append(stateFileRows, tables, Tables.STATE_FILES);
     LOG.info("Run {}: {} state files read with GET{}", run.runId(), stateReads,

@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 
 import io.statesweep.spark.tables.PlanDigest;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.delta.tables.DeltaTable;
 import io.statesweep.api.Approval;
@@ -249,7 +250,7 @@ class ApprovalTest {
     Instant approvedAt = plannedAt(runId).plus(Duration.ofMinutes(1));
     Row plan = planRun(runId);
     // The approvals table as the version before digests wrote it.
-    StructType legacy = new StructType(java.util.Arrays.stream(SparkApproveAction.SCHEMA.fields())
+    StructType legacy = new StructType(java.util.Arrays.stream(TableSchemas.APPROVALS.structType().fields())
         .filter(field -> !Set.of("plan_rows", "plan_digest").contains(field.name()))
         .toArray(StructField[]::new));
     TableWrites.append(spark.createDataFrame(List.of(RowFactory.create(runId, plan.getAs("run_date"), "ana",

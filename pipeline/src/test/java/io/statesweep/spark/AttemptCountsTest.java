@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.statesweep.api.Tables;
 import io.statesweep.execute.Outcome;
 import io.statesweep.spark.rows.ExecutionRow;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.testing.SharedSpark;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -42,7 +43,7 @@ class AttemptCountsTest {
     rows.add(row("cogram/projects/null/state.json", null, 7, null, null));
     SparkSession spark = SharedSpark.session();
     Tables tables = new Tables(warehouse.toString());
-    spark.createDataset(rows, ExecutionRow.ENCODER).toDF()
+    spark.createDataset(rows, TableSchemas.EXECUTIONS.encoder()).toDF()
         .select(col("runDate").as("run_date"), col("attemptId").as("attempt_id"), col("outcome"),
             col("childKeysDeleted").as("child_keys_deleted"), col("deletedKeys").as("deleted_keys"),
             col("startedAt").as("started_at"))

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.spark.tables.CatalogTables;
-import io.statesweep.spark.tables.TableDocs;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.PlanResult;
@@ -87,11 +87,17 @@ class CatalogTablesTest {
     for (String table : Tables.ALL) {
       String name = SCHEMA + "." + table;
       assertThat(CatalogTables.registeredLocation(spark, name)).as(name).isEqualTo("file:" + warehouse + "/" + table);
-      assertThat(detail(name, "Comment")).as(name).isEqualTo(TableDocs.TABLES.get(table));
+      assertThat(detail(name, "Comment")).as(name).isEqualTo(TableSchemas.of(table).comment());
       for (StructField field : spark.table(name).schema().fields()) {
         assertThat(field.getComment().isDefined()).as(name + "." + field.name() + " has its comment").isTrue();
-        assertThat(field.getComment().get()).isEqualTo(TableDocs.COLUMNS.get(field.name()));
+        assertThat(field.getComment().get()).isEqualTo(TableSchemas.of(table).column(field.name()).comment());
+        // A type the declaration states is the table's.
+        java.util.Optional.ofNullable(TableSchemas.of(table).column(field.name()).type())
+            .ifPresent(type -> assertThat(field.dataType()).as(name + "." + field.name()).isEqualTo(type));
       }
+      // The columns of its declaration, in order.
+      assertThat(spark.table(name).schema().fieldNames()).as(name)
+          .containsExactlyElementsOf(TableSchemas.of(table).columnNames());
       // The same table: by name, the rows written by path.
       assertThat(spark.table(name).count()).as(name)
           .isEqualTo(TableReader.of(spark, tables).table(table).count());

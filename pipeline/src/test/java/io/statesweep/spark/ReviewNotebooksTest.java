@@ -2,7 +2,7 @@ package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.statesweep.spark.tables.TableDocs;
+import io.statesweep.spark.tables.TableSchemas;
 import io.delta.tables.DeltaTable;
 import io.statesweep.api.Approval;
 import io.statesweep.api.ExecuteResult;
@@ -287,7 +287,7 @@ class ReviewNotebooksTest {
     for (String table : TABLES) {
       String path = tables.path(table);
       Row detail = DeltaTable.forPath(spark, path).detail().select("description", "partitionColumns").first();
-      assertThat(detail.getString(0)).as(table).isEqualTo(TableDocs.TABLES.get(table));
+      assertThat(detail.getString(0)).as(table).isEqualTo(TableSchemas.of(table).comment());
       assertThat(detail.<String>getList(1)).as(table).containsExactly("run_date");
       assertThat(readme).as("README names table " + table).contains("**`" + table + "`**");
       for (StructField field : TableReader.of(spark, tables).table(table).schema().fields()) {

@@ -5,7 +5,7 @@ import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.spark.tables.TableDocs;
 import io.statesweep.spark.run.RunMetrics;
-import io.statesweep.spark.tables.TableColumns;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
@@ -170,7 +170,7 @@ public final class LedgerRecorder {
     if (recordsHint >= 0 && recordsHint <= DRIVER_RECORDS) {
       rowsOnDriver = readOnDriver(runId, attemptId, runDate, partitions, keep);
       if (rowsOnDriver != null) {
-        executionsDS = spark.createDataset(rowsOnDriver, ExecutionRow.ENCODER);
+        executionsDS = spark.createDataset(rowsOnDriver, TableSchemas.EXECUTIONS.encoder());
       }
     }
     Dataset<LedgerTryRow> triesDS = null;
@@ -184,10 +184,10 @@ public final class LedgerRecorder {
           .persist(StorageLevel.MEMORY_AND_DISK());
       executionsDS = triesDS
           .groupByKey((MapFunction<LedgerTryRow, String>) LedgerTryRow::getStateFileKey, Encoders.STRING())
-          .mapGroups(new MergeTries(runId, runDate, attemptId), ExecutionRow.ENCODER);
+          .mapGroups(new MergeTries(runId, runDate, attemptId), TableSchemas.EXECUTIONS.encoder());
     }
     try {
-      Dataset<Row> rows = TableWrites.toTable(executionsTable(executionsDS), TableColumns.EXECUTIONS);
+      Dataset<Row> rows = TableWrites.toTable(executionsTable(executionsDS), TableSchemas.EXECUTIONS);
       if (write == Write.APPEND) {
         TableWrites.append(rows, tables, Tables.EXECUTIONS);
       } else {
@@ -282,8 +282,9 @@ public final class LedgerRecorder {
   /** The rows with their nested structs' fields under the table's snake_case names. */
   /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   public static void createTableIfMissing(SparkSession spark, Tables tables) {
-    TableDocs.createIfMissing(TableWrites.toTable(executionsTable(spark.emptyDataset(ExecutionRow.ENCODER)),
-        TableColumns.EXECUTIONS), tables, Tables.EXECUTIONS);
+    TableDocs.createIfMissing(TableWrites.toTable(
+        executionsTable(spark.emptyDataset(TableSchemas.EXECUTIONS.encoder())), TableSchemas.EXECUTIONS), tables,
+        Tables.EXECUTIONS);
   }
 
   private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {

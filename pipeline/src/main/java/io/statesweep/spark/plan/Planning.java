@@ -2,6 +2,7 @@ package io.statesweep.spark.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Grace;
@@ -39,7 +40,7 @@ public final class Planning {
       KeyClassifier classifier, Grace grace, RunContext run, RunMetrics metrics) {
     Planner planner = new Planner(classifier, grace);
     return RecordJoin.records(stateFilesDS, listing.objects(), classifier)
-        .map(new PlanRecord(classifier, planner, run, listing.listedAt(), metrics), PlanRow.ENCODER);
+        .map(new PlanRecord(classifier, planner, run, listing.listedAt(), metrics), TableSchemas.DELETION_PLAN.encoder());
   }
 
   /** Runs the planner on one record. */

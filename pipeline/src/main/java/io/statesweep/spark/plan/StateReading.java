@@ -3,6 +3,7 @@ package io.statesweep.spark.plan;
 import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
 import io.statesweep.layout.Classification;
@@ -51,7 +52,7 @@ public final class StateReading {
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     Dataset<StateFileRow> classifiedDS = listingDS
         .filter(new IsStateFileName())
-        .map(new ClassifyStateNamed(classifier, run), StateFileRow.ENCODER);
+        .map(new ClassifyStateNamed(classifier, run), TableSchemas.STATE_FILES.encoder());
     if (!options.scope().all()) {
       // Only the records in scope are read and planned; owners still come from the whole listing (RecordJoin).
       classifiedDS = classifiedDS.filter(new InScope(options.scope()));
@@ -68,7 +69,7 @@ public final class StateReading {
     progress.phase("read-state-files", "state_files_read", gets);
     Dataset<StateFileRow> stateFilesDS = Spread.byKey(classifiedDS, Math.max(parallelism * 2, shufflePartitions), "key")
         .mapPartitions(new ReadStateFiles(classifier, StoreAccess.of(options, metrics), options.maxStateBytes(),
-            options.workers()), StateFileRow.ENCODER)
+            options.workers()), TableSchemas.STATE_FILES.encoder())
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
     return new StateFiles(stateFilesDS, gets, previous == null ? null : previous.runId());

@@ -10,6 +10,7 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.plan.LineText;
 import io.statesweep.spark.run.RootMessage;
 import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.rows.StateFileRows;
 import io.statesweep.state.StateParser;
 import java.util.List;
@@ -96,7 +97,8 @@ final class StateReuse {
           ? when(reused, col("p_" + column)).otherwise(classified.col(column)).as(column)
           : classified.col(column).as(column);
     }
-    return joined.select(selected).as(StateFileRow.ENCODER).map(new ReadAgainUnlessValid(), StateFileRow.ENCODER);
+    return joined.select(selected).as(TableSchemas.STATE_FILES.encoder())
+        .map(new ReadAgainUnlessValid(), TableSchemas.STATE_FILES.encoder());
   }
 
   /**

@@ -1,18 +1,14 @@
 package io.statesweep.spark.rows;
 
-import java.io.Serializable;
 import java.util.Objects;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
 
-/** One row of table executions: what one attempt did with one record of a plan. A Spark bean row ({@link #ENCODER}). */
-public final class ExecutionRow implements Serializable {
+/**
+ * One row of table executions: what one attempt did with one record of a plan. A Spark bean row whose table
+ * columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#EXECUTIONS}.
+ */
+public final class ExecutionRow extends RunFields {
   private static final long serialVersionUID = 1L;
 
-  public static final Encoder<ExecutionRow> ENCODER = Encoders.bean(ExecutionRow.class);
-
-  private String runId;
-  private String runDate;
   private String attemptId;
   private String stateFileKey;
   private String action;
@@ -30,22 +26,6 @@ public final class ExecutionRow implements Serializable {
   private int taskAttempts;
 
   public ExecutionRow() {}
-
-  public String getRunId() {
-    return runId;
-  }
-
-  public void setRunId(String runId) {
-    this.runId = runId;
-  }
-
-  public String getRunDate() {
-    return runDate;
-  }
-
-  public void setRunDate(String runDate) {
-    this.runDate = runDate;
-  }
 
   public String getAttemptId() {
     return attemptId;
@@ -175,16 +155,16 @@ public final class ExecutionRow implements Serializable {
     if (!(other instanceof ExecutionRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(deletedKeys, that.deletedKeys) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt) && Objects.equals(deleted, that.deleted) && Objects.equals(recordedFrom, that.recordedFrom) && taskAttempts == that.taskAttempts;
+    return Objects.equals(getRunId(), that.getRunId()) && Objects.equals(getRunDate(), that.getRunDate()) && Objects.equals(attemptId, that.attemptId) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(action, that.action) && Objects.equals(outcome, that.outcome) && Objects.equals(message, that.message) && childKeysDeleted == that.childKeysDeleted && stateFileDeleted == that.stateFileDeleted && keysAlreadyGone == that.keysAlreadyGone && Objects.equals(failures, that.failures) && Objects.equals(deletedKeys, that.deletedKeys) && Objects.equals(startedAt, that.startedAt) && Objects.equals(endedAt, that.endedAt) && Objects.equals(deleted, that.deleted) && Objects.equals(recordedFrom, that.recordedFrom) && taskAttempts == that.taskAttempts;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, deletedKeys, startedAt, endedAt, deleted, recordedFrom, taskAttempts);
+    return Objects.hash(getRunId(), getRunDate(), attemptId, stateFileKey, action, outcome, message, childKeysDeleted, stateFileDeleted, keysAlreadyGone, failures, deletedKeys, startedAt, endedAt, deleted, recordedFrom, taskAttempts);
   }
 
   @Override
   public String toString() {
-    return "ExecutionRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "deletedKeys=" + deletedKeys + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + ", " + "deleted=" + deleted + ", " + "recordedFrom=" + recordedFrom + ", " + "taskAttempts=" + taskAttempts + "}";
+    return "ExecutionRow{" + "runId=" + getRunId() + ", " + "runDate=" + getRunDate() + ", " + "attemptId=" + attemptId + ", " + "stateFileKey=" + stateFileKey + ", " + "action=" + action + ", " + "outcome=" + outcome + ", " + "message=" + message + ", " + "childKeysDeleted=" + childKeysDeleted + ", " + "stateFileDeleted=" + stateFileDeleted + ", " + "keysAlreadyGone=" + keysAlreadyGone + ", " + "failures=" + failures + ", " + "deletedKeys=" + deletedKeys + ", " + "startedAt=" + startedAt + ", " + "endedAt=" + endedAt + ", " + "deleted=" + deleted + ", " + "recordedFrom=" + recordedFrom + ", " + "taskAttempts=" + taskAttempts + "}";
   }
 }

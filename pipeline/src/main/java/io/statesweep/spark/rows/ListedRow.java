@@ -5,36 +5,17 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
 /** What a listing task yields: an object (key set) or a task for the keys it left (taskPrefix set). A Spark bean row ({@link #ENCODER}). */
-public final class ListedRow extends ObjectFields {
+public final class ListedRow extends ListedObjectFields {
   private static final long serialVersionUID = 1L;
 
   public static final Encoder<ListedRow> ENCODER = Encoders.bean(ListedRow.class);
 
-  private long size;
-  /** The listing's StorageClass (STANDARD where the store names none); null from an inventory without that field. */
-  private String storageClass;
   private String taskPrefix;
   private String taskStartAfter;
   private String taskNextChars;
   private String taskDepth;
 
   public ListedRow() {}
-
-  public String getStorageClass() {
-    return storageClass;
-  }
-
-  public void setStorageClass(String storageClass) {
-    this.storageClass = storageClass;
-  }
-
-  public long getSize() {
-    return size;
-  }
-
-  public void setSize(long size) {
-    this.size = size;
-  }
 
   public String getTaskPrefix() {
     return taskPrefix;
@@ -76,16 +57,16 @@ public final class ListedRow extends ObjectFields {
     if (!(other instanceof ListedRow that)) {
       return false;
     }
-    return Objects.equals(getKey(), that.getKey()) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && size == that.size && Objects.equals(taskPrefix, that.taskPrefix) && Objects.equals(taskStartAfter, that.taskStartAfter) && Objects.equals(taskNextChars, that.taskNextChars) && Objects.equals(taskDepth, that.taskDepth);
+    return Objects.equals(getKey(), that.getKey()) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && getSize() == that.getSize() && Objects.equals(taskPrefix, that.taskPrefix) && Objects.equals(taskStartAfter, that.taskStartAfter) && Objects.equals(taskNextChars, that.taskNextChars) && Objects.equals(taskDepth, that.taskDepth);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(getKey(), getEtag(), getLastModified(), size, taskPrefix, taskStartAfter, taskNextChars, taskDepth);
+    return Objects.hash(getKey(), getEtag(), getLastModified(), getSize(), taskPrefix, taskStartAfter, taskNextChars, taskDepth);
   }
 
   @Override
   public String toString() {
-    return "ListedRow{" + "key=" + getKey() + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + size + ", " + "taskPrefix=" + taskPrefix + ", " + "taskStartAfter=" + taskStartAfter + ", " + "taskNextChars=" + taskNextChars + ", " + "taskDepth=" + taskDepth + "}";
+    return "ListedRow{" + "key=" + getKey() + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + getSize() + ", " + "taskPrefix=" + taskPrefix + ", " + "taskStartAfter=" + taskStartAfter + ", " + "taskNextChars=" + taskNextChars + ", " + "taskDepth=" + taskDepth + "}";
   }
 }

@@ -5,8 +5,8 @@ import java.sql.Timestamp;
 
 /**
  * The fields a listing gives every object, shared by the bean rows of objects: its key, its ETag and its
- * LastModified (each row declares its size, which some rows may not know). Spark's bean encoder reads inherited
- * properties as a row's own: the rows' columns are unchanged.
+ * LastModified (a row's size is its own, which some rows may not know, or {@link ListedObjectFields}'). Spark's bean
+ * encoder reads inherited properties as a row's own: the rows' columns are unchanged.
  */
 public abstract class ObjectFields implements Serializable {
   private static final long serialVersionUID = 1L;

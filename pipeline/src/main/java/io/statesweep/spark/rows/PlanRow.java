@@ -1,26 +1,17 @@
 package io.statesweep.spark.rows;
 
-import java.io.Serializable;
 import java.util.Objects;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
 
 /**
- * One row of table deletion_plan: the decision for one record of one run. A Spark bean row ({@link #ENCODER}).
+ * One row of table deletion_plan: the decision for one record of one run. A Spark bean row whose table columns,
+ * encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#DELETION_PLAN}.
  * Every field is nullable, numbers included: anyone who can write the table can append a row with nulls, and
  * reading one must never fail the execute ({@link PlanRows} checks what execution uses).
  */
-public final class PlanRow implements Serializable {
+public final class PlanRow extends RecordFields {
   private static final long serialVersionUID = 1L;
 
-  public static final Encoder<PlanRow> ENCODER = Encoders.bean(PlanRow.class);
-
-  private String runId;
-  private String runDate;
   private String stateFileKey;
-  private String recordType;
-  private String kind;
-  private java.util.Map<String, String> ids;
   private String action;
   private String reason;
   private java.sql.Timestamp dueAt;
@@ -39,52 +30,12 @@ public final class PlanRow implements Serializable {
 
   public PlanRow() {}
 
-  public String getRunId() {
-    return runId;
-  }
-
-  public void setRunId(String runId) {
-    this.runId = runId;
-  }
-
-  public String getRunDate() {
-    return runDate;
-  }
-
-  public void setRunDate(String runDate) {
-    this.runDate = runDate;
-  }
-
   public String getStateFileKey() {
     return stateFileKey;
   }
 
   public void setStateFileKey(String stateFileKey) {
     this.stateFileKey = stateFileKey;
-  }
-
-  public String getRecordType() {
-    return recordType;
-  }
-
-  public void setRecordType(String recordType) {
-    this.recordType = recordType;
-  }
-
-  public String getKind() {
-    return kind;
-  }
-
-  public void setKind(String kind) {
-    this.kind = kind;
-  }
-
-  public java.util.Map<String, String> getIds() {
-    return ids;
-  }
-
-  public void setIds(java.util.Map<String, String> ids) {
-    this.ids = ids;
   }
 
   public String getAction() {
@@ -216,16 +167,16 @@ public final class PlanRow implements Serializable {
     if (!(other instanceof PlanRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && Objects.equals(keysToDelete, that.keysToDelete) && Objects.equals(childKeysToDelete, that.childKeysToDelete) && Objects.equals(bytesToDelete, that.bytesToDelete) && Objects.equals(missingKeys, that.missingKeys) && Objects.equals(missingFiles, that.missingFiles) && Objects.equals(keptKeys, that.keptKeys) && Objects.equals(graceDays, that.graceDays) && Objects.equals(plannedAt, that.plannedAt);
+    return Objects.equals(getRunId(), that.getRunId()) && Objects.equals(getRunDate(), that.getRunDate()) && Objects.equals(stateFileKey, that.stateFileKey) && Objects.equals(getRecordType(), that.getRecordType()) && Objects.equals(getKind(), that.getKind()) && Objects.equals(getIds(), that.getIds()) && Objects.equals(action, that.action) && Objects.equals(reason, that.reason) && Objects.equals(dueAt, that.dueAt) && Objects.equals(stateEtag, that.stateEtag) && Objects.equals(stateLastModified, that.stateLastModified) && Objects.equals(deletes, that.deletes) && Objects.equals(keysToDelete, that.keysToDelete) && Objects.equals(childKeysToDelete, that.childKeysToDelete) && Objects.equals(bytesToDelete, that.bytesToDelete) && Objects.equals(missingKeys, that.missingKeys) && Objects.equals(missingFiles, that.missingFiles) && Objects.equals(keptKeys, that.keptKeys) && Objects.equals(graceDays, that.graceDays) && Objects.equals(plannedAt, that.plannedAt);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, stateFileKey, recordType, kind, ids, action, reason, dueAt, stateEtag, stateLastModified, deletes, keysToDelete, childKeysToDelete, bytesToDelete, missingKeys, missingFiles, keptKeys, graceDays, plannedAt);
+    return Objects.hash(getRunId(), getRunDate(), stateFileKey, getRecordType(), getKind(), getIds(), action, reason, dueAt, stateEtag, stateLastModified, deletes, keysToDelete, childKeysToDelete, bytesToDelete, missingKeys, missingFiles, keptKeys, graceDays, plannedAt);
   }
 
   @Override
   public String toString() {
-    return "PlanRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "stateFileKey=" + stateFileKey + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "dueAt=" + dueAt + ", " + "stateEtag=" + stateEtag + ", " + "stateLastModified=" + stateLastModified + ", " + "deletes=" + deletes + ", " + "keysToDelete=" + keysToDelete + ", " + "childKeysToDelete=" + childKeysToDelete + ", " + "bytesToDelete=" + bytesToDelete + ", " + "missingKeys=" + missingKeys + ", " + "missingFiles=" + missingFiles + ", " + "keptKeys=" + keptKeys + ", " + "graceDays=" + graceDays + ", " + "plannedAt=" + plannedAt + "}";
+    return "PlanRow{" + "runId=" + getRunId() + ", " + "runDate=" + getRunDate() + ", " + "stateFileKey=" + stateFileKey + ", " + "recordType=" + getRecordType() + ", " + "kind=" + getKind() + ", " + "ids=" + getIds() + ", " + "action=" + action + ", " + "reason=" + reason + ", " + "dueAt=" + dueAt + ", " + "stateEtag=" + stateEtag + ", " + "stateLastModified=" + stateLastModified + ", " + "deletes=" + deletes + ", " + "keysToDelete=" + keysToDelete + ", " + "childKeysToDelete=" + childKeysToDelete + ", " + "bytesToDelete=" + bytesToDelete + ", " + "missingKeys=" + missingKeys + ", " + "missingFiles=" + missingFiles + ", " + "keptKeys=" + keptKeys + ", " + "graceDays=" + graceDays + ", " + "plannedAt=" + plannedAt + "}";
   }
 }

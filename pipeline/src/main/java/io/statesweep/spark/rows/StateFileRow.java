@@ -1,22 +1,20 @@
 package io.statesweep.spark.rows;
 
 import java.util.Objects;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
 
-/** One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row ({@link #ENCODER}). */
-public final class StateFileRow extends ObjectFields {
+/**
+ * One row of table state_files: a state-named key as this run saw it. status is read, bad_state, gone, read_error or
+ * skipped; message is the parse error, the read error or the reason for skipping. A Spark bean row whose table
+ * columns, encoder and comments are declared in {@link io.statesweep.spark.tables.TableSchemas#STATE_FILES}.
+ */
+public final class StateFileRow extends RecordFields {
   private static final long serialVersionUID = 1L;
 
-  public static final Encoder<StateFileRow> ENCODER = Encoders.bean(StateFileRow.class);
-
-  private String runId;
-  private String runDate;
+  private String key;
+  private String etag;
+  private java.sql.Timestamp lastModified;
   private String status;
   private String message;
-  private String recordType;
-  private String kind;
-  private java.util.Map<String, String> ids;
   private String shape;
   private String scope;
   private Long size;
@@ -29,20 +27,31 @@ public final class StateFileRow extends ObjectFields {
 
   public StateFileRow() {}
 
-  public String getRunId() {
-    return runId;
+  /** The state file's key. */
+  public String getKey() {
+    return key;
   }
 
-  public void setRunId(String runId) {
-    this.runId = runId;
+  public void setKey(String key) {
+    this.key = key;
   }
 
-  public String getRunDate() {
-    return runDate;
+  /** The state file's ETag as read (as listed for a skipped key). */
+  public String getEtag() {
+    return etag;
   }
 
-  public void setRunDate(String runDate) {
-    this.runDate = runDate;
+  public void setEtag(String etag) {
+    this.etag = etag;
+  }
+
+  /** The state file's LastModified as read (as listed for a skipped key). */
+  public java.sql.Timestamp getLastModified() {
+    return lastModified;
+  }
+
+  public void setLastModified(java.sql.Timestamp lastModified) {
+    this.lastModified = lastModified;
   }
 
   public String getStatus() {
@@ -59,30 +68,6 @@ public final class StateFileRow extends ObjectFields {
 
   public void setMessage(String message) {
     this.message = message;
-  }
-
-  public String getRecordType() {
-    return recordType;
-  }
-
-  public void setRecordType(String recordType) {
-    this.recordType = recordType;
-  }
-
-  public String getKind() {
-    return kind;
-  }
-
-  public void setKind(String kind) {
-    this.kind = kind;
-  }
-
-  public java.util.Map<String, String> getIds() {
-    return ids;
-  }
-
-  public void setIds(java.util.Map<String, String> ids) {
-    this.ids = ids;
   }
 
   public String getShape() {
@@ -165,16 +150,16 @@ public final class StateFileRow extends ObjectFields {
     if (!(other instanceof StateFileRow that)) {
       return false;
     }
-    return Objects.equals(runId, that.runId) && Objects.equals(runDate, that.runDate) && Objects.equals(getKey(), that.getKey()) && Objects.equals(status, that.status) && Objects.equals(message, that.message) && Objects.equals(recordType, that.recordType) && Objects.equals(kind, that.kind) && Objects.equals(ids, that.ids) && Objects.equals(shape, that.shape) && Objects.equals(scope, that.scope) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && Objects.equals(size, that.size) && Objects.equals(delete, that.delete) && Objects.equals(expiresAt, that.expiresAt) && Objects.equals(markedAt, that.markedAt) && Objects.equals(files, that.files) && Objects.equals(deleteFiles, that.deleteFiles) && Objects.equals(rawJson, that.rawJson);
+    return Objects.equals(getRunId(), that.getRunId()) && Objects.equals(getRunDate(), that.getRunDate()) && Objects.equals(getKey(), that.getKey()) && Objects.equals(status, that.status) && Objects.equals(message, that.message) && Objects.equals(getRecordType(), that.getRecordType()) && Objects.equals(getKind(), that.getKind()) && Objects.equals(getIds(), that.getIds()) && Objects.equals(shape, that.shape) && Objects.equals(scope, that.scope) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && Objects.equals(size, that.size) && Objects.equals(delete, that.delete) && Objects.equals(expiresAt, that.expiresAt) && Objects.equals(markedAt, that.markedAt) && Objects.equals(files, that.files) && Objects.equals(deleteFiles, that.deleteFiles) && Objects.equals(rawJson, that.rawJson);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(runId, runDate, getKey(), status, message, recordType, kind, ids, shape, scope, getEtag(), getLastModified(), size, delete, expiresAt, markedAt, files, deleteFiles, rawJson);
+    return Objects.hash(getRunId(), getRunDate(), getKey(), status, message, getRecordType(), getKind(), getIds(), shape, scope, getEtag(), getLastModified(), size, delete, expiresAt, markedAt, files, deleteFiles, rawJson);
   }
 
   @Override
   public String toString() {
-    return "StateFileRow{" + "runId=" + runId + ", " + "runDate=" + runDate + ", " + "key=" + getKey() + ", " + "status=" + status + ", " + "message=" + message + ", " + "recordType=" + recordType + ", " + "kind=" + kind + ", " + "ids=" + ids + ", " + "shape=" + shape + ", " + "scope=" + scope + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + size + ", " + "delete=" + delete + ", " + "expiresAt=" + expiresAt + ", " + "markedAt=" + markedAt + ", " + "files=" + files + ", " + "deleteFiles=" + deleteFiles + ", " + "rawJson=" + rawJson + "}";
+    return "StateFileRow{" + "runId=" + getRunId() + ", " + "runDate=" + getRunDate() + ", " + "key=" + getKey() + ", " + "status=" + status + ", " + "message=" + message + ", " + "recordType=" + getRecordType() + ", " + "kind=" + getKind() + ", " + "ids=" + getIds() + ", " + "shape=" + shape + ", " + "scope=" + scope + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + size + ", " + "delete=" + delete + ", " + "expiresAt=" + expiresAt + ", " + "markedAt=" + markedAt + ", " + "files=" + files + ", " + "deleteFiles=" + deleteFiles + ", " + "rawJson=" + rawJson + "}";
   }
 }

@@ -22,12 +22,11 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * Table {@code runs}: one row per command a run goes through (its {@code plan}, then each
- * {@code execute} attempt), with its settings, counts and outcome.
+ * {@code execute} attempt), with its settings, counts and outcome. Its columns and their types are declared in
+ * {@link TableSchemas#RUNS}.
  */
 public final class RunsTable {
   /** A live record's files that the bucket lacks: the plan's count (README, "The summary line": {@code missing_files=}). */
@@ -37,60 +36,6 @@ public final class RunsTable {
   public static final DataType USD = DataTypes.createDecimalType(20, io.statesweep.cost.Costs.SCALE);
   /** Counts by name (requests by S3 operation, bytes by storage class). */
   static final DataType REQUESTS = DataTypes.createMapType(DataTypes.StringType, DataTypes.LongType);
-
-  public static final StructType SCHEMA = new StructType(new StructField[] {
-      field("run_id", DataTypes.StringType, false),
-      field("run_date", DataTypes.StringType, false),
-      field("attempt_id", DataTypes.StringType, false),
-      field("command", DataTypes.StringType, false),
-      field("dry_run", DataTypes.BooleanType, false),
-      field("complete", DataTypes.BooleanType, false),
-      field("started_at", DataTypes.TimestampType, false),
-      field("ended_at", DataTypes.TimestampType, false),
-      field("planned_at", DataTypes.TimestampType, false),
-      field("bucket", DataTypes.StringType, false),
-      field("prefix", DataTypes.StringType, false),
-      field("layout", DataTypes.StringType, false),
-      field("layout_fingerprint", DataTypes.StringType, false),
-      field("grace_days", DataTypes.IntegerType, false),
-      field("settings", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType), false),
-      field("conditional_deletes", DataTypes.StringType, true),
-      field("listing_tasks", DataTypes.LongType, false),
-      field("keys_listed", DataTypes.LongType, false),
-      field("state_files_scanned", DataTypes.LongType, false),
-      field("records_deleted", DataTypes.LongType, false),
-      field("child_keys_deleted", DataTypes.LongType, false),
-      field("bytes_deleted", DataTypes.LongType, false),
-      field("records_kept", DataTypes.LongType, false),
-      field("kept_newer_files", DataTypes.LongType, false),
-      field("kept_refused", DataTypes.LongType, false),
-      field("bad_state", DataTypes.LongType, false),
-      field("not_yet_due", DataTypes.LongType, false),
-      field("skipped", DataTypes.LongType, false),
-      field("errors", DataTypes.LongType, false),
-      field("state_changed", DataTypes.LongType, false),
-      field("already_deleted", DataTypes.LongType, false),
-      field("changed_during_delete", DataTypes.LongType, false),
-      field("summary", DataTypes.StringType, false),
-      field("failure", DataTypes.StringType, true),
-      field("listing", DataTypes.StringType, true),
-      field("inventory_manifest", DataTypes.StringType, true),
-      field("inventory_date", DataTypes.TimestampType, true),
-      field("state_parser", DataTypes.StringType, true),
-      field("came_back_during_delete", DataTypes.LongType, true),
-      field("missing_files", DataTypes.LongType, true),
-      // The cost of a run (README, "The cost of a run"): null where it was not counted.
-      field("s3_requests", REQUESTS, true),
-      field("cost_usd", USD, true),
-      field("execute_requests", REQUESTS, true),
-      field("execute_cost_usd", USD, true),
-      field("bytes_by_storage_class", REQUESTS, true),
-      field("saves_usd_per_month", USD, true),
-      field("early_delete_usd", USD, true),
-      field("price_region", DataTypes.StringType, true),
-      field("prices", DataTypes.StringType, true),
-      field("bucket_versioning", DataTypes.StringType, true),
-      field("versioning_note", DataTypes.StringType, true)});
 
   private RunsTable() {}
 
@@ -117,10 +62,6 @@ public final class RunsTable {
     public static final Source LIST = new Source("list", null, null);
   }
 
-  private static StructField field(String name, DataType type, boolean nullable) {
-    return DataTypes.createStructField(name, type, nullable);
-  }
-
   public static Dataset<Row> dataset(SparkSession spark, RunRow run) {
     RunSummary summary = run.summary();
     io.statesweep.cost.PlanCost cost = run.cost();
@@ -144,7 +85,7 @@ public final class RunsTable {
         usd(plan == null ? null : plan.savesUsdPerMonth()), usd(plan == null ? null : plan.earlyDeleteUsd()),
         cost == null ? null : cost.region(), cost == null ? null : cost.prices(),
         plan == null ? null : plan.bucketVersioning(), plan == null ? null : plan.versioningNote());
-    return spark.createDataFrame(List.of(row), SCHEMA);
+    return spark.createDataFrame(List.of(row), TableSchemas.RUNS.structType());
   }
 
   private static java.math.BigDecimal usd(java.math.BigDecimal amount) {

@@ -78,16 +78,16 @@ public final class TableWrites {
     rows.write().format("delta").mode("append").option("mergeSchema", "true").partitionBy("run_date").save(path);
   }
 
-  /** Selects bean columns under their snake_case table names, in the table's order. */
-  public static Dataset<Row> toTable(Dataset<Row> beans, List<String> columns) {
+  /** Selects bean columns under their snake_case table names, in the order of {@code table}'s declaration. */
+  public static Dataset<Row> toTable(Dataset<Row> beans, TableSchema<?> table) {
     Map<String, String> byColumn = new LinkedHashMap<>();
     for (String property : beans.columns()) {
-      byColumn.put(TableColumns.column(property), property);
+      byColumn.put(TableColumn.ofProperty(property), property);
     }
-    Column[] selected = columns.stream().map(column -> {
+    Column[] selected = table.columnNames().stream().map(column -> {
       String property = byColumn.get(column);
       if (property == null) {
-        throw new IllegalStateException("no bean property for column " + column);
+        throw new IllegalStateException("no bean property for column " + column + " of table " + table.name());
       }
       return col(property).as(column);
     }).toArray(Column[]::new);
@@ -97,7 +97,7 @@ public final class TableWrites {
   public static Dataset<Row> planTable(Dataset<PlanRow> planDS) {
     Dataset<Row> rows = planDS.toDF().withColumn("deletes", expr("transform(deletes, d -> named_struct("
         + "'key', d.key, 'etag', d.etag, 'last_modified', d.lastModified, 'size', d.size, 'role', d.role))"));
-    return toTable(rows, TableColumns.DELETION_PLAN);
+    return toTable(rows, TableSchemas.DELETION_PLAN);
   }
 
 }

@@ -16,6 +16,7 @@ import io.statesweep.plan.Planner;
 import io.statesweep.spark.rows.ObjectRow;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.rows.StateFileRow;
+import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.testing.SharedSpark;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -65,10 +66,10 @@ class RecordJoinTest {
 
     SparkSession spark = SharedSpark.session();
     Dataset<ObjectRow> listingDS = spark.createDataset(listing, ObjectRow.ENCODER);
-    Dataset<StateFileRow> stateFilesDS = spark.createDataset(stateFiles, StateFileRow.ENCODER);
+    Dataset<StateFileRow> stateFilesDS = spark.createDataset(stateFiles, TableSchemas.STATE_FILES.encoder());
     Dataset<PlanRow> planDS = RecordJoin.records(stateFilesDS, listingDS, CLASSIFIER)
         .map(new Planning.PlanRecord(CLASSIFIER, new Planner(CLASSIFIER, Duration.ZERO), RUN,
-            RUN.now(), RunMetrics.register(spark.sparkContext())), PlanRow.ENCODER);
+            RUN.now(), RunMetrics.register(spark.sparkContext())), TableSchemas.DELETION_PLAN.encoder());
 
     Dataset<Row> actual = planDS.selectExpr("stateFileKey", "action", "transform(deletes, d -> d.key) as deleteKeys",
         "missingKeys").orderBy("stateFileKey");
@@ -95,12 +96,12 @@ class RecordJoinTest {
 
     // A listing made from a local list looks tiny to Spark: it plans broadcasts, which would collect a
     // listing of millions of keys into the driver. This is what the test guards against.
-    String fromLocalList = RecordJoin.records(spark.createDataset(stateFiles, StateFileRow.ENCODER),
+    String fromLocalList = RecordJoin.records(spark.createDataset(stateFiles, TableSchemas.STATE_FILES.encoder()),
         spark.createDataset(listing, ObjectRow.ENCODER), CLASSIFIER).queryExecution().sparkPlan().toString();
     assertThat(fromLocalList).contains("BroadcastHashJoin");
 
     String ofUnknownSize = RecordJoin.records(
-        Spread.ofUnknownSize(spark, stateFiles, StateFileRow.ENCODER),
+        Spread.ofUnknownSize(spark, stateFiles, TableSchemas.STATE_FILES.encoder()),
         Spread.ofUnknownSize(spark, listing, ObjectRow.ENCODER), CLASSIFIER)
         .queryExecution().sparkPlan().toString();
     assertThat(ofUnknownSize).doesNotContain("Broadcast").contains("SortMergeJoin");
