@@ -13,25 +13,21 @@ import io.statesweep.config.RunOptions;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.execute.ConditionalDeleteProbe;
-import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.execute.ExecutionHook;
-import io.statesweep.layout.KeyClassifier;
-import io.statesweep.ledger.LedgerEntry;
 import io.statesweep.plan.LineText;
-import io.statesweep.plan.Planner;
 import io.statesweep.plan.RunSummary;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.spark.execute.AttemptCounts;
 import io.statesweep.spark.execute.AttemptReport;
 import io.statesweep.spark.execute.DeleteBound;
 import io.statesweep.spark.execute.DeleteTasks;
-import io.statesweep.spark.execute.ExecuteFunctions;
 import io.statesweep.spark.execute.LedgerRecorder;
 import io.statesweep.spark.execute.LeftoverLedgers;
-import io.statesweep.spark.execute.PhaseTimes;
+import io.statesweep.spark.execute.Attempt;
+import io.statesweep.spark.execute.AttemptPhases;
+import io.statesweep.spark.execute.DeletePhase;
 import io.statesweep.spark.execute.ReviewedPlan;
 import io.statesweep.spark.plan.PlanCosts;
-import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.run.ActionLock;
 import io.statesweep.spark.run.ActionSettings;
 import io.statesweep.spark.run.LineStream;
@@ -39,17 +35,13 @@ import io.statesweep.spark.run.Progress;
 import io.statesweep.spark.run.RootMessage;
 import io.statesweep.spark.run.RunContext;
 import io.statesweep.spark.run.RunMetrics;
-import io.statesweep.spark.run.Spread;
 import io.statesweep.spark.tables.CatalogTables;
-import io.statesweep.store.ConditionProbe;
-import io.statesweep.store.ObjectStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +65,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SparkExecuteAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkExecuteAction.class);
-  private static final String JOB_GROUP = "statesweep-execute";
 
   private final SparkSession spark;
   private final RunOptions options;
@@ -85,12 +76,10 @@ final class SparkExecuteAction {
   private PlanResult ownPlan;
   private Clock clock = Clock.systemUTC();
   private java.util.function.Consumer<LogLine> sink = line -> { };
-  private volatile String cancelledBecause;
-  private volatile String deleteTag;
+  /** Why the deletes were cancelled, and the tag of the delete phase's jobs while they may run. */
+  private final DeletePhase.Cancellation cancellation = new DeletePhase.Cancellation();
   /** The lock of the action this execute runs in ({@link SparkRunAction}), or null: it takes its own. */
   private ActionLock heldLock;
-  /** Whether the store honours GET If-Match, as this attempt's probe found (summary pair conditional_reads). */
-  private volatile ConditionProbe conditionalReads = ConditionProbe.unverified("the probe did not run");
   /** The attempt's summary, lines and row of runs. */
   private final AttemptReport report;
 
@@ -160,13 +149,7 @@ final class SparkExecuteAction {
    * before the delete phase, nothing is deleted; called after it, nothing changes (the deletes are done).
    */
   void cancel(String why) {
-    requireNonNull(why, "why is null");
-    synchronized (this) {
-      if (cancelledBecause == null) {
-        cancelledBecause = why;
-      }
-    }
-    String tag = deleteTag;
+    String tag = cancellation.cancel(requireNonNull(why, "why is null"));
     if (tag != null) {
       LOG.error("Run {}: cancelling its deletes: {}", runId, LineText.escape(why));
       spark.sparkContext().cancelJobsWithTag(tag);
@@ -211,19 +194,10 @@ final class SparkExecuteAction {
     }
   }
 
-  /** What one attempt works with from the end of its checks to its result. */
-  private record Attempt(Tables tables, String attemptId, Instant startedAt, RunMetrics metrics, LedgerRecorder ledger,
-      ReviewedPlan plan, ActionLock lock, List<String> recordedBefore, PriceTable prices, Map<String, Long> lockBefore,
-      Progress progress, PhaseTimes times, LineStream lines) {}
-
-  /** What the delete phase left: the store's answer to conditional deletes, the bound, and why it stopped, if it did. */
-  private record Deleted(ConditionalDeleteProbe.Answer conditional, DeleteBound.Selection bound, boolean done,
-      Exception stopped) {}
-
   /**
-   * The attempt, in its steps: record the ledgers left by attempts whose driver died; read and check the plan
-   * ({@link ReviewedPlan}); probe the store, bound the run and delete ({@link #deletePhase}); record the ledger, count
-   * and summarise ({@link #recordAndCount}), the cost included.
+   * The attempt, in its steps: record the ledgers left by attempts whose driver died ({@link LeftoverLedgers}); read
+   * and check the plan ({@link ReviewedPlan}); probe the store, bound the run and delete ({@link DeletePhase}); record
+   * the ledger, count and summarise, the cost included ({@link #recordAndCount}).
    */
   private ExecuteResult executeLocked(ActionLock lock) {
     Tables tables = new Tables(options.warehouse(), options.catalogSchema());
@@ -242,13 +216,13 @@ final class SparkExecuteAction {
     Map<String, Long> lockBefore = heldLock != null ? PlanCosts.sentBy(lock.requestCounts()) : Map.of();
     PriceTable prices = priceTable();
     Progress progress = Progress.every(options.progressSeconds(), metrics, runId);
-    Attempt attempt = new Attempt(tables, attemptId, startedAt, metrics, ledger, plan, lock, recordedBefore, prices,
-        lockBefore, progress, new PhaseTimes(), new LineStream(sink));
+    Attempt attempt = new Attempt(runId, attemptId, startedAt, tables, plan, metrics, ledger, lock, recordedBefore,
+        prices, lockBefore, progress, new AttemptPhases(spark, LOG), new LineStream(sink));
     // The jobs of this attempt's delete phase carry a tag of their own, for cancel() to find them.
     String tag = "statesweep-delete-" + attemptId;
-    SparkListener lateJobs = DeleteTasks.cancelWhenStarted(spark.sparkContext(), tag, () -> cancelledBecause);
+    SparkListener lateJobs = DeleteTasks.cancelWhenStarted(spark.sparkContext(), tag, cancellation::because);
     DeleteTasks deleteTasks = DeleteTasks.watch(spark.sparkContext(), tag);
-    Deleted deleted = deletePhase(attempt, store, tag);
+    DeletePhase.Deleted deleted = new DeletePhase(spark, options, hook, cancellation, LOG).run(attempt, store, tag);
     try {
       return recordAndCount(attempt, deleted, deleteTasks);
     } catch (Exception e) {
@@ -278,6 +252,11 @@ final class SparkExecuteAction {
     return plan;
   }
 
+  /** Whether {@code plan} is a complete plan of this run id that a {@link SparkPlanAction} of this JVM made. */
+  private boolean madeHere(PlanResult plan) {
+    return plan instanceof SparkPlanResult made && made.runId().equals(runId) && made.failure() == null;
+  }
+
   /** The region's list prices; null, with a warning, when they cannot be read (the attempt is not priced). */
   private PriceTable priceTable() {
     try {
@@ -289,67 +268,10 @@ final class SparkExecuteAction {
   }
 
   /**
-   * The delete phase: the probes of the conditions it sends, then the plan's rows within the run's bound, verified
-   * and deleted in tasks that write the attempt's ledger. What stops it (a failure, a cancellation) is returned, never
-   * thrown: the ledger is recorded whatever became of the tasks.
-   */
-  private Deleted deletePhase(Attempt attempt, S3ObjectStore store, String tag) {
-    ConditionalDeleteProbe.Answer conditional = new ConditionalDeleteProbe.Answer(ConditionalDeletes.ON,
-        "unverified: the probe did not run");
-    DeleteBound.Selection bound = null;
-    try {
-      stopIfCancelled();
-      ConditionalDeleteProbe.Findings probed = probes(store, attempt.attemptId());
-      conditional = probed.deletes();
-      conditionalReads = probed.reads();
-      attempt.metrics().addRequests(store.requestCounts());
-      LOG.info("Run {}: executing its plan as attempt {} (conditional deletes {}; conditional reads {})", runId,
-          attempt.attemptId(), LineText.escape(conditional.describe()), LineText.escape(conditionalReads.describe()));
-      phase("delete", "Verifying and deleting the planned keys of run " + runId);
-      spark.sparkContext().addJobTag(tag);
-      deleteTag = tag;
-      stopIfCancelled();
-      // A bounded run deletes whole records up to --max-deletes keys and --max-bytes bytes; the rest waits.
-      bound = DeleteBound.select(spark, attempt.plan().rows(), attempt.tables().executions(), attempt.plan().runDate(),
-          runId, options.maxDeletes(), options.maxBytes());
-      deleteRecords(attempt, bound.rows(), conditional.mode());
-      return new Deleted(conditional, bound, true, null);
-    } catch (Exception e) {
-      // Spark's job failures are SparkExceptions, checked in Java's eyes though Scala throws them freely.
-      return new Deleted(conditional, bound, false, e);
-    } finally {
-      deleteTag = null;
-      spark.sparkContext().removeJobTag(tag);
-    }
-  }
-
-  /** The delete phase's job: the records verified and deleted in parallel tasks, each task's share of the ceiling. */
-  private void deleteRecords(Attempt attempt, Dataset<PlanRow> planDS, ConditionalDeletes conditional) {
-    attempt.progress().phase("delete", "records_verified", planDS.count());
-    int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
-    int ceiling = options.maxDeletesPerSecond();
-    // Each task that can run at once gets its share of the ceiling, at least one key per second: under
-    // a ceiling below the cores, as many partitions as keys per second, so no more tasks run at once.
-    int partitions = DeleteTasks.deletePartitions(parallelism, ceiling);
-    double perTask = DeleteTasks.keysPerSecondPerTask(parallelism, ceiling);
-    KeyClassifier classifier = options.layout().classifier(options.prefix());
-    // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
-    Planner planner = new Planner(classifier, options.gracePolicy());
-    LedgerEntry.Header ledgerHeader = new LedgerEntry.Header(runId, attempt.plan().runDate(), attempt.attemptId(),
-        attempt.tables().warehouse(), 0, 0, 0, attempt.startedAt());
-    // Every window writes what it is about to delete, then what it did, to the attempt's ledger: executions is
-    // built from that below, whatever becomes of the tasks, never from their output.
-    Spread.byKeyRange(planDS, partitions, "stateFileKey")
-        .foreachPartition(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
-            options.bucket(), options.batchSize(), conditional, perTask, hook, ledgerHeader,
-            attempt.ledger().folder(runId, attempt.attemptId()), options.workers(), attempt.metrics()));
-  }
-
-  /**
    * Once no delete task runs: the attempt's rows of executions, recorded from its ledger; then its counts, lines,
    * cost, summary and row of runs ({@link #summarise}).
    */
-  private ExecuteResult recordAndCount(Attempt attempt, Deleted deleted, DeleteTasks deleteTasks) {
+  private ExecuteResult recordAndCount(Attempt attempt, DeletePhase.Deleted deleted, DeleteTasks deleteTasks) {
     // A failed or cancelled job ends while its other tasks may still be finishing a window: they end first.
     boolean tasksEnded = deleteTasks.awaitEnded(spark.sparkContext(), TASKS_END_WITHIN);
     if (!tasksEnded) {
@@ -357,29 +279,29 @@ final class SparkExecuteAction {
           + " they record later is recorded by the next execute, which keeps the ledger until then", runId,
           attempt.attemptId(), deleteTasks.running(), TASKS_END_WITHIN);
     }
-    attempt.times().end("delete");
-    phase("record", "Recording what the attempt deleted, from its ledger");
+    attempt.phases().end("delete");
+    attempt.phases().begin("record", "Recording what the attempt deleted, from its ledger");
     attempt.progress().phase("record", null, -1);
     // Its own rows, which no other run records while this one holds the lock; after a loss, the next run may.
     boolean lockHeld = attempt.lock().outcome().status() == LockOutcome.Status.HELD;
     LedgerRecorder.Write write = lockHeld ? LedgerRecorder.Write.APPEND : LedgerRecorder.Write.INSERT_NEW;
     LedgerRecorder.Recorded recorded = attempt.ledger().record(runId, attempt.attemptId(), attempt.plan().runDate(),
         attempt.tables(), write, tasksEnded, attempt.metrics().recordsVerified.value());
-    attempt.times().end("record");
-    phase("summary", "Counting the attempt");
+    attempt.phases().end("record");
+    attempt.phases().begin("summary", "Counting the attempt");
     attempt.progress().phase("summary", null, -1);
     return summarise(attempt, deleted, recorded, write);
   }
 
   /** The attempt's counts, lines, cost and summary, and its row of runs (written as its rows of executions were). */
-  private ExecuteResult summarise(Attempt attempt, Deleted deleted, LedgerRecorder.Recorded recorded,
+  private ExecuteResult summarise(Attempt attempt, DeletePhase.Deleted deleted, LedgerRecorder.Recorded recorded,
       LedgerRecorder.Write write) {
     String failure = failure(attempt, deleted, recorded);
     String runDate = attempt.plan().runDate();
     AttemptCounts counts = recorded.appended() != null ? AttemptCounts.of(recorded.appended())
         : AttemptCounts.of(spark, attempt.tables(), runDate, attempt.attemptId());
     RunSummary summary = AttemptReport.summary(runId, attempt.plan().run(), attempt.attemptId(),
-        deleted.conditional(), conditionalReads, failure == null, counts,
+        deleted.conditional(), deleted.conditionalReads(), failure == null, counts,
         (deleted.stopped() != null ? 1 : 0) + recorded.unreadable());
     if (!attempt.recordedBefore().isEmpty()) {
       summary = summary.with("ledgers_recorded", String.join(",", attempt.recordedBefore()));
@@ -396,13 +318,13 @@ final class SparkExecuteAction {
     }
     report.writeRun(attempt.tables(), attempt.plan().run(), attempt.attemptId(), attempt.startedAt(),
         deleted.conditional().describe(), summary, counts, failure, cost, write);
-    attempt.times().end("summary");
+    attempt.phases().end("summary");
     return result(attempt, summary, deleted.conditional(), failure);
   }
 
   /** Why the attempt did not complete, or null: its delete phase stopped, or part of its ledger cannot be read. */
-  private String failure(Attempt attempt, Deleted deleted, LedgerRecorder.Recorded recorded) {
-    String why = cancelledBecause;
+  private String failure(Attempt attempt, DeletePhase.Deleted deleted, LedgerRecorder.Recorded recorded) {
+    String why = cancellation.because();
     Exception stopped = deleted.stopped();
     String failure = stopped == null ? null
         : why != null && !deleted.done() ? "its deletes were cancelled: " + why : RootMessage.of(stopped);
@@ -422,14 +344,14 @@ final class SparkExecuteAction {
    * The result of an attempt whose ledger could not be recorded ({@code e}): it stays in the bucket, and the next
    * execute records it first. Its row of runs says so, unless that cannot be written either.
    */
-  private ExecuteResult unrecorded(Attempt attempt, Deleted deleted, Exception e) {
+  private ExecuteResult unrecorded(Attempt attempt, DeletePhase.Deleted deleted, Exception e) {
     String attemptId = attempt.attemptId();
     String failure = (deleted.stopped() != null ? RootMessage.of(deleted.stopped()) + "; " : "")
         + "cannot record what it deleted from its ledger, which stays under s3://" + options.bucket() + "/"
         + attempt.ledger().folder(runId, attemptId) + " for the next execute to record: " + RootMessage.of(e);
     LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, LineText.escape(failure), e);
     RunSummary summary = AttemptReport.summary(runId, attempt.plan().run(), attemptId, deleted.conditional(),
-        conditionalReads, false, AttemptCounts.NONE, 1);
+        deleted.conditionalReads(), false, AttemptCounts.NONE, 1);
     try {
       report.writeRun(attempt.tables(), attempt.plan().run(), attemptId, attempt.startedAt(),
           deleted.conditional().describe(), summary, AttemptCounts.NONE, failure, null, LedgerRecorder.Write.INSERT_NEW);
@@ -437,7 +359,7 @@ final class SparkExecuteAction {
       LOG.error("Cannot record attempt {} in {}: {}", attemptId, LineText.escape(attempt.tables().runs()),
           LineText.escape(RootMessage.of(writeFailure)));
     }
-    attempt.times().end("failed");
+    attempt.phases().end("failed");
     return result(attempt, summary, deleted.conditional(), failure);
   }
 
@@ -447,35 +369,8 @@ final class SparkExecuteAction {
     LockOutcome runLock = attempt.lock().outcome();
     return new SparkExecuteResult(runId, attempt.attemptId(), options.failOn().appliedTo(runLock.appliedTo(summary)),
         attempt.tables(), conditional.describe(), attempt.lines().sample(), attempt.lines().counts(), failure,
-        Metrics.of(attempt.metrics().json("execute", runId, attempt.attemptId(), summary, attempt.times().seconds())),
+        Metrics.of(attempt.metrics().json("execute", runId, attempt.attemptId(), summary, attempt.phases().seconds())),
         runLock, null);
-  }
-
-  /** Whether {@code plan} is a complete plan of this run id that a {@link SparkPlanAction} of this JVM made. */
-  private boolean madeHere(PlanResult plan) {
-    return plan instanceof SparkPlanResult made && made.runId().equals(runId) && made.failure() == null;
-  }
-
-  /**
-   * The attempt's probes of the conditions it sends: GET If-Match and (with {@code auto}) DeleteObjects ETags.
-   * A store that ignores If-Match costs no safety, as every conditional read compares the ETag of its answer
-   * too (README, "Deleting"): the probe names it, in the log and the summary.
-   */
-  private ConditionalDeleteProbe.Findings probes(ObjectStore store, String attemptId) {
-    ConditionalDeleteProbe.Findings findings = options.prefix().isBucketRoot()
-        ? ConditionalDeleteProbe.Findings.atBucketRoot(options.conditionalDeletes())
-        : ConditionalDeleteProbe.detect(store, probeKey(attemptId), options.conditionalDeletes());
-    if (findings.reads().ignored()) {
-      LOG.warn("Run {}: conditional reads {}: every state file read is checked against the ETag of its answer",
-          runId, LineText.escape(findings.reads().describe()));
-    }
-    return findings;
-  }
-
-  /** statesweep's own key beside the export prefix, such as {@code cogram.statesweep/probe-<attempt>}. */
-  private String probeKey(String attemptId) {
-    String prefix = options.prefix().value();
-    return prefix.substring(0, prefix.length() - 1) + ".statesweep/probe-" + attemptId;
   }
 
   /** The attempt's requests so far, priced; null when no price table could be read. */
@@ -497,16 +392,4 @@ final class SparkExecuteAction {
 
   /** How long the driver waits for the delete phase's last tasks to end before it records the ledger anyway. */
   private static final Duration TASKS_END_WITHIN = Duration.ofMinutes(10);
-
-  private void stopIfCancelled() {
-    String why = cancelledBecause;
-    if (why != null) {
-      throw new IllegalStateException(why);
-    }
-  }
-
-  private void phase(String name, String description) {
-    spark.sparkContext().setJobGroup(JOB_GROUP + "-" + name, "statesweep execute: " + description, false);
-    LOG.info("Phase {}: {}", name, LineText.escape(description));
-  }
 }
