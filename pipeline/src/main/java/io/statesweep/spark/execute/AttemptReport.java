@@ -147,8 +147,8 @@ public final class AttemptReport {
   }
 
   /**
-   * The attempt's row of {@code runs} ({@code plan}: the plan's row): appended, or with {@link LedgerRecorder.Write
-   * #INSERT_NEW} only unless the attempt has its row already.
+   * The attempt's row of {@code runs} ({@code plan}: the plan's row): appended, or with
+   * {@link LedgerRecorder.Write#INSERT_NEW} only unless the attempt has its row already.
    */
   public void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt, String conditional,
       RunSummary summary, AttemptCounts counts, String failure, PlanCost cost, LedgerRecorder.Write write) {

@@ -174,8 +174,10 @@ public final class ReviewedPlan {
     return approval;
   }
 
-  /** The run's rows to execute: from the approved version of {@code deletion_plan} ({@link #rows(SparkSession,
-   * Tables, Long, String, String)}). */
+  /**
+   * The run's rows to execute: from the version of {@code deletion_plan} whose digest matched the approval, or the
+   * latest when no approval was checked ({@link #rows(SparkSession, Tables, Long, String, String)}).
+   */
   public Dataset<PlanRow> rows() {
     return rows(spark, tables, version, runDate(), runId);
   }
