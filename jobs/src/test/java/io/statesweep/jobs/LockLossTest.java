@@ -19,15 +19,19 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
@@ -35,6 +39,10 @@ import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
+import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobEnd;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -48,18 +56,27 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and ends failed (exit 1, {@code complete=false}) with its summary and a line saying why; every key it
  * deleted before is in its rows of executions and counted in its summary. Every request goes through a
  * proxy that sees when each arrives, and holds the execute's DeleteObjects requests, from the first on, until
- * the run learned of the loss: the deletes it stops are the same on a fast machine and a busy one.
+ * the run learned of the loss and its delete job ended (cancelled): what the tasks send after that is what the
+ * run lets through once it cancelled them, whether the machine is fast or busy, and however late the cancellation
+ * reaches the tasks after the loss.
  *
- * <p>The lock is lost twice ({@code --lock-ttl 3s}, every request through the fault proxy): once another run replaces
+ * <p>The lock is lost twice ({@code --lock-ttl 12s}, every request through the fault proxy): once another run replaces
  * the lock object, once another run takes it when it expired while this run's renewals failed. At most one
- * DeleteObjects request per running task reaches the store after the loss (measured: 1 of 3, and 0 of 6; without the
- * cancellation, 32 and 27 followed it); the run ends with code 1, {@code complete=false} and the lost-lock line; the
- * keys its rows of {@code executions} name are exactly the keys gone, and its summary counts them.
+ * DeleteObjects request per running task reaches the store after the loss (measured: 0 of 1 or 2, the held ones
+ * before it; without the cancellation the hold ends after 50 s and every remaining delete follows); the run ends with
+ * code 1, {@code complete=false} and the lost-lock line; the keys its rows of {@code executions} name are exactly the
+ * keys gone, and its summary counts them.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
 class LockLossTest {
   private static final String LOCK = RunLock.keyFor("cogram/");
+  /**
+   * The execute's {@code --lock-ttl}, renewed every third of it: long enough that no pause of a busy machine lets the
+   * lock expire before the first delete, the moment of the takeover. REPLACED loses it at the next renewal after
+   * that (4 s at most), EXPIRED when it expires (12 s at most); the deletes are held meanwhile.
+   */
+  private static final String LOCK_TTL = "12s";
 
   /** How the other run gets the lock. */
   enum Takeover {
@@ -89,6 +106,9 @@ class LockLossTest {
       // which it does on the thread that found it, right before it calls the lock's loss listeners.
       AtomicLong lossSeen = new AtomicLong(Long.MAX_VALUE);
       AtomicReference<String> otherHolder = new AtomicReference<>();
+      // Opens once the run logged the loss and then a job of its delete phase ended: the deletes were cancelled.
+      CountDownLatch cancelled = new CountDownLatch(1);
+      CountDownLatch firstDelete = new CountDownLatch(1);
       String lockPath = "/" + bucket + "/" + LOCK;
       proxy.plan(request -> {
         if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith("cogram/"))) {
@@ -96,9 +116,11 @@ class LockLossTest {
           if (!triggered.getAndSet(true) && takeover == Takeover.REPLACED) {
             otherHolder.set(OtherRun.replaceLock(store, LOCK));
           }
-          // From the first delete on, each one waits for the run to learn of the loss: the requests in flight
-          // then are all it deletes, however fast the machine deletes and however late its renewer runs.
-          awaitLoss(lossSeen);
+          firstDelete.countDown();
+          // From the first delete on, each one waits until the run learned of the loss and cancelled its delete
+          // job: the requests in flight then are all it deletes before the cancellation, however fast the machine
+          // deletes, however late its renewer runs and however long the cancellation takes to reach the tasks.
+          awaitCancelled(cancelled);
         }
         if (triggered.get() && (request.target().equals(lockPath) || request.target().startsWith(lockPath + "?"))) {
           if (takeover == Takeover.EXPIRED && request.method().equals("PUT")) {
@@ -110,32 +132,20 @@ class LockLossTest {
       Thread other = null;
       if (takeover == Takeover.EXPIRED) {
         // The other run tries for the lock from the first delete on, and gets it once it has expired.
-        other = new Thread(() -> {
-          while (!Thread.currentThread().isInterrupted()) {
-            if (triggered.get()) {
-              try {
-                RunLock taken = RunLock.acquire(store, LOCK, "statesweep execute (pid 2)", "host-b",
-                    Duration.ofMinutes(10), Clock.systemUTC());
-                otherHolder.set(taken.holder().owner());
-                return; // held, never released: the test ends with it
-              } catch (RunLockException.Held e) {
-                // not yet expired
-              }
-            }
-            try {
-              Thread.sleep(50);
-            } catch (InterruptedException e) {
-              return;
-            }
-          }
-        }, "other-run");
+        other = new Thread(() -> takeOnceExpired(store, firstDelete, otherHolder), "other-run");
         other.start();
       }
 
       CommandOutput execute;
+      SparkContext context = SparkSession.active().sparkContext();
+      DeleteJobsWatch jobs = new DeleteJobsWatch(() -> lossSeen.get() != Long.MAX_VALUE, cancelled);
+      context.addSparkListener(jobs);
       try (LossWatch watch = LossWatch.attach(() -> lossSeen.compareAndSet(Long.MAX_VALUE, proxy.requests()))) {
         execute = run(environment(bucket, proxy.endpoint(), warehouse), "execute", "--run-id", runId,
-            "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s");
+            "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl",
+            LOCK_TTL);
+      } finally {
+        context.removeSparkListener(jobs);
       }
       if (other != null) {
         // It takes the lock once it expired, whenever this run ended: waited for, not raced.
@@ -177,8 +187,8 @@ class LockLossTest {
           .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
       assertThat(new TreeSet<>(recorded)).as("the keys executions says the attempt deleted").isEqualTo(gone);
       assertThat(recorded).hasSize(gone.size());
-      System.out.printf("ledger, the lock lost mid-window (%s): %d keys deleted, %d recorded%n", takeover,
-          gone.size(), recorded.size());
+      System.out.printf("ledger, the lock lost mid-window (%s): %d keys deleted, %d recorded; %d of %d DeleteObjects"
+          + " after the loss%n", takeover, gone.size(), recorded.size(), after, deletes.size());
       assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
           .isEqualTo(gone.size());
       assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it")
@@ -186,15 +196,66 @@ class LockLossTest {
     }
   }
 
-  /** Until the run logged the loss of its lock; 50 s at most, under the SDK's 60 s for one attempt. */
-  private static void awaitLoss(AtomicLong lossSeen) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
-    while (lossSeen.get() == Long.MAX_VALUE && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+  /** Until the run cancelled its deletes after the loss of its lock; 50 s at most, under the SDK's 60 s per attempt. */
+  private static void awaitCancelled(CountDownLatch cancelled) {
+    try {
+      cancelled.await(50, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The other run of the expired case: from the first delete on it asks for the lock (straight to the store, not
+   * through the proxy) until it holds it, which it does once the lock expired; a request the store fails is asked
+   * again, as a held lock is. Interrupted, it stops.
+   */
+  private static void takeOnceExpired(ObjectStore store, CountDownLatch firstDelete,
+      AtomicReference<String> otherHolder) {
+    try {
+      firstDelete.await();
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          RunLock taken = RunLock.acquire(store, LOCK, "statesweep execute (pid 2)", "host-b", Duration.ofMinutes(10),
+              Clock.systemUTC());
+          otherHolder.set(taken.holder().owner());
+          return; // held, never released: the test ends with it
+        } catch (RunLockException.Held | RunLockException.Unavailable e) {
+          // not yet expired, or the store did not answer: the lock's expiry is a time, so ask again shortly
+        }
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Opens {@code cancelled} when a job of the execute's delete phase (tagged {@code statesweep-delete-<attempt>})
+   * ends once {@code lost} says the run logged the loss: the run has cancelled its delete job.
+   */
+  private static final class DeleteJobsWatch extends SparkListener {
+    private final BooleanSupplier lost;
+    private final CountDownLatch cancelled;
+    private final Set<Integer> deleteJobs = ConcurrentHashMap.newKeySet();
+
+    DeleteJobsWatch(BooleanSupplier lost, CountDownLatch cancelled) {
+      this.lost = lost;
+      this.cancelled = cancelled;
+    }
+
+    @Override
+    public void onJobStart(SparkListenerJobStart jobStart) {
+      String tags = jobStart.properties() == null ? null : jobStart.properties().getProperty("spark.job.tags");
+      if (tags != null && Arrays.stream(tags.split(",")).anyMatch(tag -> tag.startsWith("statesweep-delete-"))) {
+        deleteJobs.add(jobStart.jobId());
+      }
+    }
+
+    @Override
+    public void onJobEnd(SparkListenerJobEnd jobEnd) {
+      if (deleteJobs.contains(jobEnd.jobId()) && lost.getAsBoolean()) {
+        cancelled.countDown();
       }
     }
   }

@@ -20,10 +20,7 @@ record SparkExecuteResult(String runId, String attemptId, RunSummary summary, Ta
       requireNonNull(runId, "runId is null");
       requireNonNull(attemptId, "attemptId is null");
     }
-    requireNonNull(summary, "summary is null");
-    requireNonNull(tables, "tables is null");
-    requireNonNull(metrics, "metrics is null");
-    requireNonNull(runLock, "runLock is null");
+    ResultParts.requireShared(summary, tables, metrics, runLock);
     log = List.copyOf(log);
     lineCounts = Map.copyOf(lineCounts);
   }

@@ -23,10 +23,7 @@ record SparkPlanResult(String runId, RunSummary summary, Tables tables, List<Log
     LockOutcome runLock) implements PlanResult {
   SparkPlanResult {
     requireNonNull(runId, "runId is null");
-    requireNonNull(summary, "summary is null");
-    requireNonNull(tables, "tables is null");
-    requireNonNull(metrics, "metrics is null");
-    requireNonNull(runLock, "runLock is null");
+    ResultParts.requireShared(summary, tables, metrics, runLock);
     log = List.copyOf(log);
     lineCounts = Map.copyOf(lineCounts);
     phaseSeconds = Collections.unmodifiableMap(new LinkedHashMap<>(phaseSeconds));

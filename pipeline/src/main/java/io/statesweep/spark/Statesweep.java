@@ -173,14 +173,17 @@ public final class Statesweep implements Actions {
   public abstract static class Configured<A extends Action<A, R>, R> implements Action<A, R> {
     private final Statesweep statesweep;
     private final Command command;
+    /** The plan the action is on (execute, approve); null for the actions that plan, and --latest-approved. */
+    private final String runId;
     private final Map<String, String> flags = new LinkedHashMap<>();
     private String configFile;
     private Map<String, String> environment = System.getenv();
     private Settings resolved;
 
-    Configured(Statesweep statesweep, Command command) {
+    Configured(Statesweep statesweep, Command command, String runId) {
       this.statesweep = statesweep;
       this.command = command;
+      this.runId = runId;
     }
 
     @SuppressWarnings("unchecked")
@@ -191,6 +194,11 @@ public final class Statesweep implements Actions {
 
     public Command command() {
       return command;
+    }
+
+    /** The run id of the plan the action is on, as given (the public {@code runId()} of execute and approve). */
+    String planRunId() {
+      return runId;
     }
 
     @Override
@@ -285,8 +293,8 @@ public final class Statesweep implements Actions {
       implements ExportAction<A, R> {
     private Consumer<LogLine> lines = line -> { };
 
-    OnExport(Statesweep statesweep, Command command) {
-      super(statesweep, command);
+    OnExport(Statesweep statesweep, Command command, String runId) {
+      super(statesweep, command, runId);
     }
 
     @Override
@@ -314,7 +322,7 @@ public final class Statesweep implements Actions {
   /** {@link Statesweep#plan()}. */
   public static final class Plan extends OnExport<PlanAction, PlanResult> implements PlanAction {
     Plan(Statesweep statesweep) {
-      super(statesweep, Command.PLAN);
+      super(statesweep, Command.PLAN, null);
     }
 
     @Override
@@ -333,7 +341,7 @@ public final class Statesweep implements Actions {
   /** {@link Statesweep#run()}. */
   public static final class Run extends OnExport<RunAction, RunResult> implements RunAction {
     Run(Statesweep statesweep) {
-      super(statesweep, Command.RUN);
+      super(statesweep, Command.RUN, null);
     }
 
     @Override
@@ -346,16 +354,13 @@ public final class Statesweep implements Actions {
 
   /** {@link Statesweep#execute(String)}. */
   public static final class Execute extends OnExport<ExecuteAction, ExecuteResult> implements ExecuteAction {
-    private final String runId;
-
     Execute(Statesweep statesweep, String runId) {
-      super(statesweep, Command.EXECUTE);
-      this.runId = runId;
+      super(statesweep, Command.EXECUTE, runId);
     }
 
     @Override
     public String runId() {
-      return runId;
+      return planRunId();
     }
 
     @Override
@@ -367,6 +372,7 @@ public final class Statesweep implements Actions {
             + dryRun.source() + "): unset it, or use plan for a dry run");
       }
       RunOptions options = runOptions(settings);
+      String runId = planRunId();
       if (runId == null) {
         if (options.skipApproval()) {
           throw new BadSettingsException("execute --latest-approved executes approved plans only, but skip-approval"
@@ -380,19 +386,17 @@ public final class Statesweep implements Actions {
 
   /** {@link Statesweep#approve(String)}. */
   public static final class Approve extends Configured<ApproveAction, Approval> implements ApproveAction {
-    private final String runId;
     private String by;
     private String note;
     private String digest;
 
     Approve(Statesweep statesweep, String runId) {
-      super(statesweep, Command.APPROVE);
-      this.runId = runId;
+      super(statesweep, Command.APPROVE, runId);
     }
 
     @Override
     public String runId() {
-      return runId;
+      return planRunId();
     }
 
     @Override
@@ -416,7 +420,7 @@ public final class Statesweep implements Actions {
     @Override
     public Approval preview() {
       Settings settings = settings();
-      return new SparkApproveAction(session(settings), tables(settings)).preview(runId);
+      return new SparkApproveAction(session(settings), tables(settings)).preview(planRunId());
     }
 
     @Override
@@ -425,7 +429,7 @@ public final class Statesweep implements Actions {
       if (by == null || by.isBlank()) {
         throw new BadSettingsException("Missing --by: who approves the plan (a name or an email)");
       }
-      return new SparkApproveAction(session(settings), tables(settings)).approve(runId, by, note, digest);
+      return new SparkApproveAction(session(settings), tables(settings)).approve(planRunId(), by, note, digest);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.statesweep.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.spark.execute.ExecuteFunctions;
+import io.statesweep.spark.execute.ReviewedPlan;
 import io.statesweep.spark.execute.LedgerRecorder;
 import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.tables.RunsTable;
@@ -231,7 +232,7 @@ class SparkExecuteActionTest {
     String runDate = RunsTable.planRow(spark, tables, plan.runId()).getAs("run_date");
     String attemptId = "20261202T000000Z-copies";
     org.apache.spark.sql.Dataset<io.statesweep.spark.rows.PlanRow> partition =
-        SparkExecuteAction.plannedRows(spark, tables, null, runDate, plan.runId()).repartition(1);
+        ReviewedPlan.rows(spark, tables, null, runDate, plan.runId()).repartition(1);
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
     LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
     OVERLAPPING.set(0);

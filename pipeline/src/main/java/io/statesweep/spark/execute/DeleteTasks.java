@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
@@ -95,6 +96,27 @@ public final class DeleteTasks extends SparkListener {
 
   public void close(SparkContext spark) {
     spark.removeSparkListener(this);
+  }
+
+  /**
+   * Cancels each job tagged {@code tag} that starts once {@code cancelledBecause} gives a reason (the reason): a
+   * cancellation by tag finds only the jobs running at that moment. Added to {@code spark} until it is removed.
+   */
+  public static SparkListener cancelWhenStarted(SparkContext spark, String tag, Supplier<String> cancelledBecause) {
+    requireNonNull(tag, "tag is null");
+    requireNonNull(cancelledBecause, "cancelledBecause is null");
+    SparkListener lateJobs = new SparkListener() {
+      @Override
+      public void onJobStart(SparkListenerJobStart jobStart) {
+        String why = cancelledBecause.get();
+        String tags = jobStart.properties() == null ? null : jobStart.properties().getProperty("spark.job.tags");
+        if (why != null && tags != null && Arrays.asList(tags.split(",")).contains(tag)) {
+          spark.cancelJob(jobStart.jobId(), why);
+        }
+      }
+    };
+    spark.addSparkListener(lateJobs);
+    return lateJobs;
   }
 
   /** The delete phase's tasks: twice the cores, or as many as the keys per second of a lower ceiling. */

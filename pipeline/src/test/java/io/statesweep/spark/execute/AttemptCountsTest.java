@@ -1,4 +1,4 @@
-package io.statesweep.spark;
+package io.statesweep.spark.execute;
 
 import static org.apache.spark.sql.functions.col;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,9 +49,9 @@ class AttemptCountsTest {
             col("startedAt").as("started_at"))
         .write().format("delta").save(tables.executions());
 
-    SparkExecuteAction.AttemptCounts fromRows = SparkExecuteAction.AttemptCounts.of(rows);
+    AttemptCounts fromRows = AttemptCounts.of(rows);
 
-    assertThat(fromRows).isEqualTo(SparkExecuteAction.AttemptCounts.of(spark, tables, RUN_DATE, ATTEMPT));
+    assertThat(fromRows).isEqualTo(AttemptCounts.of(spark, tables, RUN_DATE, ATTEMPT));
     assertThat(fromRows.startedAt()).isEqualTo(FIRST.plusSeconds(1));
     assertThat(fromRows.cameBack()).isPositive();
     assertThat(fromRows.cameBackKeys()).isEqualTo(2 * fromRows.cameBack());
