@@ -57,16 +57,16 @@ public final class ListedRow extends ListedObjectFields {
     if (!(other instanceof ListedRow that)) {
       return false;
     }
-    return Objects.equals(getKey(), that.getKey()) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && getSize() == that.getSize() && Objects.equals(taskPrefix, that.taskPrefix) && Objects.equals(taskStartAfter, that.taskStartAfter) && Objects.equals(taskNextChars, that.taskNextChars) && Objects.equals(taskDepth, that.taskDepth);
+    return Objects.equals(getKey(), that.getKey()) && Objects.equals(getEtag(), that.getEtag()) && Objects.equals(getLastModified(), that.getLastModified()) && getSize() == that.getSize() && Objects.equals(getStorageClass(), that.getStorageClass()) && Objects.equals(taskPrefix, that.taskPrefix) && Objects.equals(taskStartAfter, that.taskStartAfter) && Objects.equals(taskNextChars, that.taskNextChars) && Objects.equals(taskDepth, that.taskDepth);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(getKey(), getEtag(), getLastModified(), getSize(), taskPrefix, taskStartAfter, taskNextChars, taskDepth);
+    return Objects.hash(getKey(), getEtag(), getLastModified(), getSize(), getStorageClass(), taskPrefix, taskStartAfter, taskNextChars, taskDepth);
   }
 
   @Override
   public String toString() {
-    return "ListedRow{" + "key=" + getKey() + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + getSize() + ", " + "taskPrefix=" + taskPrefix + ", " + "taskStartAfter=" + taskStartAfter + ", " + "taskNextChars=" + taskNextChars + ", " + "taskDepth=" + taskDepth + "}";
+    return "ListedRow{" + "key=" + getKey() + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + getSize() + ", " + "storageClass=" + getStorageClass() + ", " + "taskPrefix=" + taskPrefix + ", " + "taskStartAfter=" + taskStartAfter + ", " + "taskNextChars=" + taskNextChars + ", " + "taskDepth=" + taskDepth + "}";
   }
 }

@@ -30,6 +30,6 @@ public final class ObjectRow extends ListedObjectFields {
 
   @Override
   public String toString() {
-    return "ObjectRow{" + "key=" + getKey() + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + getSize() + "}";
+    return "ObjectRow{" + "key=" + getKey() + ", " + "etag=" + getEtag() + ", " + "lastModified=" + getLastModified() + ", " + "size=" + getSize() + ", " + "storageClass=" + getStorageClass() + "}";
   }
 }
