@@ -1,7 +1,8 @@
 package io.statesweep.jobs;
 
 import io.statesweep.spark.run.HadoopFiles;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
+import io.statesweep.config.PlanOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.s3.S3Settings;
 import org.apache.spark.SparkConf;
@@ -15,9 +16,9 @@ import org.apache.spark.sql.SparkSession;
 final class SparkSessions {
   private SparkSessions() {}
 
-  static SparkSession forPlan(String appName, RunOptions options) {
+  static SparkSession forPlan(String appName, PlanOptions options) {
     // An inventory report is read through S3A (s3a://, or s3:// where that is S3A).
-    return forTables(appName, options.warehouse(), options.s3(), options.inventory() != null);
+    return forTables(appName, options.export().warehouse(), options.export().s3(), options.inventory() != null);
   }
 
   /**
@@ -27,7 +28,7 @@ final class SparkSessions {
    */
   static SparkSession forSettings(String appName, Settings settings) {
     boolean inventory = settings.string(Settings.LISTING).trim().equalsIgnoreCase("inventory");
-    return forTables(appName, settings.string(Settings.WAREHOUSE).trim(), RunOptions.s3(settings), inventory);
+    return forTables(appName, settings.string(Settings.WAREHOUSE).trim(), ExportOptions.s3(settings), inventory);
   }
 
   /** A session for the tables of {@code warehouse}; {@code s3aInput} when other s3a:// input is read too. */

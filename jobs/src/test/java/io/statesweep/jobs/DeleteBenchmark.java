@@ -97,7 +97,7 @@ public final class DeleteBenchmark {
       Path warehouse = Files.createTempDirectory("statesweep-bench");
       RunOptions options = TestOptions.of(server.endpoint(), BUCKET, PREFIX, warehouse).with("--dry-run", "false")
           .options();
-      SparkSession spark = SparkSessions.forPlan("statesweep bench-delete", options);
+      SparkSession spark = SparkSessions.forPlan("statesweep bench-delete", options.plan());
       PlanResult plan = TestActions.plan(spark, options);
       long started = System.nanoTime();
       ExecuteResult result = TestActions.executeOwnPlan(spark, options, plan, ExecutionHook.NONE);

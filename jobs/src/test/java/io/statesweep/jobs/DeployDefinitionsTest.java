@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statesweep.api.ExecuteResult;
 import io.statesweep.api.LogLine;
 import io.statesweep.config.Command;
+import io.statesweep.config.ExportOptions;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.FailOn;
@@ -110,7 +111,7 @@ class DeployDefinitionsTest {
       // A settings file would change what the job does where this test cannot see it.
       assertThat(invocation.configFile()).as(job.where()).isNull();
       RunOptions options = job.options();
-      assertThat(options.warehouse()).as(job.where()).startsWith("s3a://");
+      assertThat(options.export().warehouse()).as(job.where()).startsWith("s3a://");
       assertThat(job.jar()).as(job.where()).startsWith("s3://").endsWith("/statesweep.jar");
     }
   }
@@ -134,8 +135,8 @@ class DeployDefinitionsTest {
       RunOptions options = job.options();
 
       assertThat(job.args()).as(job.where()).doesNotContain("--skip-approval", "--execute", "--dry-run");
-      assertThat(options.skipApproval()).as(job.where()).isFalse();
-      assertThat(options.unsafeLock()).as(job.where()).isFalse();
+      assertThat(options.execute().skipApproval()).as(job.where()).isFalse();
+      assertThat(options.execute().deletes().unsafeLock()).as(job.where()).isFalse();
       if (invocation.command() == Command.EXECUTE) {
         assertThat(invocation.latestApproved()).as("%s executes the newest approved plan", job.where()).isTrue();
         assertThat(invocation.runId()).as(job.where()).isNull();
@@ -151,15 +152,15 @@ class DeployDefinitionsTest {
     for (Job job : shippedJobs()) {
       RunOptions options = job.options();
       if (job.deletes()) {
-        assertThat(options.maxDeletes()).as("%s: --max-deletes", job.where()).isPositive();
-        assertThat(options.maxDeletesPerSecond()).as("%s: --max-deletes-per-second", job.where()).isPositive();
-        assertThat(options.failOn().losses()).as("%s: --fail-on", job.where())
+        assertThat(options.execute().deletes().maxDeletes()).as("%s: --max-deletes", job.where()).isPositive();
+        assertThat(options.execute().deletes().maxDeletesPerSecond()).as("%s: --max-deletes-per-second", job.where()).isPositive();
+        assertThat(options.export().failOn().losses()).as("%s: --fail-on", job.where())
             .contains(FailOn.Loss.CAME_BACK, FailOn.Loss.MISSING);
         // The plan it executes was made after yesterday's execute: a day old, give or take the plan's duration.
-        assertThat(options.maxPlanAge()).as("%s: --max-plan-age", job.where())
+        assertThat(options.execute().maxPlanAge()).as("%s: --max-plan-age", job.where())
             .isGreaterThan(DAY).isLessThan(DAY.multipliedBy(2));
       } else {
-        assertThat(options.failOn().losses()).as("%s: --fail-on", job.where()).contains(FailOn.Loss.MISSING);
+        assertThat(options.export().failOn().losses()).as("%s: --fail-on", job.where()).contains(FailOn.Loss.MISSING);
       }
     }
   }
@@ -173,8 +174,8 @@ class DeployDefinitionsTest {
       assertThat(jobs).as(platform).hasSize(2);
       assertThat(jobs.get(0).invocation().command()).as(platform).isEqualTo(Command.EXECUTE);
       assertThat(jobs.get(1).invocation().command()).as(platform).isEqualTo(Command.PLAN);
-      RunOptions execute = jobs.get(0).options();
-      RunOptions plan = jobs.get(1).options();
+      ExportOptions execute = jobs.get(0).options().export();
+      ExportOptions plan = jobs.get(1).options().export();
       assertThat(execute.bucket()).as(platform).isEqualTo(plan.bucket());
       assertThat(execute.prefix()).as(platform).isEqualTo(plan.prefix());
       assertThat(execute.warehouse()).as(platform).isEqualTo(plan.warehouse());
@@ -201,7 +202,7 @@ class DeployDefinitionsTest {
   @Test
   void everyShippedJobWaitsAWeekAfterARecordIsMarked() throws Exception {
     for (Job job : shippedJobs()) {
-      assertThat(job.options().graceDays()).as(job.where()).isGreaterThanOrEqualTo(7);
+      assertThat(job.options().export().graceDays()).as(job.where()).isGreaterThanOrEqualTo(7);
     }
   }
 
@@ -366,11 +367,11 @@ class DeployDefinitionsTest {
   void theJobPolicyAllowsTheJobsRequestsAndRefusesTheirNeighbours() throws Exception {
     JsonNode policy = read("iam-policy.json");
     RunOptions options = jobs("emr").get(0).options();
-    String bucket = "arn:aws:s3:::" + options.bucket();
-    String prefix = options.prefix().value();
+    String bucket = "arn:aws:s3:::" + options.export().bucket();
+    String prefix = options.export().prefix().value();
     String lock = RunLock.keyFor(prefix);
     String lockFolder = lockFolder(prefix);
-    String warehouse = "arn:aws:s3:::" + options.warehouse().replaceFirst("^s3a://", "");
+    String warehouse = "arn:aws:s3:::" + options.export().warehouse().replaceFirst("^s3a://", "");
 
     assertThat(allows(policy, "s3:DeleteObject", bucket + "/" + prefix + "projects/p-1/state.json")).isTrue();
     assertThat(allows(policy, "s3:PutObject", bucket + "/" + lock)).isTrue();
@@ -399,7 +400,7 @@ class DeployDefinitionsTest {
     JsonNode policy = read("iam-policy.json");
     Grants optional = s3Grants(policy, DeployDefinitionsTest::isOptional);
     Job plan = jobs("emr").get(1);
-    String bucket = plan.options().bucket();
+    String bucket = plan.options().export().bucket();
 
     List<String> objects = optional.actions.keySet().stream().filter(resource -> resource.contains("/")).toList();
     assertThat(objects).hasSize(1);
@@ -429,10 +430,10 @@ class DeployDefinitionsTest {
   void theJobPolicyUsesKmsOnlyThroughS3ForWhatItReadsAndWrites() throws Exception {
     JsonNode policy = read("iam-policy.json");
     RunOptions options = jobs("emr").get(0).options();
-    String bucket = "arn:aws:s3:::" + options.bucket();
-    String prefix = options.prefix().value();
+    String bucket = "arn:aws:s3:::" + options.export().bucket();
+    String prefix = options.export().prefix().value();
     String lockFolder = lockFolder(prefix);
-    String warehouse = "arn:aws:s3:::" + options.warehouse().replaceFirst("^s3a://", "");
+    String warehouse = "arn:aws:s3:::" + options.export().warehouse().replaceFirst("^s3a://", "");
     Grants named = new Grants();
     shippedJobs().forEach(job -> named.addAll(needs(job)));
     Set<String> namedArns = new TreeSet<>(named.actions.keySet());
@@ -443,14 +444,14 @@ class DeployDefinitionsTest {
     for (JsonNode statement : kms) {
       String sid = statement.path("Sid").asText();
       assertThat(strings(statement.get("Action"))).as(sid).isSubsetOf("kms:Decrypt", "kms:GenerateDataKey");
-      String namedKey = "arn:aws:kms:" + options.s3().region() + ":\\d{12}:key/[0-9a-f-]+";
+      String namedKey = "arn:aws:kms:" + options.export().s3().region() + ":\\d{12}:key/[0-9a-f-]+";
       assertThat(strings(statement.get("Resource"))).as(sid).allSatisfy(key -> assertThat(key).matches(namedKey));
       assertThat(statement.path("Condition").path("StringEquals").path("kms:ViaService").asText()).as(sid)
-          .isEqualTo("s3." + options.s3().region() + ".amazonaws.com");
+          .isEqualTo("s3." + options.export().s3().region() + ".amazonaws.com");
       assertThat(strings(statement.path("Condition").path("StringLike").path("kms:EncryptionContext:aws:s3:arn")))
           .as(sid).isNotEmpty().isSubsetOf(namedArns);
     }
-    Map<String, String> viaS3Only = Map.of("kms:ViaService", "s3." + options.s3().region() + ".amazonaws.com");
+    Map<String, String> viaS3Only = Map.of("kms:ViaService", "s3." + options.export().s3().region() + ".amazonaws.com");
     String exportKey = strings(kms.stream().filter(s -> s.toString().contains(bucket + "/" + prefix + "*"))
         .findFirst().orElseThrow().get("Resource")).get(0);
     assertThat(allowsKms(policy, "kms:Decrypt", exportKey, bucket + "/" + prefix + "projects/p/state.json")).isTrue();
@@ -477,7 +478,7 @@ class DeployDefinitionsTest {
     shippedJobs().stream().map(Job::logGroup).filter(java.util.Objects::nonNull).forEach(groups::add);
     String role = read("emr-serverless-execute-run.json").get("executionRoleArn").asText();
     String account = role.split(":")[4];
-    String region = jobs("emr-serverless").get(0).options().s3().region();
+    String region = jobs("emr-serverless").get(0).options().export().s3().region();
 
     assertThat(groups).hasSize(1);
     String group = "arn:aws:logs:" + region + ":" + account + ":log-group:" + groups.iterator().next() + ":*";
@@ -502,7 +503,7 @@ class DeployDefinitionsTest {
   void theReviewerPolicyReadsTheWarehouseWritesOnlyApprovalsAndNeverTheExport() throws Exception {
     JsonNode policy = read("iam-policy-reviewer.json");
     RunOptions options = jobs("emr").get(0).options();
-    String warehousePath = options.warehouse().replaceFirst("^s3a://", "");
+    String warehousePath = options.export().warehouse().replaceFirst("^s3a://", "");
     String warehouse = "arn:aws:s3:::" + warehousePath;
     String warehouseBucket = "arn:aws:s3:::" + warehousePath.substring(0, warehousePath.indexOf('/'));
     String folder = warehousePath.substring(warehousePath.indexOf('/') + 1) + "/";
@@ -513,7 +514,7 @@ class DeployDefinitionsTest {
       assertThat(statement.get("Effect").asText()).as(sid).isEqualTo("Allow");
       assertThat(statement.has("NotAction") || statement.has("NotResource")).as(sid).isFalse();
       assertThat(statement.toString()).as("%s names the export bucket", sid)
-          .doesNotContain(":::" + options.bucket()).doesNotContain("arn:aws:s3:::*");
+          .doesNotContain(":::" + options.export().bucket()).doesNotContain("arn:aws:s3:::*");
       assertThat(strings(statement.get("Action"))).as(sid).allSatisfy(a -> assertThat(a).doesNotContain("*"));
       List<String> writes = strings(statement.get("Action")).stream().filter(a -> !readOnly.contains(a)).toList();
       if (!writes.isEmpty()) {
@@ -533,12 +534,12 @@ class DeployDefinitionsTest {
       assertThat(allows(policy, "s3:PutObject", log)).as(table).isEqualTo(table.equals("approvals"));
       assertThat(allows(policy, "s3:DeleteObject", log)).as(table).isEqualTo(table.equals("approvals"));
     }
-    String exportKey = "arn:aws:s3:::" + options.bucket() + "/" + options.prefix().value() + "projects/p/state.json";
+    String exportKey = "arn:aws:s3:::" + options.export().bucket() + "/" + options.export().prefix().value() + "projects/p/state.json";
     for (String action : List.of("s3:GetObject", "s3:DeleteObject", "s3:PutObject")) {
       assertThat(allows(policy, action, exportKey)).as(action).isFalse();
     }
-    assertThat(allows(policy, "s3:ListBucket", "arn:aws:s3:::" + options.bucket(),
-        Map.of("s3:prefix", options.prefix().value()))).isFalse();
+    assertThat(allows(policy, "s3:ListBucket", "arn:aws:s3:::" + options.export().bucket(),
+        Map.of("s3:prefix", options.export().prefix().value()))).isFalse();
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -602,7 +603,7 @@ class DeployDefinitionsTest {
 
     Duration executeEnd = executeStart.plus(latestStart(execute))
         .plusMinutes(read("emr-serverless-execute-run.json").get("executionTimeoutMinutes").asLong())
-        .plus(executeJob.options().lockTtl());
+        .plus(executeJob.options().export().lockTtl());
     assertThat(executeEnd).as("the execute's latest end, its lock expired").isLessThanOrEqualTo(planStart);
     Duration planEnd = planStart.plus(latestStart(plan))
         .plusMinutes(read("emr-serverless-plan-run.json").get("executionTimeoutMinutes").asLong());
@@ -613,7 +614,7 @@ class DeployDefinitionsTest {
   @Test
   void theSchedulersRoleMayStartExactlyTheScheduledJobs() throws Exception {
     Map<String, Set<String>> needed = new TreeMap<>();
-    String region = jobs("emr").get(0).options().s3().region();
+    String region = jobs("emr").get(0).options().export().s3().region();
     JsonNode emr = JSON.readTree(read("schedule-emr-steps.json").get("Target").get("Input").asText());
     String account = read("schedule-emr-steps.json").get("Target").get("RoleArn").asText().split(":")[4];
     needed.computeIfAbsent("elasticmapreduce:AddJobFlowSteps", a -> new TreeSet<>())
@@ -806,8 +807,8 @@ class DeployDefinitionsTest {
 
   /** Seconds a run needs to delete its bound at its rate ceiling. */
   private static long secondsToDelete(RunOptions options) {
-    assertThat(options.maxDeletesPerSecond()).isPositive();
-    return (options.maxDeletes() + options.maxDeletesPerSecond() - 1) / options.maxDeletesPerSecond();
+    assertThat(options.execute().deletes().maxDeletesPerSecond()).isPositive();
+    return (options.execute().deletes().maxDeletes() + options.execute().deletes().maxDeletesPerSecond() - 1) / options.execute().deletes().maxDeletesPerSecond();
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -872,23 +873,23 @@ class DeployDefinitionsTest {
     needs.folder(jar[0], jar[1].substring(0, jar[1].lastIndexOf('/') + 1), false, "s3:GetObject");
 
     RunOptions options = job.options();
-    String prefix = options.prefix().value();
-    needs.folder(options.bucket(), prefix, true, job.deletes() ? new String[] {"s3:GetObject", "s3:DeleteObject"}
+    String prefix = options.export().prefix().value();
+    needs.folder(options.export().bucket(), prefix, true, job.deletes() ? new String[] {"s3:GetObject", "s3:DeleteObject"}
         : new String[] {"s3:GetObject"});
-    needs.folder(options.bucket(), lockFolder(prefix), true, "s3:PutObject",
+    needs.folder(options.export().bucket(), lockFolder(prefix), true, "s3:PutObject",
         "s3:GetObject", "s3:DeleteObject");
-    needs.allow("arn:aws:s3:::" + options.bucket(), "s3:GetBucketVersioning");
+    needs.allow("arn:aws:s3:::" + options.export().bucket(), "s3:GetBucketVersioning");
 
-    String[] warehouse = bucketAndKey(options.warehouse());
+    String[] warehouse = bucketAndKey(options.export().warehouse());
     needs.folder(warehouse[0], warehouse[1].replaceFirst("/?$", "/"), true, "s3:GetObject", "s3:PutObject",
         "s3:DeleteObject");
     if (job.logUri() != null) {
       String[] logs = bucketAndKey(job.logUri());
       needs.folder(logs[0], logs[1].replaceFirst("/?$", "/"), true, "s3:PutObject");
     }
-    if (options.inventory() != null) {
+    if (options.plan().inventory() != null) {
       // <destination prefix>/<source bucket>/<config>/<date>/manifest.json; the data files under <config>/data/.
-      String[] manifest = bucketAndKey(options.inventory().uri());
+      String[] manifest = bucketAndKey(options.plan().inventory().uri());
       String config = manifest[1].replaceFirst("[^/]+/[^/]+$", "");
       needs.folder(manifest[0], config, true, "s3:GetObject");
     }

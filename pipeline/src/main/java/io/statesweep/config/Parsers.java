@@ -67,9 +67,9 @@ final class Parsers {
     return endpoint;
   }
 
-  /** {@code --log-lines}: a number of lines, or {@code all} ({@link RunOptions#ALL_LINES}). */
+  /** {@code --log-lines}: a number of lines, or {@code all} ({@link PlanOptions#ALL_LINES}). */
   static Integer logLines(Setting<Integer> setting, Settings.Value value) {
-    return value.value().trim().equalsIgnoreCase("all") ? RunOptions.ALL_LINES
+    return value.value().trim().equalsIgnoreCase("all") ? PlanOptions.ALL_LINES
         : Setting.integer(setting, value, 0, MAX_LOG_LINES);
   }
 

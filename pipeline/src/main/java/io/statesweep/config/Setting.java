@@ -18,7 +18,8 @@ import java.util.Set;
  * (with the exact message of a bad one, naming where the value came from), the range of good values, whether
  * its flag may stand alone as a switch, the commands that take it, and what it means. The command line's
  * options and their help, each command's list of settings ({@link Command#settings()}) and the validation of
- * {@link RunOptions#from} are derived from these declarations; the table of all of them is {@link Settings#ALL}.
+ * each command's options ({@link PlanOptions}, {@link ExecuteOptions}, {@link RunOptions}) are derived from these
+ * declarations; the table of all of them is {@link Settings#ALL}.
  *
  * <p>Declared with a builder that {@link Builder#help} ends: {@code Setting.integer("sweep.workers", 1, 1024)
  * .flag("--workers").environment("COGRAM_CLEANUP_WORKERS").defaultValue("16").takenBy(EXPORT).help("...")}.

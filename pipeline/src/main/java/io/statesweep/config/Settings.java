@@ -53,7 +53,7 @@ public final class Settings {
       .flag("--grace-days").environment("COGRAM_CLEANUP_GRACE_DAYS").aliases("grace_days").defaultValue("0")
       .takenBy(EXPORT)
       .help("days to wait after a record is marked or expires");
-  /** Text here: each kind is checked against the layout ({@link RunOptions#from}). */
+  /** Text here: each kind is checked against the layout ({@link ExportOptions#from}). */
   public static final Setting<String> KIND_GRACE_DAYS = Setting.text("sweep.grace-days.by-kind")
       .flag("--kind-grace-days").environment("STATESWEEP_KIND_GRACE_DAYS").defaultValue("").takenBy(EXPORT)
       .help("grace days by kind folder, overriding --grace-days: such as drawings=90,emails=7");
@@ -72,7 +72,7 @@ public final class Settings {
   public static final Setting<String> WAREHOUSE = Setting.parsed("sweep.warehouse", Parsers::trimmed)
       .flag("--warehouse").environment("STATESWEEP_WAREHOUSE").defaultValue("statesweep-warehouse").takenBy(EVERY)
       .help("where the Delta tables go: a local path or s3a://bucket/path");
-  /** Text here: the layout is loaded, from a file or built in, by {@link RunOptions#from}. */
+  /** Text here: the layout is loaded, from a file or built in, by {@link ExportOptions#from}. */
   public static final Setting<String> LAYOUT = Setting.parsed("sweep.layout", Parsers::trimmed)
       .flag("--layout").environment("STATESWEEP_LAYOUT").defaultValue("cogram").takenBy(EXPORT)
       .help("a layout file (a local path, s3://, s3a://, dbfs:/ or file:) or the name of a built-in layout");
@@ -80,7 +80,7 @@ public final class Settings {
       .flag("--allow-bucket-root").environment("STATESWEEP_ALLOW_BUCKET_ROOT").defaultValue("false").asSwitch()
       .takenBy(EXPORT)
       .help("allow an empty prefix: the whole bucket is the export");
-  /** How many {@code would delete} lines to print; {@link RunOptions#ALL_LINES} for all. */
+  /** How many {@code would delete} lines to print; {@link PlanOptions#ALL_LINES} for all. */
   public static final Setting<Integer> LOG_LINES = Setting.parsed("sweep.log.lines", Parsers::logLines)
       .flag("--log-lines").environment("STATESWEEP_LOG_LINES").defaultValue("100").takenBy(PLANNING)
       .range("0-" + Parsers.MAX_LOG_LINES + ", or 'all' for every one")
@@ -115,12 +115,12 @@ public final class Settings {
       .takenBy(PLANNING)
       .help("take a state file's parsed document from the last complete plan when its ETag is unchanged (no GET)");
 
-  public static final Setting<RunOptions.Listing> LISTING = Setting.choice("sweep.listing",
-          choices("list", RunOptions.Listing.LIST, "inventory", RunOptions.Listing.INVENTORY))
+  public static final Setting<PlanOptions.Listing> LISTING = Setting.choice("sweep.listing",
+          choices("list", PlanOptions.Listing.LIST, "inventory", PlanOptions.Listing.INVENTORY))
       .flag("--listing").environment("STATESWEEP_LISTING").defaultValue("list").takenBy(PLANNING)
       .help(Setting.RANGE + ": list is ListObjectsV2 over the prefix, inventory an S3 Inventory report (see"
           + " --inventory)");
-  /** Read only with {@code --listing inventory} ({@link RunOptions#from} says so of one given without it). */
+  /** Read only with {@code --listing inventory} ({@link PlanOptions#from} says so of one given without it). */
   public static final Setting<InventoryManifest.Location> INVENTORY = Setting.parsed("sweep.inventory",
           Parsers::inventory)
       .flag("--inventory").environment("STATESWEEP_INVENTORY").takenBy(PLANNING)
@@ -174,7 +174,7 @@ public final class Settings {
       .help("at most this many bytes deleted per run, such as 500G or 2T (K, M, G, T: powers of 1024), whole"
           + " records; 0 for no bound");
 
-  /** Each entry is checked against the prefix by {@link RunOptions#from}. */
+  /** Each entry is checked against the prefix by {@link PlanOptions#from}. */
   public static final Setting<List<String>> SCOPE_PREFIXES = Setting.list("sweep.scope.prefixes")
       .flag("--scope-prefix").environment("STATESWEEP_SCOPE_PREFIX").defaultValue("").takenBy(PLANNING)
       .help("plan only the records whose state files are under these folders of the export, comma-separated, such"
@@ -182,7 +182,7 @@ public final class Settings {
   public static final Setting<List<String>> SCOPE_PROJECTS = Setting.list("sweep.scope.projects")
       .flag("--projects").environment("STATESWEEP_PROJECTS").defaultValue("").takenBy(PLANNING)
       .help("plan only the records of these projects, comma-separated project ids");
-  /** Each entry is checked against the layout by {@link RunOptions#from}. */
+  /** Each entry is checked against the layout by {@link PlanOptions#from}. */
   public static final Setting<List<String>> SCOPE_KINDS = Setting.list("sweep.scope.kinds")
       .flag("--kinds").environment("STATESWEEP_KINDS").defaultValue("").takenBy(PLANNING)
       .help("plan only the records of these kind folders, comma-separated, such as emails,drawings");

@@ -9,7 +9,8 @@ import io.statesweep.api.Metrics;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
 import io.statesweep.api.failures.PlanRefusedException;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
+import io.statesweep.config.ExecuteOptions;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.execute.ConditionalDeleteProbe;
@@ -67,7 +68,8 @@ final class SparkExecuteAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkExecuteAction.class);
 
   private final SparkSession spark;
-  private final RunOptions options;
+  private final ExecuteOptions options;
+  private final ExportOptions export;
   /** The plan executed: given, or with {@link #latestApproved} found under the run lock. */
   private String runId;
   private final boolean latestApproved;
@@ -83,17 +85,19 @@ final class SparkExecuteAction {
   /** The attempt's summary, lines and row of runs. */
   private final AttemptReport report;
 
-  SparkExecuteAction(SparkSession spark, RunOptions options, String runId) {
+  SparkExecuteAction(SparkSession spark, ExecuteOptions options, String runId) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
+    this.export = options.export();
     this.runId = requireNonNull(runId, "runId is null");
     this.latestApproved = false;
     this.report = new AttemptReport(this.spark, this.options);
   }
 
-  private SparkExecuteAction(SparkSession spark, RunOptions options) {
+  private SparkExecuteAction(SparkSession spark, ExecuteOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
+    this.export = options.export();
     this.runId = null;
     this.latestApproved = true;
     this.report = new AttemptReport(this.spark, this.options);
@@ -106,7 +110,7 @@ final class SparkExecuteAction {
    * none, {@link #execute()} deletes nothing and returns a complete result that says why
    * ({@link ExecuteResult#notExecuted()}).
    */
-  static SparkExecuteAction latestApproved(SparkSession spark, RunOptions options) {
+  static SparkExecuteAction latestApproved(SparkSession spark, ExecuteOptions options) {
     return new SparkExecuteAction(spark, options);
   }
 
@@ -171,22 +175,22 @@ final class SparkExecuteAction {
   ExecuteResult execute() {
     String label = latestApproved ? "execute --latest-approved" : "execute --run-id " + runId;
     try (ActionSettings settings = ActionSettings.of(spark);
-        ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(options, label)) {
+        ActionLock lock = heldLock != null ? heldLock : ActionLock.toDelete(export, options.deletes(), label)) {
       if (!lock.taken()) {
         throw new IllegalStateException("The " + label + " needs the run lock " + lock.key()
             + ", and the run it is part of has none: nothing was deleted");
       }
       if (latestApproved) {
-        Tables tables = new Tables(options.warehouse(), options.catalogSchema());
-        SparkApproveAction.LatestApproved found = SparkApproveAction.latestApproved(spark, tables, options.bucket(),
-            options.prefix().value(), options.maxPlanAge(), clock.instant());
+        Tables tables = new Tables(export.warehouse(), export.catalogSchema());
+        SparkApproveAction.LatestApproved found = SparkApproveAction.latestApproved(spark, tables, export.bucket(),
+            export.prefix().value(), options.maxPlanAge(), clock.instant());
         if (found.runId() == null) {
           LOG.info("Nothing to execute: {}", LineText.escape(found.why()));
           return SparkExecuteResult.nothingToExecute(tables, found.why(), lock.outcome());
         }
         runId = found.runId();
-        LOG.info("Executing the newest approved plan of s3://{}/{}: run {}", options.bucket(),
-            LineText.escape(options.prefix().value()), LineText.escape(runId));
+        LOG.info("Executing the newest approved plan of s3://{}/{}: run {}", export.bucket(),
+            LineText.escape(export.prefix().value()), LineText.escape(runId));
       }
       // From the moment the lock is lost no delete is sent: another run may hold it.
       lock.onLost(() -> cancel("lost the run lock " + lock.key() + ": " + lock.lossReason()));
@@ -200,22 +204,22 @@ final class SparkExecuteAction {
    * the ledger, count and summarise, the cost included ({@link #recordAndCount}).
    */
   private ExecuteResult executeLocked(ActionLock lock) {
-    Tables tables = new Tables(options.warehouse(), options.catalogSchema());
+    Tables tables = new Tables(export.warehouse(), export.catalogSchema());
     Instant startedAt = Instant.now();
     // A table name taken elsewhere stops the execute here, before anything is deleted.
     CatalogTables.registerAll(spark, tables);
-    String attemptId = RunContext.start(startedAt, options.graceDays()).runId();
+    String attemptId = RunContext.start(startedAt, export.graceDays()).runId();
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
-    LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
+    LedgerRecorder ledger = new LedgerRecorder(spark, export, metrics);
     // The ledger of an attempt whose driver died is recorded before anything is deleted.
     List<String> recordedBefore = new LeftoverLedgers(spark, options, ledger, report, LOG).record(tables, attemptId);
     ReviewedPlan plan = reviewedPlan(tables);
-    S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
+    S3ObjectStore store = S3ObjectStore.open(export.s3(), export.bucket());
     // What this attempt costs: its requests at the region's list prices, the lock's included: all of them for a
     // lock it took, those since it began for the lock of the run it is part of (the plan counted the rest).
     Map<String, Long> lockBefore = heldLock != null ? PlanCosts.sentBy(lock.requestCounts()) : Map.of();
     PriceTable prices = priceTable();
-    Progress progress = Progress.every(options.progressSeconds(), metrics, runId);
+    Progress progress = Progress.every(export.progressSeconds(), metrics, runId);
     Attempt attempt = new Attempt(runId, attemptId, startedAt, tables, plan, metrics, ledger, lock, recordedBefore,
         prices, lockBefore, progress, new AttemptPhases(spark, LOG), new LineStream(sink));
     // The jobs of this attempt's delete phase carry a tag of their own, for cancel() to find them.
@@ -260,7 +264,7 @@ final class SparkExecuteAction {
   /** The region's list prices; null, with a warning, when they cannot be read (the attempt is not priced). */
   private PriceTable priceTable() {
     try {
-      return PlanCosts.priceTable(spark, options);
+      return PlanCosts.priceTable(spark, export);
     } catch (RuntimeException e) {
       LOG.warn("Run {}: this attempt's cost is not priced: {}", runId, LineText.escape(e.getMessage()));
       return null;
@@ -334,7 +338,7 @@ final class SparkExecuteAction {
     }
     if (recorded.unreadable() > 0) {
       String unreadable = recorded.unreadable() + " objects of its ledger cannot be read (see the log): they stay"
-          + " under s3://" + options.bucket() + "/" + attempt.ledger().folder(runId, attempt.attemptId());
+          + " under s3://" + export.bucket() + "/" + attempt.ledger().folder(runId, attempt.attemptId());
       failure = failure == null ? unreadable : failure + "; " + unreadable;
     }
     return failure;
@@ -347,7 +351,7 @@ final class SparkExecuteAction {
   private ExecuteResult unrecorded(Attempt attempt, DeletePhase.Deleted deleted, Exception e) {
     String attemptId = attempt.attemptId();
     String failure = (deleted.stopped() != null ? RootMessage.of(deleted.stopped()) + "; " : "")
-        + "cannot record what it deleted from its ledger, which stays under s3://" + options.bucket() + "/"
+        + "cannot record what it deleted from its ledger, which stays under s3://" + export.bucket() + "/"
         + attempt.ledger().folder(runId, attemptId) + " for the next execute to record: " + RootMessage.of(e);
     LOG.error("Run {} attempt {} did not complete: {}", runId, attemptId, LineText.escape(failure), e);
     RunSummary summary = AttemptReport.summary(runId, attempt.plan().run(), attemptId, deleted.conditional(),
@@ -367,7 +371,7 @@ final class SparkExecuteAction {
   private SparkExecuteResult result(Attempt attempt, RunSummary summary, ConditionalDeleteProbe.Answer conditional,
       String failure) {
     LockOutcome runLock = attempt.lock().outcome();
-    return new SparkExecuteResult(runId, attempt.attemptId(), options.failOn().appliedTo(runLock.appliedTo(summary)),
+    return new SparkExecuteResult(runId, attempt.attemptId(), export.failOn().appliedTo(runLock.appliedTo(summary)),
         attempt.tables(), conditional.describe(), attempt.lines().sample(), attempt.lines().counts(), failure,
         Metrics.of(attempt.metrics().json("execute", runId, attempt.attemptId(), summary, attempt.phases().seconds())),
         runLock, null);
@@ -381,7 +385,7 @@ final class SparkExecuteAction {
     Map<String, Long> lockSince = new java.util.TreeMap<>(PlanCosts.sentBy(attempt.lock().requestCounts()));
     attempt.lockBefore().forEach((operation, count) -> lockSince.merge(operation, -count, Long::sum));
     lockSince.values().removeIf(count -> count <= 0);
-    PlanCosts.Region region = PlanCosts.region(options);
+    PlanCosts.Region region = PlanCosts.region(export);
     PlanCost cost = PlanCost.ofAttempt(attempt.prices(), region.name(), region.from(),
         PlanCosts.plus(PlanCosts.sent(attempt.metrics().requests()), lockSince));
     LOG.info("Run {}: this attempt sent {} S3 requests {}, ${} at the list prices of {} ({})", runId,

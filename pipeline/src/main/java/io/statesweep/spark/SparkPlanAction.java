@@ -30,7 +30,8 @@ import io.statesweep.api.Metrics;
 import io.statesweep.api.PlanResult;
 import io.statesweep.api.Tables;
 import io.statesweep.s3.S3ObjectStore;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
+import io.statesweep.config.PlanOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.LineText;
@@ -74,7 +75,8 @@ final class SparkPlanAction {
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
 
   private final SparkSession spark;
-  private final RunOptions options;
+  private final PlanOptions options;
+  private final ExportOptions export;
   private Clock clock = Clock.systemUTC();
   private Consumer<LogLine> sink = line -> { };
   private final Map<String, Double> phaseSeconds = new LinkedHashMap<>();
@@ -96,9 +98,10 @@ final class SparkPlanAction {
   /** The plan's tables, made on a thread of their own where they are missing. */
   private PlanTables planTables;
 
-  SparkPlanAction(SparkSession spark, RunOptions options) {
+  SparkPlanAction(SparkSession spark, PlanOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
+    this.export = options.export();
   }
 
   /**
@@ -128,26 +131,26 @@ final class SparkPlanAction {
    */
   PlanResult execute() {
     try (ActionSettings settings = ActionSettings.of(spark);
-        ActionLock lock = heldLock != null ? heldLock : ActionLock.forDryRun(options, "plan")) {
+        ActionLock lock = heldLock != null ? heldLock : ActionLock.forDryRun(export, "plan")) {
       return plan(lock, settings);
     }
   }
 
   private PlanResult plan(ActionLock lock, ActionSettings settings) {
-    RunContext run = RunContext.start(clock.instant(), options.graceDays());
-    Tables tables = new Tables(options.warehouse(), options.catalogSchema());
+    RunContext run = RunContext.start(clock.instant(), export.graceDays());
+    Tables tables = new Tables(export.warehouse(), export.catalogSchema());
     // A schema the catalog lacks, or a table name it holds elsewhere, is a bad setting: nothing is listed or written.
     CatalogTables.registerAll(spark, tables);
     Instant startedAt = Instant.now();
-    LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), options.bucket(),
-        LineText.escape(options.prefix().value()), LineText.escape(options.layout().name()), options.graceDays(),
+    LOG.info("Run {}: planning s3://{}/{} (layout {}, grace {} days) into {}", run.runId(), export.bucket(),
+        LineText.escape(export.prefix().value()), LineText.escape(export.layout().name()), export.graceDays(),
         LineText.escape(tables.warehouse()));
     metrics = RunMetrics.register(spark.sparkContext());
-    progress = Progress.every(options.progressSeconds(), metrics, run.runId());
+    progress = Progress.every(export.progressSeconds(), metrics, run.runId());
     LineStream lines = new LineStream(sink);
     try {
-      priceTable = PlanCosts.priceTable(spark, options);
-      planTables = PlanTables.makeMissing(spark, tables, priceTable, PlanCosts.region(options).name());
+      priceTable = PlanCosts.priceTable(spark, export);
+      planTables = PlanTables.makeMissing(spark, tables, priceTable, PlanCosts.region(export).name());
       versioning = bucketVersioning();
       PlanCounts counts = plan(run, tables, settings);
       PlanCost cost = cost(run, tables, lock, counts);
@@ -157,7 +160,7 @@ final class SparkPlanAction {
       }
       logLines(counts, lines);
       if (cost.versioningNote() != null && versioning.keepsNoncurrentVersions()) {
-        lines.accept(LogLine.versioning(options.bucket(), cost.versioningNote()));
+        lines.accept(LogLine.versioning(export.bucket(), cost.versioningNote()));
       }
       // Every table the review reads exists from here on, empty where nothing happened yet.
       planTables.await();
@@ -191,12 +194,12 @@ final class SparkPlanAction {
    * store) with why; never a failure of the plan.
    */
   private BucketVersioning bucketVersioning() {
-    StoreAccess access = StoreAccess.of(options, metrics);
+    StoreAccess access = StoreAccess.of(export, metrics);
     S3ObjectStore store = access.open();
     BucketVersioning answer = store.bucketVersioning();
     access.countRequests(store);
     if (answer.unknownBecause() != null) {
-      LOG.warn("Bucket versioning of s3://{} is unknown: {}", options.bucket(),
+      LOG.warn("Bucket versioning of s3://{} is unknown: {}", export.bucket(),
           LineText.escape(answer.unknownBecause()));
     }
     return answer;
@@ -205,7 +208,7 @@ final class SparkPlanAction {
   /** What the plan cost, what its execute will cost, and what it frees (README, "The cost of a run"). */
   private PlanCost cost(RunContext run, Tables tables, ActionLock lock, PlanCounts counts) {
     phase("cost", "Pricing the plan");
-    PlanCosts.Region region = PlanCosts.region(options);
+    PlanCosts.Region region = PlanCosts.region(export);
     Map<String, Long> executeRequests = PlanCosts.executeRequests(spark, options, planRows);
     PlanCosts.Freed freed = PlanCosts.freed(planRows, run.now(), storageClassesDS, priceTable);
     // Everything the plan sent until now: its tasks', the driver's, and the run lock's (its release follows).
@@ -218,7 +221,7 @@ final class SparkPlanAction {
     }
     PlanCost cost = PlanCost.priced(priceTable, region.name(), region.from(), requests, executeRequests,
         freed.bytes(), freed.byteDaysLeft(), versioning.status(),
-        PlanCosts.versioningNote(options, versioning, counts.bytes()));
+        PlanCosts.versioningNote(export, versioning, counts.bytes()));
     LOG.info("Run {}: {}", run.runId(), LineText.escape(cost.describe()));
     if (cost.versioningNote() != null) {
       LOG.warn("Run {}: {}", run.runId(), LineText.escape(cost.versioningNote()));
@@ -228,7 +231,7 @@ final class SparkPlanAction {
 
   /** The plan's stages, list -> read the state files -> plan the records, each stage's rows written to its table. */
   private PlanCounts plan(RunContext run, Tables tables, ActionSettings settings) {
-    KeyClassifier classifier = options.layout().classifier(options.prefix());
+    KeyClassifier classifier = export.layout().classifier(export.prefix());
     Listings.Listing listing = list(run, classifier);
     long keysListed = listing.objects().count();
     LOG.info("Run {}: {} keys under the prefix ({})", run.runId(), keysListed,
@@ -244,13 +247,13 @@ final class SparkPlanAction {
   /** The listing stage: ListObjectsV2 tasks, or an S3 Inventory report (README, "What a run does"). */
   private Listings.Listing list(RunContext run, KeyClassifier classifier) {
     Listings.Listing listing;
-    if (options.listing() == RunOptions.Listing.INVENTORY) {
+    if (options.listing() == PlanOptions.Listing.INVENTORY) {
       phase("list", "Reading the inventory report " + options.inventory());
       source = new RunsTable.Source("inventory", options.inventory().toString(), null);
       progress.phase("list", "keys_listed", -1);
       listing = Listings.fromInventory(spark, options, run.runId());
     } else {
-      phase("list", "Listing s3://" + options.bucket() + "/" + options.prefix());
+      phase("list", "Listing s3://" + export.bucket() + "/" + export.prefix());
       source = RunsTable.Source.LIST;
       progress.phase("list", "keys_listed", -1);
       listing = Listings.fromListing(spark, options, classifier, metrics, run.runId());
@@ -280,14 +283,14 @@ final class SparkPlanAction {
       Dataset<StateFileRow> stateFilesDS) {
     phase("plan", "Planning records");
     progress.phase("plan", "records_planned", -1);
-    Dataset<PlanRow> planDS = Planning.plan(stateFilesDS, listing, classifier, options.gracePolicy(), run, metrics);
+    Dataset<PlanRow> planDS = Planning.plan(stateFilesDS, listing, classifier, export.gracePolicy(), run, metrics);
     // The records are planned once: the table is written from these rows, and its summary, the run's counts, its
     // cost and its lines are all read from them, never from a second planning or a reading of the table back.
     planRows = TableWrites.planTable(planDS).localCheckpoint(true);
     planTables.await(Tables.DELETION_PLAN);
     TableWrites.append(planRows, tables, Tables.DELETION_PLAN);
     planTables.await(Tables.PLAN_SUMMARY);
-    TableWrites.append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(options).name()), tables,
+    TableWrites.append(PlanSummary.of(planRows, storageClassesDS, priceTable, PlanCosts.region(export).name()), tables,
         Tables.PLAN_SUMMARY);
   }
 
@@ -334,7 +337,7 @@ final class SparkPlanAction {
           .select(col("state_file_key"), expr("posexplode(deletes) as (position, delete)"))
           .select(col("state_file_key"), col("position"), col("delete.key").as("key"));
       long deletes = counts.keysToDelete();
-      if (options.logLines() != RunOptions.ALL_LINES) {
+      if (options.logLines() != PlanOptions.ALL_LINES) {
         deletesDS = deletesDS.orderBy(order).limit(options.logLines());
         deletes = Math.min(deletes, options.logLines());
       }
@@ -368,8 +371,9 @@ final class SparkPlanAction {
       String failure, PlanCost cost) {
     phase("record-run", "Recording the run");
     RunsTable.RunRow row = new RunsTable.RunRow(run.runId(), run.runDate(), run.runId(), "plan", startedAt,
-        Instant.now(), run.now(), options.bucket(), options.prefix().value(), options.layout().name(),
-        options.layout().fingerprint(), options.graceDays(), options.settings(), null, counts.listingTasks(), counts.keysListed(), counts.bytes(),
+        Instant.now(), run.now(), export.bucket(), export.prefix().value(), export.layout().name(),
+        export.layout().fingerprint(), export.graceDays(), export.settings(), null, counts.listingTasks(),
+        counts.keysListed(), counts.bytes(),
         counts.badState(), counts.notYetDue(), 0, 0, 0, null, summary, failure, source, cost);
     TableWrites.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
     LOG.info("Run {} recorded in {}", run.runId(), LineText.escape(tables.runs()));
@@ -394,7 +398,7 @@ final class SparkPlanAction {
       ActionLock lock) {
     Map<String, Double> seconds = phaseSeconds();
     LockOutcome runLock = lock.outcome();
-    return new SparkPlanResult(run.runId(), options.failOn().appliedTo(runLock.appliedTo(summary)), tables,
+    return new SparkPlanResult(run.runId(), export.failOn().appliedTo(runLock.appliedTo(summary)), tables,
         lines.sample(), lines.counts(), failure, seconds,
         Metrics.of(metrics.json("plan", run.runId(), run.runId(), summary, seconds)), runLock);
   }

@@ -44,19 +44,20 @@ final class SparkRunAction {
   }
 
   RunResult execute() {
-    try (ActionLock lock = options.dryRun() ? ActionLock.forDryRun(options, "run")
-        : ActionLock.toDelete(options, "run")) {
+    try (ActionLock lock = options.dryRun() ? ActionLock.forDryRun(options.export(), "run")
+        : ActionLock.toDelete(options.export(), options.execute().deletes(), "run")) {
       Consumer<LogLine> planLines = options.dryRun() ? sink : line -> {
         if (line.kind() != LogLine.Kind.WOULD_DELETE) {
           sink.accept(line);
         }
       };
-      PlanResult plan = new SparkPlanAction(spark, options).underLock(lock).lines(planLines).execute();
+      PlanResult plan = new SparkPlanAction(spark, options.plan()).underLock(lock).lines(planLines).execute();
       if (options.dryRun() || plan.failure() != null) {
         return new RunResult(plan, null);
       }
       return new RunResult(plan,
-          new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob(plan).underLock(lock).lines(sink).execute());
+          new SparkExecuteAction(spark, options.execute(), plan.runId()).plannedInThisJob(plan).underLock(lock)
+              .lines(sink).execute());
     }
   }
 }

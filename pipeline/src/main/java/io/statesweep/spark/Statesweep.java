@@ -20,6 +20,9 @@ import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.CatalogSchema;
 import io.statesweep.config.Command;
 import io.statesweep.store.FileSource;
+import io.statesweep.config.ExecuteOptions;
+import io.statesweep.config.ExportOptions;
+import io.statesweep.config.PlanOptions;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
@@ -145,7 +148,7 @@ public final class Statesweep implements Actions {
    */
   private FileSource files(Settings reach) {
     return (location, maxBytes) -> {
-      S3Settings s3 = RunOptions.s3(reach);
+      S3Settings s3 = ExportOptions.s3(reach);
       if (spark == null) {
         return HadoopFiles.beforeTheRun(s3).read(location, maxBytes);
       }
@@ -256,9 +259,9 @@ public final class Statesweep implements Actions {
     }
 
 
-    /** The run's validated options, a {@code --layout} file read as the config file is. */
-    RunOptions runOptions(Settings settings) {
-      return RunOptions.from(settings, statesweep.files(settings));
+    /** Where a {@code --layout} file is read from: as the config file is. */
+    FileSource files(Settings settings) {
+      return statesweep.files(settings);
     }
 
     SparkSession session(Settings settings) {
@@ -328,7 +331,7 @@ public final class Statesweep implements Actions {
     @Override
     public PlanResult execute() {
       Settings settings = settings();
-      RunOptions options = runOptions(settings);
+      PlanOptions options = PlanOptions.from(settings, files(settings));
       if (!options.dryRun()) {
         Settings.Value value = settings.value(Settings.DRY_RUN);
         throw new BadSettingsException("The plan command never deletes, but dry_run is false (from "
@@ -347,7 +350,7 @@ public final class Statesweep implements Actions {
     @Override
     public RunResult execute() {
       Settings settings = settings();
-      RunOptions options = runOptions(settings);
+      RunOptions options = RunOptions.from(settings, files(settings));
       return new SparkRunAction(session(settings), options).lines(lines()).execute();
     }
   }
@@ -371,7 +374,7 @@ public final class Statesweep implements Actions {
         throw new BadSettingsException("The execute command deletes, but dry_run is true (from "
             + dryRun.source() + "): unset it, or use plan for a dry run");
       }
-      RunOptions options = runOptions(settings);
+      ExecuteOptions options = ExecuteOptions.from(settings, files(settings));
       String runId = planRunId();
       if (runId == null) {
         if (options.skipApproval()) {

@@ -61,9 +61,9 @@ class ConfigFileSourceTest {
     RunOptions options = RunOptions.from(settings, files);
 
     assertThat(settings.value(Settings.GRACE_DAYS)).isEqualTo(new Settings.Value("7", CONFIG + ": sweep.grace-days"));
-    assertThat(options.bucket()).isEqualTo("b");
-    assertThat(options.layout().name()).isEqualTo("tiny");
-    assertThat(options.layout().origin()).isEqualTo(LAYOUT);
+    assertThat(options.export().bucket()).isEqualTo("b");
+    assertThat(options.export().layout().name()).isEqualTo("tiny");
+    assertThat(options.export().layout().origin()).isEqualTo(LAYOUT);
     assertThat(files.reads).containsExactly(CONFIG, LAYOUT);
   }
 
@@ -74,7 +74,7 @@ class ConfigFileSourceTest {
     RunOptions options = RunOptions.from(Settings.resolve(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null,
         files), files);
 
-    assertThat(options.layout().name()).isEqualTo("cogram");
+    assertThat(options.export().layout().name()).isEqualTo("cogram");
     assertThat(files.reads).isEmpty();
   }
 

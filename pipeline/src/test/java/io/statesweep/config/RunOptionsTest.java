@@ -28,13 +28,13 @@ class RunOptionsTest {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "cogram"), Map.of(), null);
 
     assertThat(options.dryRun()).isTrue();
-    assertThat(options.graceDays()).isZero();
-    assertThat(options.workers()).isEqualTo(16);
-    assertThat(options.prefix().value()).isEqualTo("cogram/");
-    assertThat(options.s3().region()).isNull();
-    assertThat(options.s3().endpoint()).isNull();
-    assertThat(options.s3().pathStyle()).isFalse();
-    assertThat(options.layout().name()).isEqualTo("cogram");
+    assertThat(options.export().graceDays()).isZero();
+    assertThat(options.export().workers()).isEqualTo(16);
+    assertThat(options.export().prefix().value()).isEqualTo("cogram/");
+    assertThat(options.export().s3().region()).isNull();
+    assertThat(options.export().s3().endpoint()).isNull();
+    assertThat(options.export().s3().pathStyle()).isFalse();
+    assertThat(options.export().layout().name()).isEqualTo("cogram");
   }
 
   @Test
@@ -45,10 +45,10 @@ class RunOptionsTest {
 
     RunOptions options = options(Map.of("--workers", "4"), environment, conf);
 
-    assertThat(options.bucket()).isEqualTo("from-conf");
-    assertThat(options.graceDays()).isEqualTo(5);
-    assertThat(options.workers()).isEqualTo(4);
-    assertThat(options.prefix().value()).isEqualTo("conf/");
+    assertThat(options.export().bucket()).isEqualTo("from-conf");
+    assertThat(options.export().graceDays()).isEqualTo(5);
+    assertThat(options.export().workers()).isEqualTo(4);
+    assertThat(options.export().prefix().value()).isEqualTo("conf/");
   }
 
   @Test
@@ -58,8 +58,8 @@ class RunOptionsTest {
 
     RunOptions options = options(Map.of(), Map.of(), conf);
 
-    assertThat(options.bucket()).isEqualTo("legacy");
-    assertThat(options.graceDays()).isEqualTo(2);
+    assertThat(options.export().bucket()).isEqualTo("legacy");
+    assertThat(options.export().graceDays()).isEqualTo(2);
     assertThat(options.dryRun()).isTrue();
   }
 
@@ -93,7 +93,7 @@ class RunOptionsTest {
   void refusesTheBucketRootUnlessAllowed() {
     assertThatThrownBy(() -> options(Map.of("--bucket", "b"), Map.of(), null))
         .hasMessageStartingWith("Refusing the bucket root as the export prefix");
-    assertThat(options(Map.of("--bucket", "b", "--allow-bucket-root", "true"), Map.of(), null).prefix().isBucketRoot())
+    assertThat(options(Map.of("--bucket", "b", "--allow-bucket-root", "true"), Map.of(), null).export().prefix().isBucketRoot())
         .isTrue();
   }
 
@@ -106,9 +106,9 @@ class RunOptionsTest {
   @Test
   void endpointTurnsOnPathStyleUnlessToldOtherwise() {
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--endpoint", "http://127.0.0.1:9000"), Map.of(), null)
-        .s3().pathStyle()).isTrue();
+        .export().s3().pathStyle()).isTrue();
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--endpoint", "http://127.0.0.1:9000",
-        "--path-style", "false"), Map.of(), null).s3().pathStyle()).isFalse();
+        "--path-style", "false"), Map.of(), null).export().s3().pathStyle()).isFalse();
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--endpoint", "not a uri"), Map.of(),
         null)).hasMessageStartingWith("Invalid sweep.endpoint 'not a uri' (from --endpoint)");
   }
@@ -134,9 +134,9 @@ class RunOptionsTest {
   void listsThePrefixUnlessToldToReadAnInventory() {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null);
 
-    assertThat(options.listing()).isEqualTo(RunOptions.Listing.LIST);
-    assertThat(options.inventory()).isNull();
-    assertThat(options.settings()).containsEntry("sweep.listing", "list").doesNotContainKey("sweep.inventory");
+    assertThat(options.plan().listing()).isEqualTo(PlanOptions.Listing.LIST);
+    assertThat(options.plan().inventory()).isNull();
+    assertThat(options.export().settings()).containsEntry("sweep.listing", "list").doesNotContainKey("sweep.inventory");
   }
 
   @Test
@@ -144,10 +144,10 @@ class RunOptionsTest {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
         "--inventory", MANIFEST), Map.of(), null);
 
-    assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
-    assertThat(options.inventory()).isEqualTo(new InventoryManifest.Location(MANIFEST));
-    assertThat(options.inventory().scheme()).isEqualTo("s3");
-    assertThat(options.settings()).containsEntry("sweep.listing", "inventory").containsEntry("sweep.inventory",
+    assertThat(options.plan().listing()).isEqualTo(PlanOptions.Listing.INVENTORY);
+    assertThat(options.plan().inventory()).isEqualTo(new InventoryManifest.Location(MANIFEST));
+    assertThat(options.plan().inventory().scheme()).isEqualTo("s3");
+    assertThat(options.export().settings()).containsEntry("sweep.listing", "inventory").containsEntry("sweep.inventory",
         MANIFEST);
   }
 
@@ -156,8 +156,8 @@ class RunOptionsTest {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "Inventory",
         "--inventory", "s3a://statesweep-inventory/b/daily/2026-11-28T01-00Z/manifest.json"), Map.of(), null);
 
-    assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
-    assertThat(options.inventory().scheme()).isEqualTo("s3a");
+    assertThat(options.plan().listing()).isEqualTo(PlanOptions.Listing.INVENTORY);
+    assertThat(options.plan().inventory().scheme()).isEqualTo("s3a");
   }
 
   @Test
@@ -165,7 +165,7 @@ class RunOptionsTest {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory"),
         Map.of("STATESWEEP_INVENTORY", MANIFEST), null);
 
-    assertThat(options.inventory()).hasToString(MANIFEST);
+    assertThat(options.plan().inventory()).hasToString(MANIFEST);
   }
 
   @Test
@@ -176,8 +176,8 @@ class RunOptionsTest {
 
     RunOptions options = options(Map.of(), Map.of(), conf);
 
-    assertThat(options.listing()).isEqualTo(RunOptions.Listing.INVENTORY);
-    assertThat(options.inventory()).hasToString(MANIFEST);
+    assertThat(options.plan().listing()).isEqualTo(PlanOptions.Listing.INVENTORY);
+    assertThat(options.plan().inventory()).hasToString(MANIFEST);
   }
 
   @Test
@@ -212,8 +212,8 @@ class RunOptionsTest {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--listing", "inventory",
         "--inventory", inventory), Map.of(), null);
 
-    assertThat(options.inventory()).hasToString(inventory);
-    assertThat(options.inventory().dataFileScheme()).isEqualTo("s3");
+    assertThat(options.plan().inventory()).hasToString(inventory);
+    assertThat(options.plan().inventory().dataFileScheme()).isEqualTo("s3");
   }
 
   @ParameterizedTest
@@ -262,8 +262,8 @@ class RunOptionsTest {
   void noGraceByKindUnlessGiven() {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--grace-days", "3"), Map.of(), null);
 
-    assertThat(options.kindGraceDays()).isEmpty();
-    assertThat(options.gracePolicy()).isEqualTo(Grace.of(3));
+    assertThat(options.export().kindGraceDays()).isEmpty();
+    assertThat(options.export().gracePolicy()).isEqualTo(Grace.of(3));
   }
 
   @Test
@@ -271,16 +271,16 @@ class RunOptionsTest {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--grace-days", "1",
         "--kind-grace-days", "meetings=7,emails=2"), Map.of(), null);
 
-    assertThat(options.kindGraceDays()).isEqualTo(Map.of("meetings", 7, "emails", 2));
-    assertThat(options.gracePolicy().forKind("meetings")).isEqualTo(new Grace.Applied(7, "kind meetings"));
-    assertThat(options.gracePolicy().forKind("emails")).isEqualTo(new Grace.Applied(2, "kind emails"));
-    assertThat(options.gracePolicy().forKind("documents")).isEqualTo(new Grace.Applied(1, "global"));
-    assertThat(options.settings()).containsEntry("sweep.grace-days.by-kind", "meetings=7,emails=2");
+    assertThat(options.export().kindGraceDays()).isEqualTo(Map.of("meetings", 7, "emails", 2));
+    assertThat(options.export().gracePolicy().forKind("meetings")).isEqualTo(new Grace.Applied(7, "kind meetings"));
+    assertThat(options.export().gracePolicy().forKind("emails")).isEqualTo(new Grace.Applied(2, "kind emails"));
+    assertThat(options.export().gracePolicy().forKind("documents")).isEqualTo(new Grace.Applied(1, "global"));
+    assertThat(options.export().settings()).containsEntry("sweep.grace-days.by-kind", "meetings=7,emails=2");
   }
 
   @Test
   void graceByKindToleratesSpacesAndEmptyEntries() {
-    assertThat(withKindGrace(" meetings = 7 ,, emails=0 ,").kindGraceDays())
+    assertThat(withKindGrace(" meetings = 7 ,, emails=0 ,").export().kindGraceDays())
         .isEqualTo(Map.of("meetings", 7, "emails", 0));
   }
 
@@ -290,9 +290,9 @@ class RunOptionsTest {
     Files.writeString(conf, "sweep.bucket=b\nsweep.prefix=p/\nsweep.grace-days.by-kind=drawings=90\n");
 
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_KIND_GRACE_DAYS", "emails=7"),
-        null).kindGraceDays()).isEqualTo(Map.of("emails", 7));
-    assertThat(options(Map.of(), Map.of(), conf).kindGraceDays()).isEqualTo(Map.of("drawings", 90));
-    assertThat(options(Map.of(), Map.of("STATESWEEP_KIND_GRACE_DAYS", "emails=7"), conf).kindGraceDays())
+        null).export().kindGraceDays()).isEqualTo(Map.of("emails", 7));
+    assertThat(options(Map.of(), Map.of(), conf).export().kindGraceDays()).isEqualTo(Map.of("drawings", 90));
+    assertThat(options(Map.of(), Map.of("STATESWEEP_KIND_GRACE_DAYS", "emails=7"), conf).export().kindGraceDays())
         .isEqualTo(Map.of("emails", 7));
   }
 
@@ -313,7 +313,7 @@ class RunOptionsTest {
         """);
     Map<String, String> flags = Map.of("--bucket", "b", "--prefix", "p", "--layout", layout.toString());
 
-    assertThat(options(flags, Map.of("STATESWEEP_KIND_GRACE_DAYS", "photos=30"), null).kindGraceDays())
+    assertThat(options(flags, Map.of("STATESWEEP_KIND_GRACE_DAYS", "photos=30"), null).export().kindGraceDays())
         .isEqualTo(Map.of("photos", 30));
     assertThatThrownBy(() -> options(flags, Map.of("STATESWEEP_KIND_GRACE_DAYS", "meetings=7"), null))
         .isInstanceOf(IllegalArgumentException.class)
@@ -345,7 +345,7 @@ class RunOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Invalid sweep.grace-days.by-kind 'emails=" + days + "' (from --kind-grace-days): the days of"
             + " emails must be from 0 to 36500");
-    assertThat(withKindGrace("emails=36500").kindGraceDays()).containsEntry("emails", 36_500);
+    assertThat(withKindGrace("emails=36500").export().kindGraceDays()).containsEntry("emails", 36_500);
   }
 
   @Test
@@ -363,21 +363,21 @@ class RunOptionsTest {
   void executeNeedsAnApprovalAndAPlanAtMost24HoursOldByDefault() {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null);
 
-    assertThat(options.skipApproval()).isFalse();
-    assertThat(options.maxPlanAge()).isEqualTo(Duration.ofHours(24));
+    assertThat(options.execute().skipApproval()).isFalse();
+    assertThat(options.execute().maxPlanAge()).isEqualTo(Duration.ofHours(24));
   }
 
   @ParameterizedTest
   @CsvSource({"90m, PT1H30M", "24h, PT24H", "2d, PT48H", "36H, PT36H", "' 12 h ', PT12H"})
   void maxPlanAgeIsMinutesHoursOrDays(String value, Duration expected) {
-    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--max-plan-age", value), Map.of(), null).maxPlanAge())
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--max-plan-age", value), Map.of(), null).execute().maxPlanAge())
         .isEqualTo(expected);
   }
 
   @Test
   void maxPlanAgeComesFromTheEnvironment() {
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of("STATESWEEP_MAX_PLAN_AGE", "2d"), null)
-        .maxPlanAge()).isEqualTo(Duration.ofDays(2));
+        .execute().maxPlanAge()).isEqualTo(Duration.ofDays(2));
   }
 
   @ParameterizedTest
@@ -392,7 +392,7 @@ class RunOptionsTest {
   @ParameterizedTest
   @CsvSource({"10m, PT10M", "3s, PT3S", "90s, PT1M30S"})
   void theLockTtlTakesSecondsToo(String value, Duration expected) {
-    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--lock-ttl", value), Map.of(), null).lockTtl())
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--lock-ttl", value), Map.of(), null).export().lockTtl())
         .isEqualTo(expected);
   }
 
@@ -415,7 +415,7 @@ class RunOptionsTest {
   @Test
   void skipApprovalIsTrueOrFalse() {
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--skip-approval", "true"), Map.of(), null)
-        .skipApproval()).isTrue();
+        .execute().skipApproval()).isTrue();
     assertThatThrownBy(() -> options(Map.of("--bucket", "b", "--prefix", "p", "--skip-approval", "yes"), Map.of(),
         null)).hasMessage("Invalid sweep.execute.skip-approval 'yes' (from --skip-approval): use true, false, 1 or 0");
   }
@@ -425,14 +425,14 @@ class RunOptionsTest {
   void catalogSchemaIsACatalogAndASchemaOrASchema(String given, String expected) {
     RunOptions options = options(Map.of("--bucket", "b", "--prefix", "p", "--catalog-schema", given), Map.of(), null);
 
-    assertThat(options.catalogSchema()).isEqualTo(expected);
+    assertThat(options.export().catalogSchema()).isEqualTo(expected);
   }
 
   @Test
   void withoutACatalogSchemaNothingIsRegistered() {
-    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null).catalogSchema()).isNull();
+    assertThat(options(Map.of("--bucket", "b", "--prefix", "p"), Map.of(), null).export().catalogSchema()).isNull();
     assertThat(options(Map.of("--bucket", "b", "--prefix", "p", "--catalog-schema", " "), Map.of(), null)
-        .catalogSchema()).isNull();
+        .export().catalogSchema()).isNull();
   }
 
   @ParameterizedTest
@@ -462,17 +462,17 @@ class RunOptionsTest {
         "--max-bytes", "500G", "--scope-prefix", "projects/p-1/, workflows/", "--projects", "p-1,p-2",
         "--kinds", "emails"), Map.of(), null);
 
-    assertThat(options.maxDeletes()).isEqualTo(1000);
-    assertThat(options.maxBytes()).isEqualTo(500L << 30);
-    assertThat(options.scope().prefixes()).containsExactly("cogram/projects/p-1/", "cogram/workflows/");
-    assertThat(options.scope().projects()).containsExactlyInAnyOrder("p-1", "p-2");
-    assertThat(options.scope().kinds()).containsExactly("emails");
+    assertThat(options.execute().deletes().maxDeletes()).isEqualTo(1000);
+    assertThat(options.execute().deletes().maxBytes()).isEqualTo(500L << 30);
+    assertThat(options.plan().scope().prefixes()).containsExactly("cogram/projects/p-1/", "cogram/workflows/");
+    assertThat(options.plan().scope().projects()).containsExactlyInAnyOrder("p-1", "p-2");
+    assertThat(options.plan().scope().kinds()).containsExactly("emails");
     RunOptions defaults = options(Map.of("--bucket", "b", "--prefix", "cogram/"), Map.of(), null);
-    assertThat(defaults.maxDeletes()).isZero();
-    assertThat(defaults.maxBytes()).isZero();
-    assertThat(defaults.scope().all()).isTrue();
+    assertThat(defaults.execute().deletes().maxDeletes()).isZero();
+    assertThat(defaults.execute().deletes().maxBytes()).isZero();
+    assertThat(defaults.plan().scope().all()).isTrue();
     assertThat(options(Map.of("--bucket", "b", "--prefix", "cogram/", "--max-bytes", "1048576"), Map.of(), null)
-        .maxBytes()).isEqualTo(1L << 20);
+        .execute().deletes().maxBytes()).isEqualTo(1L << 20);
   }
 
   @ParameterizedTest

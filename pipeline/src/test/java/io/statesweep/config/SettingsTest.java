@@ -123,7 +123,7 @@ class SettingsTest {
     expected.put(Settings.MAX_DELETES_PER_SECOND, 0);
     expected.put(Settings.PAGES_PER_TASK, 100);
     expected.put(Settings.REUSE_STATE_FILES, true);
-    expected.put(Settings.LISTING, RunOptions.Listing.LIST);
+    expected.put(Settings.LISTING, PlanOptions.Listing.LIST);
     expected.put(Settings.INVENTORY, null);
     expected.put(Settings.SKIP_APPROVAL, false);
     expected.put(Settings.MAX_PLAN_AGE, Duration.ofHours(24));

@@ -387,7 +387,7 @@ class ApprovalTest {
   }
 
   private PlanResult planResult() {
-    PlanResult result = new SparkPlanAction(spark, options(Map.of())).execute();
+    PlanResult result = new SparkPlanAction(spark, options(Map.of()).plan()).execute();
     assertThat(result.failure()).isNull();
     return result;
   }
@@ -436,7 +436,7 @@ class ApprovalTest {
   private SparkExecuteAction execute(String runId, Map<String, String> extra) {
     Map<String, String> flags = new HashMap<>(extra);
     flags.put("--dry-run", "false");
-    return new SparkExecuteAction(spark, options(flags), runId);
+    return new SparkExecuteAction(spark, options(flags).execute(), runId);
   }
 
   private RunOptions options(Map<String, String> extra) {

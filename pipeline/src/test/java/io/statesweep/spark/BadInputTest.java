@@ -121,10 +121,10 @@ class BadInputTest {
     otherBefore = snapshot(otherBucket);
 
     long started = System.nanoTime();
-    plan = new SparkPlanAction(SharedSpark.session(), options(Map.of())).execute();
+    plan = new SparkPlanAction(SharedSpark.session(), options(Map.of()).plan()).execute();
     planSeconds = (System.nanoTime() - started) / 1e9;
     execution = new SparkExecuteAction(SharedSpark.session(),
-        options(Map.of("--dry-run", "false", "--skip-approval", "true")), plan.runId()).execute();
+        options(Map.of("--dry-run", "false", "--skip-approval", "true")).execute(), plan.runId()).execute();
 
     after = archive.snapshot();
     otherAfter = snapshot(otherBucket);
@@ -202,14 +202,14 @@ class BadInputTest {
   @Test
   void tenMegabyteStateFileIsReadUnderTheDefaultMaxStateBytes() {
     RunOptions defaults = RunOptions.from(Settings.resolve(Map.of("--bucket", BUCKET, "--prefix", P), Map.of(), null));
-    assertThat(defaults.maxStateBytes()).isEqualTo(16 * 1024 * 1024).isEqualTo(StateParser.DEFAULT_MAX_DOCUMENT_BYTES);
+    assertThat(defaults.export().maxStateBytes()).isEqualTo(16 * 1024 * 1024).isEqualTo(StateParser.DEFAULT_MAX_DOCUMENT_BYTES);
     String key = P + "projects/p1/documents/ten-mb/state.json";
     Classification.StateFile stateFile =
-        (Classification.StateFile) defaults.layout().classifier(defaults.prefix()).classify(key);
+        (Classification.StateFile) defaults.export().layout().classifier(defaults.export().prefix()).classify(key);
 
     StateFileRead read;
     try (StateFileReader reader = new StateFileReader(archive.store(),
-        new StateParser(defaults.layout().markedAtFields()), defaults.maxStateBytes(), 1)) {
+        new StateParser(defaults.export().layout().markedAtFields()), defaults.export().maxStateBytes(), 1)) {
       read = reader.read(stateFile);
     }
 

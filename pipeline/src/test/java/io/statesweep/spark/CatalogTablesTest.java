@@ -64,13 +64,13 @@ class CatalogTablesTest {
     server.createBucket("catalog");
     SampleArchive.generate(S3ObjectStore.open(server.s3Settings(), "catalog"), "cogram/",
         SampleArchive.minimumRecordCount(), 7L, Instant.now());
-    PlanResult plan = new SparkPlanAction(spark, options(true, SCHEMA)).execute();
+    PlanResult plan = new SparkPlanAction(spark, options(true, SCHEMA).plan()).execute();
     assertThat(plan.failure()).isNull();
     registeredByThePlan = tableNames(SCHEMA);
     reviewed = plan.runId();
     tables = plan.tables();
     new SparkApproveAction(spark, tables).approve(reviewed, "ana@example.com", "by name");
-    ExecuteResult executed = new SparkExecuteAction(spark, options(false, SCHEMA), reviewed).execute();
+    ExecuteResult executed = new SparkExecuteAction(spark, options(false, SCHEMA).execute(), reviewed).execute();
     assertThat(executed.failure()).isNull();
   }
 
@@ -156,13 +156,13 @@ class CatalogTablesTest {
     assertThat((String) newest.getAs("note")).isEqualTo("reviewed by name in " + notebook.file());
     assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
     assertThat((Long) newest.getAs("plan_rows")).isEqualTo(byTheCommand.planRows());
-    ExecuteResult executed = new SparkExecuteAction(spark, options(false, SCHEMA), reviewed).execute();
+    ExecuteResult executed = new SparkExecuteAction(spark, options(false, SCHEMA).execute(), reviewed).execute();
     assertThat(executed.failure()).isNull();
   }
 
   @Test
   void aNameTheCatalogHoldsAtAnotherLocationStopsThePlanBeforeItListsNamingBoth() {
-    assertThatThrownBy(() -> new SparkPlanAction(spark, options(true, SCHEMA, elsewhere)).execute())
+    assertThatThrownBy(() -> new SparkPlanAction(spark, options(true, SCHEMA, elsewhere).plan()).execute())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot register table statesweep.approvals at " + elsewhere + "/approvals: the catalog already"
             + " has statesweep.approvals at file:" + warehouse + "/approvals. statesweep never re-points a table: give"
@@ -180,7 +180,7 @@ class CatalogTablesTest {
     spark.sql("CREATE TABLE other.executions (run_id STRING) USING DELTA LOCATION '" + elsewhere + "/executions'");
     long attempts = spark.table(SCHEMA + "." + Tables.RUNS).where("command = 'execute'").count();
 
-    assertThatThrownBy(() -> new SparkExecuteAction(spark, options(false, "other"), reviewed).execute())
+    assertThatThrownBy(() -> new SparkExecuteAction(spark, options(false, "other").execute(), reviewed).execute())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot register table other.executions at " + warehouse + "/executions: the catalog already has"
             + " other.executions at file:" + elsewhere + "/executions. statesweep never re-points a table: give"
@@ -193,7 +193,7 @@ class CatalogTablesTest {
   void aSchemaTheCatalogLacksIsNamedWithWhatToDo() {
     long plans = spark.table(SCHEMA + "." + Tables.RUNS).count();
 
-    assertThatThrownBy(() -> new SparkPlanAction(spark, options(true, "missing_schema")).execute())
+    assertThatThrownBy(() -> new SparkPlanAction(spark, options(true, "missing_schema").plan()).execute())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Invalid sweep.catalog-schema 'missing_schema': the catalog has no schema missing_schema. Create"
             + " it (CREATE SCHEMA `missing_schema`), or give the schema the tables go in");

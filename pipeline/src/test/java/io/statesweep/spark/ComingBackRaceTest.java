@@ -148,7 +148,7 @@ class ComingBackRaceTest {
 
       RunOptions options = options(Map.of("--dry-run", "false", "--max-deletes-per-second", "120", "--fail-on",
           "came_back"));
-      PlanResult plan = new SparkPlanAction(SharedSpark.session(), options).execute();
+      PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.plan()).execute();
       assertThat(plan.failure()).isNull();
 
       List<Integer> records = new ArrayList<>();
@@ -160,7 +160,7 @@ class ComingBackRaceTest {
       ExecuteResult result;
       EXPORTER = this::comeBack;
       try {
-        result = new SparkExecuteAction(SharedSpark.session(), options, plan.runId()).plannedInThisJob(plan)
+        result = new SparkExecuteAction(SharedSpark.session(), options.execute(), plan.runId()).plannedInThisJob(plan)
             .hook(new ComeBackBeforeDelete()).execute();
       } finally {
         EXPORTER = null;
@@ -181,7 +181,7 @@ class ComingBackRaceTest {
           namedByExecute.add(matcher.group(2));
         }
       }
-      PlanResult next = new SparkPlanAction(SharedSpark.session(), options(Map.of("--fail-on", "missing"))).execute();
+      PlanResult next = new SparkPlanAction(SharedSpark.session(), options(Map.of("--fail-on", "missing")).plan()).execute();
       assertThat(next.failure()).isNull();
       for (String line : next.logLines()) {
         Matcher matcher = MISSING.matcher(line);

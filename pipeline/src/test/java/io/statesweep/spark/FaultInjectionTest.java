@@ -246,13 +246,13 @@ class FaultInjectionTest {
   }
 
   private PlanResult plan(String endpoint) {
-    return new SparkPlanAction(SharedSpark.session(), options(endpoint, Map.of()))
+    return new SparkPlanAction(SharedSpark.session(), options(endpoint, Map.of()).plan())
         .clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
   }
 
   private ExecuteResult execute(String runId) {
     return new SparkExecuteAction(SharedSpark.session(), options(proxy.endpoint(), Map.of("--dry-run", "false",
-        "--skip-approval", "true", "--batch-size", "50", "--reuse-state-files", "false")), runId)
+        "--skip-approval", "true", "--batch-size", "50", "--reuse-state-files", "false")).execute(), runId)
         .hook(ExecutionHook.NONE).execute();
   }
 

@@ -172,7 +172,7 @@ class IncrementalPlanTest {
 
   private static PlanResult plan(LocalS3Server server, Path warehouse, String bucket, String reuse) {
     PlanResult result = new SparkPlanAction(SharedSpark.session(),
-        TestOptions.of(server.endpoint(), bucket, "cogram/", warehouse).with("--reuse-state-files", reuse).options())
+        TestOptions.of(server.endpoint(), bucket, "cogram/", warehouse).with("--reuse-state-files", reuse).options().plan())
         .execute();
     assertThat(result.failure()).isNull();
     return result;

@@ -177,7 +177,7 @@ class InventoryPlanTest {
     assertThat(gone.getString(0)).isEqualTo("gone");
 
     ExecuteResult executed = new SparkExecuteAction(SharedSpark.session(),
-        options(Map.of("--dry-run", "false", "--skip-approval", "true")), planned.runId()).execute();
+        options(Map.of("--dry-run", "false", "--skip-approval", "true")).execute(), planned.runId()).execute();
 
     assertThat(executed.failure()).isNull();
     String outcome = TableReader.of(executed.tables()).executions()
@@ -311,7 +311,7 @@ class InventoryPlanTest {
   // --- running and reading back ---
 
   private PlanResult plan(Map<String, String> extra) {
-    return new SparkPlanAction(SharedSpark.session(), options(extra)).execute();
+    return new SparkPlanAction(SharedSpark.session(), options(extra).plan()).execute();
   }
 
   private RunOptions options(Map<String, String> extra) {

@@ -46,7 +46,7 @@ class KindGracePlanTest {
     deleted(archive, "projects/p1/documents/d1/", "state.json", "doc.pdf", NOW.minus(Duration.ofDays(1)));
     deleted(archive, "organization/agents/", "a1.state.json", "a1.json", THREE_DAYS_AGO);
 
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), options(server, warehouse))
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), options(server, warehouse).plan())
         .clock(Clock.fixed(NOW, ZoneOffset.UTC)).execute();
 
     assertThat(result.failure()).isNull();

@@ -65,7 +65,7 @@ class MalformedPlanRowTest {
       archive.put(folder + "state.json", archive.state(false, null, List.of(folder + "notes.txt"), removed));
     }
     Map<String, StoredObject> before = archive.snapshot();
-    PlanResult plan = new SparkPlanAction(spark, options(server, Map.of())).execute();
+    PlanResult plan = new SparkPlanAction(spark, options(server, Map.of()).plan()).execute();
     assertThat(plan.failure()).isNull();
     assertThat(plan.summary().line()).contains(" state_files_scanned=32 records_deleted=13 child_keys_deleted=28 ");
     Tables tables = new Tables(warehouse.toString());
@@ -114,7 +114,7 @@ class MalformedPlanRowTest {
         .write().format("delta").mode("append").save(tables.deletionPlan());
 
     ExecuteResult result = new SparkExecuteAction(spark, options(server, Map.of("--dry-run", "false",
-        "--skip-approval", "true")), plan.runId()).execute();
+        "--skip-approval", "true")).execute(), plan.runId()).execute();
 
     assertThat(result.failure()).isNull();
     Map<String, Row> outcomes = new TreeMap<>();

@@ -107,7 +107,7 @@ class MissingFilesTest {
     assertThat(missingLines(incremental.logLines())).containsExactlyElementsOf(expected);
 
     // run --execute: the execute's summary, the one printed last, carries its plan's count.
-    ExecuteResult executed = new SparkExecuteAction(spark, options(archive, warehouse, Map.of("--dry-run", "false")),
+    ExecuteResult executed = new SparkExecuteAction(spark, options(archive, warehouse, Map.of("--dry-run", "false")).execute(),
         incremental.runId()).plannedInThisJob(incremental).execute();
     assertThat(executed.failure()).isNull();
     assertThat(executed.summary().line()).startsWith("summary: dry_run=false complete=true state_files_scanned=5"
@@ -128,7 +128,7 @@ class MissingFilesTest {
     }
 
     ExecuteResult executed = new SparkExecuteAction(spark, options(archive, warehouse,
-        Map.of("--dry-run", "false", "--skip-approval", "true")), plan.runId()).execute();
+        Map.of("--dry-run", "false", "--skip-approval", "true")).execute(), plan.runId()).execute();
 
     assertThat(executed.failure()).isNull();
     assertThat(executed.summary().recordsDeleted()).isEqualTo(1);
@@ -147,7 +147,7 @@ class MissingFilesTest {
   }
 
   private PlanResult plan(TestArchive archive, Path warehouse, Map<String, String> more) {
-    return new SparkPlanAction(SharedSpark.session(), options(archive, warehouse, more)).execute();
+    return new SparkPlanAction(SharedSpark.session(), options(archive, warehouse, more).plan()).execute();
   }
 
   private RunOptions options(TestArchive archive, Path warehouse, Map<String, String> more) {

@@ -75,15 +75,15 @@ class ReviewNotebooksTest {
     options = TestOptions.of(server.endpoint(), "review", "cogram/", warehouse)
         .with("--kind-grace-days", "drawings=90");
     SparkSession spark = SharedSpark.session();
-    PlanResult plan = new SparkPlanAction(spark, options.options()).execute();
+    PlanResult plan = new SparkPlanAction(spark, options.options().plan()).execute();
     assertThat(plan.failure()).isNull();
     reviewed = plan.runId();
     tables = plan.tables();
     new SparkApproveAction(spark, tables).approve(reviewed, "ana@example.com", "sample archive");
-    ExecuteResult executed = new SparkExecuteAction(spark, options.with("--dry-run", "false").options(), reviewed)
+    ExecuteResult executed = new SparkExecuteAction(spark, options.with("--dry-run", "false").options().execute(), reviewed)
         .execute();
     assertThat(executed.failure()).isNull();
-    PlanResult again = new SparkPlanAction(spark, options.with("--dry-run", "true").options()).execute();
+    PlanResult again = new SparkPlanAction(spark, options.with("--dry-run", "true").options().plan()).execute();
     assertThat(again.failure()).isNull();
     latest = again.runId();
 
@@ -93,7 +93,7 @@ class ReviewNotebooksTest {
         SampleArchive.minimumRecordCount(), 11L, Instant.now());
     TestOptions first = TestOptions.of(server.endpoint(), "first-review", "cogram/", onePlanWarehouse)
         .with("--kind-grace-days", "drawings=90").with("--dry-run", "true");
-    PlanResult only = new SparkPlanAction(spark, first.options()).execute();
+    PlanResult only = new SparkPlanAction(spark, first.options().plan()).execute();
     assertThat(only.failure()).isNull();
     onePlan = only.runId();
     onePlanTables = only.tables();
@@ -237,7 +237,7 @@ class ReviewNotebooksTest {
       assertThat((String) newest.getAs("approved_by")).isEqualTo(user);
       assertThat((String) newest.getAs("note")).isEqualTo("reviewed in " + notebook.file());
       assertThat((String) newest.getAs("plan_digest")).isEqualTo(byTheCommand.planDigest());
-      ExecuteResult executed = new SparkExecuteAction(spark, options.with("--dry-run", "false").options(), reviewed)
+      ExecuteResult executed = new SparkExecuteAction(spark, options.with("--dry-run", "false").options().execute(), reviewed)
           .execute();
       assertThat(executed.failure()).as(notebook.file()).isNull();
     }

@@ -116,7 +116,7 @@ class RunCostTest {
         .without("--log-lines").with("--prices", prices.toString());
 
     seen.clear();
-    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.options()).execute();
+    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.options().plan()).execute();
     Map<String, Long> planSeen = byOperation(seen);
     System.out.println("plan: " + plan.summary().line() + "; the server saw " + planSeen);
     assertThat(plan.failure()).isNull();
@@ -166,7 +166,7 @@ class RunCostTest {
     options.with("--dry-run", "false").with("--skip-approval", "true");
     seen.clear();
     ExecuteResult execute = new SparkExecuteAction(SharedSpark.session(),
-        options.options(), plan.runId()).execute();
+        options.options().execute(), plan.runId()).execute();
     System.out.println("execute: " + execute.summary().line() + "; the server saw " + byOperation(seen)
         + ", the plan estimated " + estimated);
     assertThat(execute.summary().recordsDeleted()).isEqualTo(8);
@@ -196,7 +196,7 @@ class RunCostTest {
           : null;
     });
     try {
-      PlanResult denied = new SparkPlanAction(SharedSpark.session(), options.options()).execute();
+      PlanResult denied = new SparkPlanAction(SharedSpark.session(), options.options().plan()).execute();
       assertThat(denied.failure()).isNull();
       assertThat(denied.summary().extra()).containsEntry("bucket_versioning", "unknown");
       Row deniedRun = TableReader.of(warehouse.resolve("wh")).runs(denied.runId()).first();

@@ -87,7 +87,7 @@ class RunLockInActionsTest {
     try (RunLock other = RunLock.acquire(store, LOCK, "statesweep run (pid 1)", "host-b", Duration.ofMinutes(10),
         Clock.systemUTC())) {
       SparkExecuteAction execute = new SparkExecuteAction(spark, options(server.endpoint(),
-          Map.of("--dry-run", "false", "--skip-approval", "true")), runId);
+          Map.of("--dry-run", "false", "--skip-approval", "true")).execute(), runId);
 
       assertThatThrownBy(execute::execute)
           .isInstanceOf(RunLockException.Held.class)
@@ -113,7 +113,7 @@ class RunLockInActionsTest {
         return null;
       });
       SparkExecuteAction execute = new SparkExecuteAction(spark, options(proxy.endpoint(), Map.of("--dry-run",
-          "false")), runId);
+          "false")).execute(), runId);
 
       assertThatThrownBy(execute::execute)
           .isInstanceOf(IllegalArgumentException.class)
@@ -143,7 +143,7 @@ class RunLockInActionsTest {
         new Class<?>[] {PlanResult.class}, (proxy, method, arguments) -> method.invoke(madeHere, arguments));
 
     SparkExecuteAction execute = new SparkExecuteAction(spark, options(server.endpoint(), Map.of("--dry-run",
-        "false")), runId).plannedInThisJob(madeElsewhere);
+        "false")).execute(), runId).plannedInThisJob(madeElsewhere);
 
     assertThatThrownBy(execute::execute)
         .isInstanceOf(IllegalArgumentException.class)
@@ -224,7 +224,7 @@ class RunLockInActionsTest {
         return null;
       });
       result = new SparkExecuteAction(spark, options(proxy.endpoint(), Map.of("--dry-run", "false",
-          "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s")), runId)
+          "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s")).execute(), runId)
           .execute();
       other = otherHolder.toString();
     }
@@ -283,7 +283,7 @@ class RunLockInActionsTest {
 
       requests.clear();
       SparkExecuteAction refused = new SparkExecuteAction(spark, options(proxy.endpoint(),
-          Map.of("--dry-run", "false", "--skip-approval", "true")), planned.runId());
+          Map.of("--dry-run", "false", "--skip-approval", "true")).execute(), planned.runId());
 
       assertThatThrownBy(refused::execute)
           .isInstanceOf(RunLockException.Untrusted.class)
@@ -296,7 +296,7 @@ class RunLockInActionsTest {
       assertThat(attemptsRecorded()).as("no attempt recorded").isZero();
 
       Map<String, String> accepted = Map.of("--dry-run", "false", "--skip-approval", "true", unsafe, "true");
-      assertThatThrownBy(new SparkExecuteAction(spark, options(proxy.endpoint(), accepted), planned.runId())::execute)
+      assertThatThrownBy(new SparkExecuteAction(spark, options(proxy.endpoint(), accepted).execute(), planned.runId())::execute)
           .as("a lock in place still keeps it out").isInstanceOf(RunLockException.Held.class);
       assertThat(lockOwner()).isEqualTo("statesweep run (pid 1)");
       assertThat(keys()).as("nothing deleted").isEqualTo(before);
@@ -307,7 +307,7 @@ class RunLockInActionsTest {
       store.write(rewritten.stateFileKey(), document.replaceFirst("\\}\\s*$", ", \"rewritten\": true}")
           .getBytes(StandardCharsets.UTF_8));
 
-      ExecuteResult result = new SparkExecuteAction(spark, options(proxy.endpoint(), accepted), planned.runId())
+      ExecuteResult result = new SparkExecuteAction(spark, options(proxy.endpoint(), accepted).execute(), planned.runId())
           .execute();
 
       assertThat(result.failure()).isNull();
@@ -358,7 +358,7 @@ class RunLockInActionsTest {
   }
 
   private PlanResult plan(String endpoint) {
-    PlanResult result = new SparkPlanAction(spark, options(endpoint, Map.of())).execute();
+    PlanResult result = new SparkPlanAction(spark, options(endpoint, Map.of()).plan()).execute();
     assertThat(result.failure()).isNull();
     return result;
   }

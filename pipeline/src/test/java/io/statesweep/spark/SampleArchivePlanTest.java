@@ -41,7 +41,7 @@ class SampleArchivePlanTest {
 
     RunOptions options = TestOptions.of(server.endpoint(), "sample", "cogram/", warehouse).with("--log-lines", "all")
         .options();
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), options).clock(Clock.fixed(now, ZoneOffset.UTC))
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), options.plan()).clock(Clock.fixed(now, ZoneOffset.UTC))
         .execute();
 
     assertThat(result.failure()).isNull();

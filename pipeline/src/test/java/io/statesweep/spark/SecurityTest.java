@@ -114,12 +114,12 @@ class SecurityTest {
     Map<String, String> environment = Map.of("AWS_ACCESS_KEY_ID", server.accessKey(),
         "AWS_SECRET_ACCESS_KEY", secretKey, "AWS_SESSION_TOKEN", sessionToken);
     try (LogCapture capture = LogCapture.attach(); PrintCapture prints = PrintCapture.start()) {
-      plan = new SparkPlanAction(SharedSpark.session(), options(server, BUCKET, Map.of(), environment)).execute();
+      plan = new SparkPlanAction(SharedSpark.session(), options(server, BUCKET, Map.of(), environment).plan()).execute();
       assertThat(plan.failure()).isNull();
       execution = new SparkExecuteAction(SharedSpark.session(), options(server, BUCKET,
-          Map.of("--dry-run", "false", "--skip-approval", "true"), environment), plan.runId()).execute();
+          Map.of("--dry-run", "false", "--skip-approval", "true"), environment).execute(), plan.runId()).execute();
       try {
-        new SparkPlanAction(SharedSpark.session(), options(server, "security-no-such-bucket", Map.of(), environment))
+        new SparkPlanAction(SharedSpark.session(), options(server, "security-no-such-bucket", Map.of(), environment).plan())
             .execute();
       } catch (RunLockException.Unavailable e) {
         java.io.StringWriter trace = new java.io.StringWriter();

@@ -234,14 +234,14 @@ class SparkExecuteActionTest {
     org.apache.spark.sql.Dataset<io.statesweep.spark.rows.PlanRow> partition =
         ReviewedPlan.rows(spark, tables, null, runDate, plan.runId()).repartition(1);
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
-    LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
+    LedgerRecorder ledger = new LedgerRecorder(spark, options.export(), metrics);
     OVERLAPPING.set(0);
     IN_DELETE.set(0);
     BOTH_COPIES = new java.util.concurrent.CountDownLatch(2);
 
     partition.union(partition).foreachPartition(new ExecuteFunctions.ExecuteRecords(
-        new io.statesweep.plan.Planner(options.layout().classifier(options.prefix()), options.gracePolicy()),
-        options.maxStateBytes(), options.s3(), bucket, 1000, io.statesweep.execute.ConditionalDeletes.ON, 0,
+        new io.statesweep.plan.Planner(options.export().layout().classifier(options.export().prefix()), options.export().gracePolicy()),
+        options.export().maxStateBytes(), options.export().s3(), bucket, 1000, io.statesweep.execute.ConditionalDeletes.ON, 0,
         new SlowDeletes(), new io.statesweep.ledger.LedgerEntry.Header(plan.runId(), runDate, attemptId,
             tables.warehouse(), 0, 0, 0, java.time.Instant.now()), ledger.folder(plan.runId(), attemptId), 1, metrics));
     // Read in Spark tasks (no hint of its size), as a large ledger is.
@@ -403,7 +403,7 @@ class SparkExecuteActionTest {
   }
 
   private PlanResult plan() {
-    PlanResult result = new SparkPlanAction(SharedSpark.session(), options(Map.of())).execute();
+    PlanResult result = new SparkPlanAction(SharedSpark.session(), options(Map.of()).plan()).execute();
     assertThat(result.failure()).isNull();
     return result;
   }
@@ -414,7 +414,7 @@ class SparkExecuteActionTest {
 
   private ExecuteResult execute(String runId, ExecutionHook hook, String batchSize) {
     return new SparkExecuteAction(SharedSpark.session(), options(Map.of("--batch-size", batchSize,
-        "--dry-run", "false", "--skip-approval", "true")), runId).hook(hook).execute();
+        "--dry-run", "false", "--skip-approval", "true")).execute(), runId).hook(hook).execute();
   }
 
   private RunOptions options(Map<String, String> extra) {

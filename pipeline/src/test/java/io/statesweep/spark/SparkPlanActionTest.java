@@ -232,7 +232,7 @@ class SparkPlanActionTest {
   private PlanResult plan(String warehouse) {
     RunOptions options = TestOptions.of(server.endpoint(), BUCKET, "it", warehouse).with("--log-lines", "all")
         .options();
-    return new SparkPlanAction(SharedSpark.session(), options).execute();
+    return new SparkPlanAction(SharedSpark.session(), options.plan()).execute();
   }
 
   private static Set<String> wouldDelete(PlanResult result) {

@@ -60,12 +60,12 @@ class TaskRetryTest {
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes(Duration.ZERO));
     TestOptions options = TestOptions.of(server.endpoint(), bucket, PREFIX, warehouse);
-    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.options())
+    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options.options().plan())
         .clock(Clock.fixed(now, ZoneOffset.UTC)).execute();
     assertThat(plan.failure()).isNull();
 
     options.with("--dry-run", "false").with("--skip-approval", "true").with("--batch-size", "3");
-    ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options.options(), plan.runId())
+    ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options.options().execute(), plan.runId())
         .hook(new KillOnce()).execute();
 
     assertThat(KILLED).as("a task died mid-partition").isTrue();

@@ -16,12 +16,12 @@ public final class TestActions {
 
   /** Plans, as {@code statesweep plan} does. */
   public static PlanResult plan(SparkSession spark, RunOptions options) {
-    return new SparkPlanAction(spark, options).execute();
+    return new SparkPlanAction(spark, options.plan()).execute();
   }
 
   /** Executes the plan of {@code runId}, made earlier, as {@code statesweep execute --run-id} does. */
   public static ExecuteResult execute(SparkSession spark, RunOptions options, String runId) {
-    return new SparkExecuteAction(spark, options, runId).execute();
+    return new SparkExecuteAction(spark, options.execute(), runId).execute();
   }
 
   /** Executes {@code plan}, made by this job, as {@code statesweep run --execute} does: no approval needed. */
@@ -32,6 +32,6 @@ public final class TestActions {
   /** {@link #executeOwnPlan(SparkSession, RunOptions, PlanResult)} with a hook into every executor's deletes. */
   public static ExecuteResult executeOwnPlan(SparkSession spark, RunOptions options, PlanResult plan,
       ExecutionHook hook) {
-    return new SparkExecuteAction(spark, options, plan.runId()).plannedInThisJob(plan).hook(hook).execute();
+    return new SparkExecuteAction(spark, options.execute(), plan.runId()).plannedInThisJob(plan).hook(hook).execute();
   }
 }

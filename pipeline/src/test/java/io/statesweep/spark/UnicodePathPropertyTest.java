@@ -121,7 +121,7 @@ class UnicodePathPropertyTest {
     assertThat(before.keySet()).as("seed %s: the bucket holds every key written", seed)
         .containsAll(archive.files.keySet()).containsAll(archive.stateFiles.keySet());
 
-    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options(bucket, prefix, server.endpoint(), Map.of()))
+    PlanResult plan = new SparkPlanAction(SharedSpark.session(), options(bucket, prefix, server.endpoint(), Map.of()).plan())
         .execute();
     assertThat(plan.failure()).as("seed %s: %s", seed, plan.summary().line()).isNull();
     assertThat(plan.summary().complete()).as("seed %s", seed).isTrue();
@@ -139,7 +139,7 @@ class UnicodePathPropertyTest {
         return null;
       });
       execution = new SparkExecuteAction(SharedSpark.session(), options(bucket, prefix, proxy.endpoint(),
-          Map.of("--dry-run", "false", "--skip-approval", "true", "--batch-size", "7")), plan.runId()).execute();
+          Map.of("--dry-run", "false", "--skip-approval", "true", "--batch-size", "7")).execute(), plan.runId()).execute();
     }
     assertThat(execution.failure()).as("seed %s: %s", seed, execution.summary().line()).isNull();
     assertThat(execution.summary().errors()).as("seed %s: %s", seed, execution.summary().line()).isZero();

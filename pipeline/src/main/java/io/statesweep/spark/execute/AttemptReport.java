@@ -6,7 +6,7 @@ import static org.apache.spark.sql.functions.explode;
 
 import io.statesweep.api.LogLine;
 import io.statesweep.api.Tables;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExecuteOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.execute.ConditionalDeleteProbe;
@@ -35,9 +35,9 @@ public final class AttemptReport {
   private static final List<String> RUNS_KEY = List.of("run_date", "attempt_id", "command");
 
   private final SparkSession spark;
-  private final RunOptions options;
+  private final ExecuteOptions options;
 
-  public AttemptReport(SparkSession spark, RunOptions options) {
+  public AttemptReport(SparkSession spark, ExecuteOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
   }
@@ -112,11 +112,11 @@ public final class AttemptReport {
    */
   private void boundLines(DeleteBound.Selection bound, LineStream lines) {
     List<String> limits = new ArrayList<>();
-    if (options.maxDeletes() > 0) {
-      limits.add(Settings.MAX_DELETES.flag() + " " + options.maxDeletes());
+    if (options.deletes().maxDeletes() > 0) {
+      limits.add(Settings.MAX_DELETES.flag() + " " + options.deletes().maxDeletes());
     }
-    if (options.maxBytes() > 0) {
-      limits.add(Settings.MAX_BYTES.flag() + " " + options.maxBytes());
+    if (options.deletes().maxBytes() > 0) {
+      limits.add(Settings.MAX_BYTES.flag() + " " + options.deletes().maxBytes());
     }
     String bounds = String.join(", ", limits);
     long oversizedKeys = bound.oversized().stream().mapToLong(DeleteBound.Oversized::keys).sum();
@@ -153,9 +153,9 @@ public final class AttemptReport {
   public void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt, String conditional,
       RunSummary summary, AttemptCounts counts, String failure, PlanCost cost, LedgerRecorder.Write write) {
     RunsTable.RunRow row = new RunsTable.RunRow(plan.getAs("run_id"), plan.getAs("run_date"), attemptId, "execute",
-        startedAt, Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.bucket(),
-        options.prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
-        plan.<Integer>getAs("grace_days"), options.settings(),
+        startedAt, Instant.now(), plan.<java.sql.Timestamp>getAs("planned_at").toInstant(), options.export().bucket(),
+        options.export().prefix().value(), plan.getAs("layout"), plan.getAs("layout_fingerprint"),
+        plan.<Integer>getAs("grace_days"), options.export().settings(),
         conditional, 0, 0, 0, plan.<Long>getAs("bad_state"), plan.<Long>getAs("not_yet_due"), counts.stateChanged(),
         counts.alreadyDeleted(), counts.changedDuringDelete(), counts.cameBack(), summary, failure,
         RunsTable.Source.NONE, cost);

@@ -2,7 +2,8 @@ package io.statesweep.spark.execute;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExecuteOptions;
+import io.statesweep.config.ExportOptions;
 import io.statesweep.execute.ConditionalDeleteProbe;
 import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.execute.ExecutionHook;
@@ -72,13 +73,13 @@ public final class DeletePhase {
   }
 
   private final SparkSession spark;
-  private final RunOptions options;
+  private final ExecuteOptions options;
   private final ExecutionHook hook;
   private final Cancellation cancellation;
   private final Logger log;
 
   /** @param log the logger of the execute whose phase this is, whose lines these are */
-  public DeletePhase(SparkSession spark, RunOptions options, ExecutionHook hook, Cancellation cancellation,
+  public DeletePhase(SparkSession spark, ExecuteOptions options, ExecutionHook hook, Cancellation cancellation,
       Logger log) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
@@ -108,7 +109,7 @@ public final class DeletePhase {
       cancellation.stopIfCancelled();
       // A bounded run deletes whole records up to --max-deletes keys and --max-bytes bytes; the rest waits.
       bound = DeleteBound.select(spark, attempt.plan().rows(), attempt.tables().executions(), attempt.plan().runDate(),
-          runId, options.maxDeletes(), options.maxBytes());
+          runId, options.deletes().maxDeletes(), options.deletes().maxBytes());
       deleteRecords(attempt, bound.rows(), conditional.mode());
       return new Deleted(conditional, conditionalReads, bound, true, null);
     } catch (Exception e) {
@@ -126,9 +127,9 @@ public final class DeletePhase {
    * too (README, "Deleting"): the probe names it, in the log and the summary.
    */
   private ConditionalDeleteProbe.Findings probes(ObjectStore store, String runId, String attemptId) {
-    ConditionalDeleteProbe.Findings findings = options.prefix().isBucketRoot()
-        ? ConditionalDeleteProbe.Findings.atBucketRoot(options.conditionalDeletes())
-        : ConditionalDeleteProbe.detect(store, probeKey(attemptId), options.conditionalDeletes());
+    ConditionalDeleteProbe.Findings findings = options.export().prefix().isBucketRoot()
+        ? ConditionalDeleteProbe.Findings.atBucketRoot(options.deletes().conditionalDeletes())
+        : ConditionalDeleteProbe.detect(store, probeKey(attemptId), options.deletes().conditionalDeletes());
     if (findings.reads().ignored()) {
       log.warn("Run {}: conditional reads {}: every state file read is checked against the ETag of its answer",
           runId, LineText.escape(findings.reads().describe()));
@@ -138,7 +139,7 @@ public final class DeletePhase {
 
   /** statesweep's own key beside the export prefix, such as {@code cogram.statesweep/probe-<attempt>}. */
   private String probeKey(String attemptId) {
-    String prefix = options.prefix().value();
+    String prefix = options.export().prefix().value();
     return prefix.substring(0, prefix.length() - 1) + ".statesweep/probe-" + attemptId;
   }
 
@@ -146,21 +147,22 @@ public final class DeletePhase {
   private void deleteRecords(Attempt attempt, Dataset<PlanRow> planDS, ConditionalDeletes conditional) {
     attempt.progress().phase("delete", "records_verified", planDS.count());
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
-    int ceiling = options.maxDeletesPerSecond();
+    int ceiling = options.deletes().maxDeletesPerSecond();
     // Each task that can run at once gets its share of the ceiling, at least one key per second: under
     // a ceiling below the cores, as many partitions as keys per second, so no more tasks run at once.
     int partitions = DeleteTasks.deletePartitions(parallelism, ceiling);
     double perTask = DeleteTasks.keysPerSecondPerTask(parallelism, ceiling);
-    KeyClassifier classifier = options.layout().classifier(options.prefix());
+    ExportOptions export = options.export();
+    KeyClassifier classifier = export.layout().classifier(export.prefix());
     // The planner's decision is made again at execution, with this run's grace periods: a row may only narrow it.
-    Planner planner = new Planner(classifier, options.gracePolicy());
+    Planner planner = new Planner(classifier, export.gracePolicy());
     LedgerEntry.Header ledgerHeader = new LedgerEntry.Header(attempt.runId(), attempt.plan().runDate(),
         attempt.attemptId(), attempt.tables().warehouse(), 0, 0, 0, attempt.startedAt());
     // Every window writes what it is about to delete, then what it did, to the attempt's ledger: executions is
     // built from that afterwards, whatever becomes of the tasks, never from their output.
     Spread.byKeyRange(planDS, partitions, "stateFileKey")
-        .foreachPartition(new ExecuteFunctions.ExecuteRecords(planner, options.maxStateBytes(), options.s3(),
-            options.bucket(), options.batchSize(), conditional, perTask, hook, ledgerHeader,
-            attempt.ledger().folder(attempt.runId(), attempt.attemptId()), options.workers(), attempt.metrics()));
+        .foreachPartition(new ExecuteFunctions.ExecuteRecords(planner, export.maxStateBytes(), export.s3(),
+            export.bucket(), options.deletes().batchSize(), conditional, perTask, hook, ledgerHeader,
+            attempt.ledger().folder(attempt.runId(), attempt.attemptId()), export.workers(), attempt.metrics()));
   }
 }

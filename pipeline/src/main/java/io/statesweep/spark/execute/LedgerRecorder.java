@@ -8,7 +8,7 @@ import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.Tables;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
 import io.statesweep.execute.DeletedKey;
 import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.KeyFailure;
@@ -63,7 +63,7 @@ public final class LedgerRecorder {
   private final String root;
   private final RunMetrics metrics;
 
-  public LedgerRecorder(SparkSession spark, RunOptions options, RunMetrics metrics) {
+  public LedgerRecorder(SparkSession spark, ExportOptions options, RunMetrics metrics) {
     this.spark = requireNonNull(spark, "spark is null");
     this.s3 = options.s3();
     this.bucket = options.bucket();

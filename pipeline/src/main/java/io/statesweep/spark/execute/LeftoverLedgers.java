@@ -3,7 +3,7 @@ package io.statesweep.spark.execute;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.Tables;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExecuteOptions;
 import io.statesweep.execute.ConditionalDeleteProbe;
 import io.statesweep.execute.ConditionalDeletes;
 import io.statesweep.plan.LineText;
@@ -24,13 +24,13 @@ import org.slf4j.Logger;
  */
 public final class LeftoverLedgers {
   private final SparkSession spark;
-  private final RunOptions options;
+  private final ExecuteOptions options;
   private final LedgerRecorder ledger;
   private final AttemptReport report;
   private final Logger log;
 
   /** @param log the logger of the execute that records them, whose lines these are */
-  public LeftoverLedgers(SparkSession spark, RunOptions options, LedgerRecorder ledger, AttemptReport report,
+  public LeftoverLedgers(SparkSession spark, ExecuteOptions options, LedgerRecorder ledger, AttemptReport report,
       Logger log) {
     this.spark = requireNonNull(spark, "spark is null");
     this.options = requireNonNull(options, "options is null");
@@ -54,7 +54,7 @@ public final class LeftoverLedgers {
         done = ledger.record(leftover.runId(), leftover.attemptId(), leftover.runDate(), into,
             LedgerRecorder.Write.INSERT_NEW, true, -1);
       } catch (RuntimeException e) {
-        throw new IllegalStateException("Cannot record the ledger s3://" + options.bucket() + "/" + folder
+        throw new IllegalStateException("Cannot record the ledger s3://" + options.export().bucket() + "/" + folder
             + " of run " + leftover.runId() + " attempt " + leftover.attemptId() + ", which stopped before recording"
             + " what it deleted; nothing is deleted until it is recorded: " + RootMessage.of(e), e);
       }

@@ -6,7 +6,7 @@ import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.api.Tables;
 import io.statesweep.api.failures.PlanRefusedException;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExecuteOptions;
 import io.statesweep.plan.Action;
 import io.statesweep.spark.rows.PlanRow;
 import io.statesweep.spark.tables.PlanDigest;
@@ -66,8 +66,8 @@ public final class ReviewedPlan {
    * {@code origin} {@link Origin#ANOTHER_JOB} and no {@code --skip-approval}, its newest of {@code approvals} (newest
    * first: approved_by, approved_at, plan_digest, plan_rows).
    */
-  public static ReviewedPlan check(SparkSession spark, RunOptions options, Tables tables, String runId, Clock clock,
-      Origin origin, Supplier<List<Row>> approvals) {
+  public static ReviewedPlan check(SparkSession spark, ExecuteOptions options, Tables tables, String runId,
+      Clock clock, Origin origin, Supplier<List<Row>> approvals) {
     requireNonNull(origin, "origin is null");
     ReviewedPlan plan = new ReviewedPlan(requireNonNull(spark, "spark is null"), requireNonNull(tables, "tables is null"),
         requireNonNull(runId, "runId is null"), planRun(spark, options, tables, runId));
@@ -76,18 +76,20 @@ public final class ReviewedPlan {
   }
 
   /** The plan's own row in {@code runs}: it must exist, be complete, and be of this bucket and prefix. */
-  private static Row planRun(SparkSession spark, RunOptions options, Tables tables, String runId) {
+  private static Row planRun(SparkSession spark, ExecuteOptions options, Tables tables, String runId) {
     Row plan = RunsTable.planRow(spark, tables, runId);
     String bucket = plan.getAs("bucket");
     String prefix = plan.getAs("prefix");
-    if (!bucket.equals(options.bucket()) || !prefix.equals(options.prefix().value())) {
+    if (!bucket.equals(options.export().bucket()) || !prefix.equals(options.export().prefix().value())) {
       throw new PlanRefusedException("The plan of run " + runId + " is for s3://" + bucket + "/" + prefix
-          + ", not s3://" + options.bucket() + "/" + options.prefix() + ": give the same --bucket and --prefix");
+          + ", not s3://" + options.export().bucket() + "/" + options.export().prefix()
+          + ": give the same --bucket and --prefix");
     }
     String fingerprint = plan.getAs("layout_fingerprint");
-    if (!options.layout().fingerprint().equals(fingerprint)) {
+    if (!options.export().layout().fingerprint().equals(fingerprint)) {
       throw new PlanRefusedException("The plan of run " + runId + " was made with layout " + plan.getAs("layout")
-          + " (SHA-256 " + fingerprint + "), not with " + options.layout().origin() + ": give the plan's --layout");
+          + " (SHA-256 " + fingerprint + "), not with " + options.export().layout().origin()
+          + ": give the plan's --layout");
     }
     return plan;
   }
@@ -102,7 +104,7 @@ public final class ReviewedPlan {
    * change, is not executed on the strength of the older approval. Each refusal says what to do. The
    * rows checked are the rows executed: {@link #rows()} reads the table version that was digested.
    */
-  private void checkReviewable(RunOptions options, Clock clock, Origin origin, Supplier<List<Row>> approvals) {
+  private void checkReviewable(ExecuteOptions options, Clock clock, Origin origin, Supplier<List<Row>> approvals) {
     Instant plannedAt = run.<java.sql.Timestamp>getAs("planned_at").toInstant();
     Duration age = Duration.between(plannedAt, clock.instant());
     if (age.compareTo(options.maxPlanAge()) > 0) {

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 import static org.apache.spark.sql.functions.col;
 
 import io.statesweep.api.failures.BadSettingsException;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.PlanOptions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.LineText;
 import io.statesweep.s3.S3ObjectStore;
@@ -57,11 +57,11 @@ public final class Listings {
       RunsTable.Source source) {}
 
   /** ListObjectsV2 over the prefix, in parallel tasks of bounded pages. */
-  public static Listing fromListing(SparkSession spark, RunOptions options, KeyClassifier classifier,
+  public static Listing fromListing(SparkSession spark, PlanOptions options, KeyClassifier classifier,
       RunMetrics metrics, String runId) {
     // The wall clock, not the run's "now" (which tests may set): it is compared with LastModified times.
     Instant listedAt = Instant.now().minus(LISTING_CLOCK_MARGIN);
-    StoreAccess access = StoreAccess.of(options, metrics);
+    StoreAccess access = StoreAccess.of(options.export(), metrics);
     S3ObjectStore store = access.open();
     List<ListingTask> tasks = new ListingFanOut(store, classifier).tasks();
     access.countRequests(store);
@@ -106,7 +106,7 @@ public final class Listings {
    * The objects of an S3 Inventory report instead of LIST. The report is a day old at most; execution
    * still verifies every record against the live bucket.
    */
-  public static Listing fromInventory(SparkSession spark, RunOptions options, String runId) {
+  public static Listing fromInventory(SparkSession spark, PlanOptions options, String runId) {
     InventoryManifest.Location location = options.inventory();
     // Through Hadoop's FileSystem, as its data files are: the report may be in another bucket or account.
     byte[] manifestBytes;
@@ -120,13 +120,13 @@ public final class Listings {
       throw new BadSettingsException("Cannot read inventory manifest " + location + ": " + FileSource.reason(e));
     }
     InventoryManifest manifest = InventoryManifest.parse(manifestBytes, location.toString());
-    manifest.checkLists(options.bucket());
+    manifest.checkLists(options.export().bucket());
     LOG.info("Run {}: inventory of s3://{} taken at {}: {} {} files", runId,
         LineText.escape(manifest.sourceBucket()), manifest.createdAt(), manifest.files().size(), manifest.format());
     // s3:// is the platform's S3 filesystem (EMRFS, Databricks'); where it has none, S3A.
     String dataScheme = location.dataFileScheme().equals("s3")
         ? HadoopFiles.s3Scheme(spark.sparkContext().hadoopConfiguration()) : location.dataFileScheme();
-    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, dataScheme, options.prefix())
+    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, dataScheme, options.export().prefix())
         // One reading of the report for every later step, as with LIST.
         .localCheckpoint(true);
     return new Listing(objectsDS, manifest.files().size(), "from the inventory taken at " + manifest.createdAt()

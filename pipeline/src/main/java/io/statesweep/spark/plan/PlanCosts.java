@@ -16,7 +16,8 @@ import io.statesweep.spark.run.HadoopFiles;
 import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.run.Spread;
 import io.statesweep.api.failures.BadSettingsException;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
+import io.statesweep.config.PlanOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
@@ -56,7 +57,7 @@ public final class PlanCosts {
    * else a file read through Hadoop's FileSystem (a local path, s3://, s3a://, dbfs:/). Refused with a
    * message naming the file when it cannot be read or is not a valid table.
    */
-  public static PriceTable priceTable(SparkSession spark, RunOptions options) {
+  public static PriceTable priceTable(SparkSession spark, ExportOptions options) {
     String location = options.settings().getOrDefault(Settings.PRICES.key(), PriceTable.BUILT_IN);
     if (location == null || location.equals(PriceTable.BUILT_IN)) {
       return PriceTable.builtIn();
@@ -74,7 +75,7 @@ public final class PlanCosts {
   /** The region whose prices apply, and how it was chosen. */
   public record Region(String name, String from) {}
 
-  public static Region region(RunOptions options) {
+  public static Region region(ExportOptions options) {
     String name = S3Clients.region(options.s3());
     if (options.s3().region() != null) {
       return new Region(name, "--region");
@@ -128,9 +129,9 @@ public final class PlanCosts {
    * The requests an execute of the plan will make, estimated: its rows spread over the tasks as the
    * execute spreads them, each task's windows replayed by {@link ExecuteRequestEstimate}.
    */
-  public static Map<String, Long> executeRequests(SparkSession spark, RunOptions options, Dataset<Row> planRows) {
+  public static Map<String, Long> executeRequests(SparkSession spark, PlanOptions options, Dataset<Row> planRows) {
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
-    int ceiling = options.maxDeletesPerSecond();
+    int ceiling = options.deletes().maxDeletesPerSecond();
     RunMetrics.Requests estimated = new RunMetrics.Requests();
     spark.sparkContext().register(estimated, "statesweep.execute_requests_estimate");
     Dataset<Row> rows = deleteRows(planRows)
@@ -138,10 +139,11 @@ public final class PlanCosts {
         .select(col("state_file_key"), col("action"), col("child_keys_to_delete"),
             expr("coalesce(keys_to_delete, 0) + coalesce(kept_keys, 0)").as("folder_keys"));
     Spread.byKeyRange(rows, DeleteTasks.deletePartitions(parallelism, ceiling), "state_file_key")
-        .foreachPartition(new Estimate(options.batchSize(), options.workers(),
+        .foreachPartition(new Estimate(options.deletes().batchSize(), options.export().workers(),
             DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), estimated));
     Map<String, Long> requests = new TreeMap<>(estimated.value());
-    return plus(requests, ExecuteRequestEstimate.perAttempt(options.conditionalDeletes(), options.prefix()));
+    return plus(requests, ExecuteRequestEstimate.perAttempt(options.deletes().conditionalDeletes(),
+        options.export().prefix()));
   }
 
   /** One task's share of the estimate. */
@@ -213,7 +215,7 @@ public final class PlanCosts {
   }
 
   /** The versioning statement, for the log and the runs table; null on a bucket that is not versioned. */
-  public static String versioningNote(RunOptions options, BucketVersioning versioning, long bytes) {
+  public static String versioningNote(ExportOptions options, BucketVersioning versioning, long bytes) {
     return io.statesweep.cost.VersioningNote.of(options.bucket(), options.prefix().value(), versioning.status(),
         versioning.unknownBecause(), bytes);
   }

@@ -5,7 +5,7 @@ import static org.apache.spark.sql.functions.col;
 
 import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.api.Tables;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.PlanOptions;
 import io.statesweep.layout.Classification;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.layout.Keys;
@@ -47,7 +47,7 @@ public final class StateReading {
    * Reads the state files of {@code listingDS}, spread over at least {@code shufflePartitions} tasks; tells
    * {@code progress} how many GETs the phase makes before it makes them.
    */
-  public static StateFiles read(SparkSession spark, RunOptions options, Tables tables, Dataset<ObjectRow> listingDS,
+  public static StateFiles read(SparkSession spark, PlanOptions options, Tables tables, Dataset<ObjectRow> listingDS,
       KeyClassifier classifier, RunContext run, RunMetrics metrics, Progress progress, int shufflePartitions) {
     int parallelism = Math.max(1, spark.sparkContext().defaultParallelism());
     Dataset<StateFileRow> classifiedDS = listingDS
@@ -58,7 +58,7 @@ public final class StateReading {
       classifiedDS = classifiedDS.filter(new InScope(options.scope()));
     }
     StateReuse.EarlierPlan previous = options.reuseStateFiles()
-        ? StateReuse.previousPlan(spark, tables, options) : null;
+        ? StateReuse.previousPlan(spark, tables, options.export()) : null;
     if (previous != null) {
       // Joined once: the count below and the reads both take these rows.
       classifiedDS = StateReuse.withPrevious(spark, classifiedDS, tables, previous.runId(), previous.runDate())
@@ -68,8 +68,8 @@ public final class StateReading {
     long gets = classifiedDS.filter(col("status").equalTo(Rows.LISTED)).count();
     progress.phase("read-state-files", "state_files_read", gets);
     Dataset<StateFileRow> stateFilesDS = Spread.byKey(classifiedDS, Math.max(parallelism * 2, shufflePartitions), "key")
-        .mapPartitions(new ReadStateFiles(classifier, StoreAccess.of(options, metrics), options.maxStateBytes(),
-            options.workers()), TableSchemas.STATE_FILES.encoder())
+        .mapPartitions(new ReadStateFiles(classifier, StoreAccess.of(options.export(), metrics),
+            options.export().maxStateBytes(), options.export().workers()), TableSchemas.STATE_FILES.encoder())
         // Each state file is read once: the table and the plan see the same documents.
         .localCheckpoint(true);
     return new StateFiles(stateFilesDS, gets, previous == null ? null : previous.runId());

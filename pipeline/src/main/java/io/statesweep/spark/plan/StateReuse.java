@@ -6,7 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
 import io.statesweep.api.Tables;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
 import io.statesweep.plan.LineText;
 import io.statesweep.spark.run.RootMessage;
 import io.statesweep.spark.rows.StateFileRow;
@@ -49,7 +49,7 @@ final class StateReuse {
    * The last complete plan of this bucket, prefix, layout and state parser version, whose parsed state files this run may
    * reuse; null when there is none (or no table yet).
    */
-  static EarlierPlan previousPlan(SparkSession spark, Tables tables, RunOptions options) {
+  static EarlierPlan previousPlan(SparkSession spark, Tables tables, ExportOptions options) {
     try {
       List<Row> rows = spark.read().format("delta").load(tables.runs())
           .filter(col("command").equalTo("plan").and(col("complete")).and(col("bucket").equalTo(options.bucket()))

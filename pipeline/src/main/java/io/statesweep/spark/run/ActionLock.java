@@ -4,7 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.LockOutcome;
 import io.statesweep.api.failures.RunLockException;
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.DeleteOptions;
+import io.statesweep.config.ExportOptions;
 import io.statesweep.config.Settings;
 import io.statesweep.plan.LineText;
 import io.statesweep.s3.RunLock;
@@ -55,13 +56,15 @@ public final class ActionLock implements AutoCloseable {
    * another run holds it, {@link RunLockException.Denied} when the store refuses its permissions (a run that
    * deletes never goes on without it), {@link RunLockException.Unavailable} for any other failure.
    *
+   * @param deletes whether the lock may be taken on a store that ignores conditional writes
+   *     ({@link DeleteOptions#unsafeLock})
    * @param command what runs, for the lock's owner: {@code "statesweep <command> (pid N)"}
    */
-  public static ActionLock toDelete(RunOptions options, String command) {
+  public static ActionLock toDelete(ExportOptions options, DeleteOptions deletes, String command) {
     String key = RunLock.keyFor(options.prefix().value());
     S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     ConditionProbe writes = probe(store, key);
-    if (writes.ignored() && !options.unsafeLock()) {
+    if (writes.ignored() && !deletes.unsafeLock()) {
       throw new RunLockException.Untrusted("Cannot take the run lock s3://" + options.bucket() + "/" + key + ": "
           + cannotHold(writes) + ", so another run could delete at the same time. Nothing was read or deleted. Run"
           + " on a store that honours conditional writes (S3 does), or accept the risk with "
@@ -75,7 +78,7 @@ public final class ActionLock implements AutoCloseable {
    * (the exporter's guide grants none for it) or ignores its condition, the run warns, saying why, and goes on
    * without it.
    */
-  public static ActionLock forDryRun(RunOptions options, String command) {
+  public static ActionLock forDryRun(ExportOptions options, String command) {
     String key = RunLock.keyFor(options.prefix().value());
     S3ObjectStore store = S3ObjectStore.open(options.s3(), options.bucket());
     ConditionProbe writes = probe(store, key);
@@ -105,7 +108,7 @@ public final class ActionLock implements AutoCloseable {
     return writes.reason() + ": it cannot hold the run lock";
   }
 
-  private static RunLock acquire(ObjectStore store, RunOptions options, String command, ConditionProbe writes) {
+  private static RunLock acquire(ObjectStore store, ExportOptions options, String command, ConditionProbe writes) {
     String host;
     try {
       host = java.net.InetAddress.getLocalHost().getHostName();

@@ -2,7 +2,7 @@ package io.statesweep.spark.run;
 
 import static java.util.Objects.requireNonNull;
 
-import io.statesweep.config.RunOptions;
+import io.statesweep.config.ExportOptions;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.s3.S3Settings;
 import java.io.Serializable;
@@ -21,8 +21,8 @@ public record StoreAccess(S3Settings s3, String bucket, RunMetrics metrics) impl
     requireNonNull(metrics, "metrics is null");
   }
 
-  /** The run's bucket ({@link RunOptions#bucket()}), its requests counted in {@code metrics}. */
-  public static StoreAccess of(RunOptions options, RunMetrics metrics) {
+  /** The run's bucket ({@link ExportOptions#bucket()}), its requests counted in {@code metrics}. */
+  public static StoreAccess of(ExportOptions options, RunMetrics metrics) {
     return new StoreAccess(options.s3(), options.bucket(), metrics);
   }
 
