@@ -184,6 +184,32 @@ public abstract class VersioningScenario {
   }
 
   @Test
+  void aSuspendedBucketWritesNullVersionsAndANullMarker() {
+    String bucket = "suspended-scenario";
+    s3.createBucket(b -> b.bucket(bucket));
+    s3.putBucketVersioning(b -> b.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+    String key = fresh("file.txt");
+    PutObjectResponse kept = s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromString("versioned"));
+    s3.putBucketVersioning(b -> b.bucket(bucket)
+        .versioningConfiguration(v -> v.status(BucketVersioningStatus.SUSPENDED)));
+
+    PutObjectResponse put = s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromString("suspended"));
+    DeleteObjectResponse deleted = s3.deleteObject(b -> b.bucket(bucket).key(key));
+
+    assertThat(s3.getBucketVersioning(b -> b.bucket(bucket)).status()).isEqualTo(BucketVersioningStatus.SUSPENDED);
+    assertThat(put.versionId()).as("a PUT while suspended").isIn(null, "null");
+    assertThat(deleted.deleteMarker()).isTrue();
+    assertThat(deleted.versionId()).as("the marker of a delete while suspended").isIn(null, "null");
+    ListObjectVersionsResponse versions = s3.listObjectVersions(b -> b.bucket(bucket).prefix(key));
+    // The null version the PUT wrote is replaced by the null marker; the version from before stays.
+    assertThat(versions.versions()).extracting(ObjectVersion::versionId).containsExactly(kept.versionId());
+    assertThat(versions.deleteMarkers()).singleElement().satisfies(marker -> {
+      assertThat(marker.versionId()).isEqualTo("null");
+      assertThat(marker.isLatest()).isTrue();
+    });
+  }
+
+  @Test
   void listingVersionsPagesThroughEveryEntryOnce() {
     String prefix = fresh("");
     Set<String> written = new HashSet<>();
