@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
 import software.amazon.awssdk.services.s3.model.DeletedObject;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
@@ -379,22 +380,23 @@ public final class S3ObjectStore implements ObjectStore {
     }
     java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
     java.util.Map<String, DeleteResult.KeyError> errors = new java.util.LinkedHashMap<>();
+    java.util.Map<String, String> markers = new java.util.LinkedHashMap<>();
     List<DeleteTarget> inXml = new ArrayList<>(targets.size());
     for (DeleteTarget target : targets) {
       if (XmlKeys.canTravelInXml(target.key())) {
         inXml.add(target);
       } else {
-        deleteAlone(target, deleted, errors);
+        deleteAlone(target, deleted, errors, markers);
       }
     }
     if (!inXml.isEmpty()) {
-      deleteInOneRequest(inXml, deleted, errors);
+      deleteInOneRequest(inXml, deleted, errors, markers);
     }
-    return new DeleteResult(deleted, errors);
+    return new DeleteResult(deleted, errors, markers);
   }
 
   private void deleteInOneRequest(List<DeleteTarget> targets, java.util.Set<String> deleted,
-      java.util.Map<String, DeleteResult.KeyError> errors) {
+      java.util.Map<String, DeleteResult.KeyError> errors, java.util.Map<String, String> markers) {
     List<ObjectIdentifier> identifiers = new ArrayList<>(targets.size());
     for (DeleteTarget target : targets) {
       ObjectIdentifier.Builder identifier = ObjectIdentifier.builder().key(target.key());
@@ -413,8 +415,13 @@ public final class S3ObjectStore implements ObjectStore {
     java.util.Set<String> asked = new java.util.HashSet<>();
     targets.forEach(target -> asked.add(target.key()));
     java.util.Set<String> answered = new java.util.HashSet<>();
+    java.util.Map<String, String> answeredMarkers = new java.util.HashMap<>();
     for (DeletedObject object : response.deleted()) {
       answered.add(object.key());
+      if (Boolean.TRUE.equals(object.deleteMarker()) && object.deleteMarkerVersionId() != null
+          && !object.deleteMarkerVersionId().isBlank()) {
+        answeredMarkers.put(object.key(), object.deleteMarkerVersionId());
+      }
     }
     for (S3Error error : response.errors()) {
       if (!asked.contains(error.key())) {
@@ -432,6 +439,9 @@ public final class S3ObjectStore implements ObjectStore {
       }
       if (answered.contains(target.key())) {
         deleted.add(target.key());
+        if (answeredMarkers.containsKey(target.key())) {
+          markers.put(target.key(), answeredMarkers.get(target.key()));
+        }
       } else {
         errors.put(target.key(), new DeleteResult.KeyError(NO_ANSWER,
             "the DeleteObjects answer lists this key neither as deleted nor as an error"));
@@ -444,15 +454,19 @@ public final class S3ObjectStore implements ObjectStore {
    * NoSuchKey) counts as deleted. Any other 404, such as NoSuchBucket, is an error: nothing was deleted.
    */
   private void deleteAlone(DeleteTarget target, java.util.Set<String> deleted,
-      java.util.Map<String, DeleteResult.KeyError> errors) {
+      java.util.Map<String, DeleteResult.KeyError> errors, java.util.Map<String, String> markers) {
     try {
-      client.deleteObject(b -> {
+      DeleteObjectResponse answer = client.deleteObject(b -> {
         b.overrideConfiguration(this::counted).bucket(bucket).key(target.key());
         if (target.etag() != null) {
           b.ifMatch(quote(target.etag()));
         }
       });
       deleted.add(target.key());
+      // On a versioned bucket the answer names the delete marker it wrote (x-amz-delete-marker, x-amz-version-id).
+      if (Boolean.TRUE.equals(answer.deleteMarker()) && answer.versionId() != null && !answer.versionId().isBlank()) {
+        markers.put(target.key(), answer.versionId());
+      }
     } catch (S3Exception e) {
       if (isNoSuchKey(e)) {
         deleted.add(target.key());

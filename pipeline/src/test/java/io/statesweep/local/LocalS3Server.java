@@ -312,6 +312,13 @@ public final class LocalS3Server implements AutoCloseable {
     return name;
   }
 
+  /** Turns versioning on for {@code bucket} (a bucket of this server), as PutBucketVersioning Enabled does. */
+  public void enableVersioning(String bucket) {
+    requireNonNull(bucket, "bucket is null");
+    adminClient().putBucketVersioning(b -> b.bucket(bucket)
+        .versioningConfiguration(v -> v.status(software.amazon.awssdk.services.s3.model.BucketVersioningStatus.ENABLED)));
+  }
+
   private synchronized S3Client adminClient() {
     if (closed.get()) {
       throw new IllegalStateException("The local S3 server at " + endpoint() + " is closed");

@@ -48,6 +48,19 @@ public abstract class ObjectStoreContract {
     return "this store has no other buckets";
   }
 
+  /**
+   * A store of a bucket with versioning enabled, or null where the store has no versioning (say why in a subclass):
+   * there a delete writes a marker, and the result names it, the version a deleted file could be brought back from.
+   */
+  protected ObjectStore storeOfAVersionedBucket() {
+    return null;
+  }
+
+  /** Why this store cannot be asked for a versioned bucket; read when there is none. */
+  protected String whyNoVersionedBucket() {
+    return "this store has no versioning";
+  }
+
   /** The versioning status the store answers for its bucket ({@code Off}, or {@code unknown} with why). */
   protected abstract String versioningStatus();
 
@@ -284,6 +297,41 @@ public abstract class ObjectStoreContract {
     assertThat(result.errors()).containsOnlyKeys(kept);
     assertThat(result.errors().get(kept).isPreconditionFailed()).isTrue();
     assertThat(store().read(kept, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("second");
+  }
+
+  @Test
+  void aDeleteOnABucketWithoutVersioningWritesNoMarker() {
+    write("unversioned/a.pdf", "a");
+
+    DeleteResult result = store().delete(List.of(new DeleteTarget("unversioned/a.pdf", null)));
+
+    assertThat(result.deleted()).containsExactly("unversioned/a.pdf");
+    assertThat(result.markers()).isEmpty();
+  }
+
+  @Test
+  void aDeleteOnAVersionedBucketNamesTheMarkerItWroteForEachKey() {
+    ObjectStore versioned = storeOfAVersionedBucket();
+    assumeTrue(versioned != null, () -> getClass().getSimpleName() + ": " + whyNoVersionedBucket());
+    String inXml = "markers/a.pdf";
+    // A key XML cannot carry goes alone, by DeleteObject: its answer names the marker in headers.
+    String alone = "markers/tab\tname.pdf";
+    String etag = versioned.write(inXml, bytes("a"));
+    versioned.write(alone, bytes("b"));
+    String stale = versioned.write("markers/changed.pdf", bytes("first"));
+    versioned.write("markers/changed.pdf", bytes("second"));
+
+    DeleteResult result = versioned.delete(List.of(new DeleteTarget(inXml, etag), new DeleteTarget(alone, null),
+        new DeleteTarget("markers/changed.pdf", stale)));
+
+    assertThat(result.deleted()).containsExactlyInAnyOrder(inXml, alone);
+    assertThat(result.markers()).containsOnlyKeys(inXml, alone);
+    assertThat(result.markers().values()).allSatisfy(marker -> assertThat(marker).isNotBlank())
+        .doesNotHaveDuplicates();
+    assertThat(result.errors().get("markers/changed.pdf").isPreconditionFailed()).isTrue();
+    assertThat(versioned.read(inXml, 100)).isNull();
+    assertThat(versioned.read("markers/changed.pdf", 100).bytes()).asString(StandardCharsets.UTF_8)
+        .isEqualTo("second");
   }
 
   /** What the run lock rests on: a create that only one writer wins, a replace only of the version seen. */

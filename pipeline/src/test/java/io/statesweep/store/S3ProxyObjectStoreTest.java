@@ -13,12 +13,21 @@ class S3ProxyObjectStoreTest extends ObjectStoreContract {
 
   private static ObjectStore store;
   private static ObjectStore missing;
+  private static ObjectStore versioned;
 
   @BeforeAll
   static void openStores(LocalS3Server server) {
     server.createBucket(BUCKET);
     store = S3ObjectStore.open(server.s3Settings(), BUCKET);
     missing = S3ObjectStore.open(server.s3Settings(), "no-such-bucket");
+    server.createBucket(BUCKET + "-versioned");
+    server.enableVersioning(BUCKET + "-versioned");
+    versioned = S3ObjectStore.open(server.s3Settings(), BUCKET + "-versioned");
+  }
+
+  @Override
+  protected ObjectStore storeOfAVersionedBucket() {
+    return versioned;
   }
 
   @Override
