@@ -319,6 +319,16 @@ public final class LocalS3Server implements AutoCloseable {
         .versioningConfiguration(v -> v.status(software.amazon.awssdk.services.s3.model.BucketVersioningStatus.ENABLED)));
   }
 
+  /** The delete markers of {@code bucket}, key to how many it has, over every version of the bucket. */
+  public java.util.Map<String, Integer> deleteMarkers(String bucket) {
+    requireNonNull(bucket, "bucket is null");
+    java.util.Map<String, Integer> markers = new java.util.TreeMap<>();
+    for (var page : adminClient().listObjectVersionsPaginator(b -> b.bucket(bucket))) {
+      page.deleteMarkers().forEach(marker -> markers.merge(marker.key(), 1, Integer::sum));
+    }
+    return markers;
+  }
+
   private synchronized S3Client adminClient() {
     if (closed.get()) {
       throw new IllegalStateException("The local S3 server at " + endpoint() + " is closed");
