@@ -11,10 +11,17 @@ import java.time.Instant;
  * @param etag the ETag it was verified with (and sent with, where deletes are conditional); null when unknown
  * @param deletedAt when the store's answer said it was deleted; null when the attempt that deleted it stopped
  *     before it recorded the answer, and the key was found gone afterwards (README, "Every delete on the record")
+ * @param deleteMarker on a versioned bucket, the version id of the delete marker the delete wrote (the deleted version
+ *     stays behind it, and removing the marker makes it current again); null without versioning, or when unknown
  */
-public record DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt) {
+public record DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt, String deleteMarker) {
   public DeletedKey {
     requireNonNull(key, "key is null");
     requireNonNull(role, "role is null");
+  }
+
+  /** A deleted key without a known delete marker. */
+  public DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt) {
+    this(key, role, etag, deletedAt, null);
   }
 }

@@ -216,6 +216,8 @@ public final class RecordExecutor implements AutoCloseable {
     private long longestEnded;
     private final Map<String, Long> deletedAt = new HashMap<>();
     private final Map<String, Instant> answeredAt = new HashMap<>();
+    /** The delete marker each deleted key got, on a versioned bucket. */
+    private final Map<String, String> markers = new HashMap<>();
     private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
     /** The state files read again after their records' files went. */
     private final Map<Integer, Recheck> recheckOf = new HashMap<>();
@@ -372,7 +374,8 @@ public final class RecordExecutor implements AutoCloseable {
       List<Integer> begun = sendFiles(going, first);
       deleteStateFiles(begun);
       for (int slot : begun) {
-        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, answeredAt, errors, started);
+        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, answeredAt, markers, errors,
+            started);
       }
     }
 
@@ -592,6 +595,7 @@ public final class RecordExecutor implements AutoCloseable {
           deletedAt.put(key, answered);
           answeredAt.put(key, answeredWhen);
         });
+        markers.putAll(result.markers());
         errors.putAll(result.errors());
       } catch (StoreException e) {
         for (DeleteTarget target : batch) {
@@ -1017,7 +1021,8 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,
-      Map<String, Instant> answeredAt, Map<String, DeleteResult.KeyError> errors, Instant started) {
+      Map<String, Instant> answeredAt, Map<String, String> markers, Map<String, DeleteResult.KeyError> errors,
+      Instant started) {
     List<KeyFailure> failures = new ArrayList<>();
     // A changed key is expected; any other failure needs a person, so it decides the outcome.
     KeyFailure firstError = null;
@@ -1028,7 +1033,7 @@ public final class RecordExecutor implements AutoCloseable {
       Long at = deletedAt.get(target.key());
       if (at != null) {
         deletedKeys.add(new DeletedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key()),
-            answeredAt.get(target.key())));
+            answeredAt.get(target.key()), markers.get(target.key())));
         lastDelete = Math.max(lastDelete, at);
       } else {
         DeleteResult.KeyError error = errors.get(target.key());
@@ -1047,7 +1052,7 @@ public final class RecordExecutor implements AutoCloseable {
     Long stateDeletedAt = record.plan.action() == Action.DELETE_RECORD ? deletedAt.get(stateKey) : null;
     if (stateDeletedAt != null) {
       deletedKeys.add(new DeletedKey(stateKey, DeleteRole.STATE_FILE, record.plan.stateFile().etag(),
-          answeredAt.get(stateKey)));
+          answeredAt.get(stateKey), markers.get(stateKey)));
       lastDelete = Math.max(lastDelete, stateDeletedAt);
     }
     DeleteResult.KeyError stateError = errors.get(stateKey);

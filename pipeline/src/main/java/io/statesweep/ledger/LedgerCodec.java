@@ -109,6 +109,10 @@ public final class LedgerCodec {
           ObjectNode deletedNode = deleted.addObject().put("key", key.key()).put("role", key.role().label());
           deletedNode.put("etag", key.etag());
           deletedNode.put("deleted_at", key.deletedAt() == null ? null : key.deletedAt().toString());
+          if (key.deleteMarker() != null) {
+            // Only on a versioned bucket; a ledger without it reads as before.
+            deletedNode.put("delete_marker", key.deleteMarker());
+          }
         }
   }
 
@@ -182,7 +186,8 @@ public final class LedgerCodec {
             String deletedAt = at + "deleted[" + d + "].";
             deleted.add(new DeletedKey(reader.text(deletedNode, deletedAt + "key"),
                 reader.role(deletedNode, deletedAt + "role"), reader.optionalText(deletedNode, deletedAt + "etag"),
-                reader.optionalTime(deletedNode, deletedAt + "deleted_at")));
+                reader.optionalTime(deletedNode, deletedAt + "deleted_at"),
+                reader.optionalText(deletedNode, deletedAt + "delete_marker")));
           }
           String stateFileKey = reader.text(node, at + "state_file_key");
           try {

@@ -57,7 +57,7 @@ public final class RecordHistory {
         DeletedKey known = deleted.get(key.key());
         if (known == null || known.deletedAt() == null && key.deletedAt() != null) {
           deleted.put(key.key(), known == null ? key : new DeletedKey(known.key(), known.role(), known.etag(),
-              key.deletedAt()));
+              key.deletedAt(), key.deleteMarker() != null ? key.deleteMarker() : known.deleteMarker()));
         }
       }
     }

@@ -55,6 +55,22 @@ class LedgerCodecTest {
   }
 
   @Test
+  void aDeletedKeysDeleteMarkerReadsBackAndALedgerWrittenWithoutOneReadsAsNone() {
+    ExecutionOutcome versioned = new ExecutionOutcome(HOSTILE_KEYS.get(1), Action.DELETE_REMOVED_FILES,
+        Outcome.DELETED, "deleted", 1, false, 0, List.of(), INTENDED, ANSWERED,
+        List.of(new DeletedKey(HOSTILE_KEYS.get(3), DeleteRole.REMOVED_FILE, "etag", ANSWERED,
+            "3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY+MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo")), null);
+
+    assertThat(LedgerCodec.readOutcome(LedgerCodec.writeOutcome(versioned))).isEqualTo(versioned);
+    String written = LedgerCodec.writeOutcome(versioned);
+    String before = written.replace(",\"delete_marker\":\"3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY+MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo\"",
+        "");
+    assertThat(before).isNotEqualTo(written);
+    assertThat(LedgerCodec.readOutcome(before).deleted())
+        .singleElement().satisfies(key -> assertThat(key.deleteMarker()).isNull());
+  }
+
+  @Test
   void anObjectThatIsNoLedgerObjectNamesTheKeyAndTheField() {
     String key = "cogram.statesweep/journal/R/A/p00003/t7-w000002-intent.json";
     String valid = new String(LedgerCodec.write(new LedgerEntry.Intent(header(7, 2, INTENDED),

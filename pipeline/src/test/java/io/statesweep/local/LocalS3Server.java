@@ -319,12 +319,13 @@ public final class LocalS3Server implements AutoCloseable {
         .versioningConfiguration(v -> v.status(software.amazon.awssdk.services.s3.model.BucketVersioningStatus.ENABLED)));
   }
 
-  /** The delete markers of {@code bucket}, key to how many it has, over every version of the bucket. */
-  public java.util.Map<String, Integer> deleteMarkers(String bucket) {
+  /** The delete markers of {@code bucket}: each key that has any, to their version ids (the latest first). */
+  public java.util.Map<String, List<String>> deleteMarkers(String bucket) {
     requireNonNull(bucket, "bucket is null");
-    java.util.Map<String, Integer> markers = new java.util.TreeMap<>();
+    java.util.Map<String, List<String>> markers = new java.util.TreeMap<>();
     for (var page : adminClient().listObjectVersionsPaginator(b -> b.bucket(bucket))) {
-      page.deleteMarkers().forEach(marker -> markers.merge(marker.key(), 1, Integer::sum));
+      page.deleteMarkers().forEach(marker -> markers.computeIfAbsent(marker.key(), key -> new java.util.ArrayList<>())
+          .add(marker.versionId()));
     }
     return markers;
   }

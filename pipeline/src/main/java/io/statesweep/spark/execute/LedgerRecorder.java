@@ -292,7 +292,7 @@ public final class LedgerRecorder {
         .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"
             + " 'message', f.message))"))
         .withColumn("deleted", expr("transform(deleted, d -> named_struct('key', d.key, 'role', d.role,"
-            + " 'etag', d.etag, 'deleted_at', d.deletedAt))"));
+            + " 'etag', d.etag, 'deleted_at', d.deletedAt, 'delete_marker', d.deleteMarker))"));
   }
 
   private S3ObjectStore store() {
@@ -414,6 +414,7 @@ public final class LedgerRecorder {
       keyRow.setRole(key.role().label());
       keyRow.setEtag(key.etag());
       keyRow.setDeletedAt(RowTimes.timestamp(key.deletedAt()));
+      keyRow.setDeleteMarker(key.deleteMarker());
       deleted.add(keyRow);
     }
     row.setDeleted(deleted);

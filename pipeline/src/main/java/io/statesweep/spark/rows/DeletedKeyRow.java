@@ -6,8 +6,9 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
 /**
- * A key an execute deleted, with its role, the ETag it was verified with and when the store's answer came (null:
- * found gone after its task stopped). A Spark bean row ({@link #ENCODER}).
+ * A key an execute deleted, with its role, the ETag it was verified with, when the store's answer came (null: found
+ * gone after its task stopped) and, on a versioned bucket, the delete marker it got. A Spark bean row
+ * ({@link #ENCODER}).
  */
 public final class DeletedKeyRow implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -18,6 +19,7 @@ public final class DeletedKeyRow implements Serializable {
   private String role;
   private String etag;
   private java.sql.Timestamp deletedAt;
+  private String deleteMarker;
 
   public DeletedKeyRow() {}
 
@@ -53,6 +55,14 @@ public final class DeletedKeyRow implements Serializable {
     this.deletedAt = deletedAt;
   }
 
+  public String getDeleteMarker() {
+    return deleteMarker;
+  }
+
+  public void setDeleteMarker(String deleteMarker) {
+    this.deleteMarker = deleteMarker;
+  }
+
   @Override
   public boolean equals(Object other) {
     if (this == other) {
@@ -62,16 +72,17 @@ public final class DeletedKeyRow implements Serializable {
       return false;
     }
     return Objects.equals(key, that.key) && Objects.equals(role, that.role) && Objects.equals(etag, that.etag)
-        && Objects.equals(deletedAt, that.deletedAt);
+        && Objects.equals(deletedAt, that.deletedAt) && Objects.equals(deleteMarker, that.deleteMarker);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, role, etag, deletedAt);
+    return Objects.hash(key, role, etag, deletedAt, deleteMarker);
   }
 
   @Override
   public String toString() {
-    return "DeletedKeyRow{key=" + key + ", role=" + role + ", etag=" + etag + ", deletedAt=" + deletedAt + "}";
+    return "DeletedKeyRow{key=" + key + ", role=" + role + ", etag=" + etag + ", deletedAt=" + deletedAt
+        + ", deleteMarker=" + deleteMarker + "}";
   }
 }

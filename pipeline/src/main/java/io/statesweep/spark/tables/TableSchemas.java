@@ -139,8 +139,9 @@ public final class TableSchemas {
       STARTED_AT,
       ENDED_AT,
       column("deleted", "every key in deleted_keys with its role (file, removed_file, state_file), the ETag it was"
-          + " verified with, and deleted_at, when the store's answer said so (UTC; null when the task that"
-          + " deleted it stopped first and the key was found gone afterwards)"),
+          + " verified with, deleted_at, when the store's answer said so (UTC; null when the task that"
+          + " deleted it stopped first and the key was found gone afterwards), and delete_marker, on a versioned"
+          + " bucket the version id of the delete marker it got (null without versioning)"),
       column("recorded_from", "where the row came from: the outcomes the tasks recorded in the execute's ledger"
           + " (outcomes), or also the intent of a task that stopped first, its deletions found by looking at its"
           + " keys (intent)"),
