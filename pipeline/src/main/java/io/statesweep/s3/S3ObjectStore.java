@@ -418,9 +418,9 @@ public final class S3ObjectStore implements ObjectStore {
     java.util.Map<String, String> answeredMarkers = new java.util.HashMap<>();
     for (DeletedObject object : response.deleted()) {
       answered.add(object.key());
-      if (Boolean.TRUE.equals(object.deleteMarker()) && object.deleteMarkerVersionId() != null
-          && !object.deleteMarkerVersionId().isBlank()) {
-        answeredMarkers.put(object.key(), object.deleteMarkerVersionId());
+      String marker = markerOf(object.deleteMarker(), object.deleteMarkerVersionId());
+      if (marker != null) {
+        answeredMarkers.put(object.key(), marker);
       }
     }
     for (S3Error error : response.errors()) {
@@ -449,6 +449,11 @@ public final class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /** The version id of the delete marker an answer says it wrote, or null where it wrote none (no versioning). */
+  private static String markerOf(Boolean deleteMarker, String versionId) {
+    return Boolean.TRUE.equals(deleteMarker) && versionId != null && !versionId.isBlank() ? versionId : null;
+  }
+
   /**
    * DeleteObject for one key, with If-Match when an ETag is given; a key already gone (204, or 404
    * NoSuchKey) counts as deleted. Any other 404, such as NoSuchBucket, is an error: nothing was deleted.
@@ -464,8 +469,9 @@ public final class S3ObjectStore implements ObjectStore {
       });
       deleted.add(target.key());
       // On a versioned bucket the answer names the delete marker it wrote (x-amz-delete-marker, x-amz-version-id).
-      if (Boolean.TRUE.equals(answer.deleteMarker()) && answer.versionId() != null && !answer.versionId().isBlank()) {
-        markers.put(target.key(), answer.versionId());
+      String marker = markerOf(answer.deleteMarker(), answer.versionId());
+      if (marker != null) {
+        markers.put(target.key(), marker);
       }
     } catch (S3Exception e) {
       if (isNoSuchKey(e)) {
