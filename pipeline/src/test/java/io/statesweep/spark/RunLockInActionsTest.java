@@ -35,9 +35,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.scheduler.JobSucceeded$;
 import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobEnd;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeEach;
@@ -212,14 +216,30 @@ class RunLockInActionsTest {
 
     ExecuteResult result;
     String other;
+    // Once the lock is taken over, the export's next deletes wait until a job has failed (the delete job,
+    // cancelled when the renewer finds the other run's lock), however slowly a busy machine renews: the loss
+    // is found while deletes remain, whatever the pace of the tasks.
+    CountDownLatch jobFailed = new CountDownLatch(1);
+    SparkListener failures = new SparkListener() {
+      @Override
+      public void onJobEnd(SparkListenerJobEnd end) {
+        if (!(end.jobResult() instanceof JobSucceeded$)) {
+          jobFailed.countDown();
+        }
+      }
+    };
+    spark.sparkContext().addSparkListener(failures);
     try (FaultProxy proxy = new FaultProxy(server.endpoint())) {
       AtomicBoolean replaced = new AtomicBoolean();
       StringBuilder otherHolder = new StringBuilder();
       proxy.plan(request -> {
-        // At the first delete of the export's keys another run takes the lock over.
-        if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith(P))
-            && !replaced.getAndSet(true)) {
-          otherHolder.append(OtherRun.replaceLock(store, LOCK));
+        if (request.isDeleteObjects() && request.deleteKeys().stream().anyMatch(key -> key.startsWith(P))) {
+          if (!replaced.getAndSet(true)) {
+            // At the first delete of the export's keys another run takes the lock over.
+            otherHolder.append(OtherRun.replaceLock(store, LOCK));
+          } else {
+            awaitQuietly(jobFailed);
+          }
         }
         return null;
       });
@@ -227,6 +247,8 @@ class RunLockInActionsTest {
           "--skip-approval", "true", "--max-deletes-per-second", "4", "--batch-size", "2", "--lock-ttl", "3s")).execute(), runId)
           .execute();
       other = otherHolder.toString();
+    } finally {
+      spark.sparkContext().removeSparkListener(failures);
     }
 
     assertThat(other).as("the other run took the lock").isNotEmpty();
@@ -377,5 +399,14 @@ class RunLockInActionsTest {
   private long attemptsRecorded() {
     TableReader tables = TableReader.of(spark, warehouse);
     return tables.exists(Tables.EXECUTIONS) ? tables.count(Tables.EXECUTIONS) : 0;
+  }
+
+  /** Waits for {@code latch} up to a minute (a test that never sees it fails on its assertions, not by hanging). */
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
