@@ -12,6 +12,7 @@ import io.statesweep.store.ListingDepth;
 import io.statesweep.store.ListingPage;
 import io.statesweep.store.ObjectContent;
 import io.statesweep.store.ObjectStore;
+import io.statesweep.store.ObjectVersion;
 import io.statesweep.store.StateCheck;
 import io.statesweep.store.StoreException;
 import io.statesweep.store.StoredObject;
@@ -588,6 +589,55 @@ public final class S3ObjectStore implements ObjectStore {
           ? failure.getMessage() + "; it needs s3:GetBucketVersioning on arn:aws:s3:::" + bucket
           : failure.getMessage();
       return new BucketVersioning(BucketVersioning.UNKNOWN, why);
+    }
+  }
+
+  /**
+   * ListObjectVersions of one entry from {@code key}: versions list by key, newest first, so the first is the key's
+   * latest version when it has any (a longer key that starts with it sorts after it).
+   */
+  @Override
+  public ObjectVersion latestVersion(String key) {
+    software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse response;
+    try {
+      response = client.listObjectVersions(b -> b.overrideConfiguration(this::counted).encodingType(EncodingType.URL)
+          .bucket(bucket).prefix(key).maxKeys(1));
+    } catch (SdkException e) {
+      StoreException failure = translate("list the versions of", key, e);
+      if (failure.isAccessDenied()) {
+        throw new StoreException(failure.getMessage() + "; it needs s3:ListBucketVersions on arn:aws:s3:::" + bucket,
+            failure.errorCode(), e);
+      }
+      throw failure;
+    }
+    // The SDK answers versions and delete markers in two lists: the latest of the key is in one of them.
+    for (software.amazon.awssdk.services.s3.model.ObjectVersion version : response.versions()) {
+      if (key.equals(version.key()) && Boolean.TRUE.equals(version.isLatest()) && version.versionId() != null) {
+        return new ObjectVersion(key, version.versionId(), false, true, unquote(version.eTag()),
+            version.lastModified());
+      }
+    }
+    for (software.amazon.awssdk.services.s3.model.DeleteMarkerEntry marker : response.deleteMarkers()) {
+      if (key.equals(marker.key()) && Boolean.TRUE.equals(marker.isLatest()) && marker.versionId() != null) {
+        return new ObjectVersion(key, marker.versionId(), true, true, null, marker.lastModified());
+      }
+    }
+    return null;
+  }
+
+  /** DeleteObject with a VersionId: that version is gone for good (a delete marker's removal writes nothing). */
+  @Override
+  public void deleteVersion(String key, String versionId) {
+    requireNonNull(versionId, "versionId is null");
+    try {
+      client.deleteObject(b -> b.overrideConfiguration(this::counted).bucket(bucket).key(key).versionId(versionId));
+    } catch (SdkException e) {
+      StoreException failure = translate("delete version " + versionId + " of", key, e);
+      if (failure.isAccessDenied()) {
+        throw new StoreException(failure.getMessage() + "; it needs s3:DeleteObjectVersion on arn:aws:s3:::" + bucket
+            + "/" + key, failure.errorCode(), e);
+      }
+      throw failure;
     }
   }
 

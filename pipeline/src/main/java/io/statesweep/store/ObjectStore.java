@@ -123,4 +123,58 @@ public interface ObjectStore {
    * {@code unknown}, with why (the permission it needs, or the store's error).
    */
   BucketVersioning bucketVersioning();
+
+  /**
+   * The latest version of {@code key} (its current version, or the delete marker that hides it) on a versioned
+   * bucket: ListObjectVersions of one entry from the key; null when the key has no version at all. A store without
+   * versioning throws {@link UnsupportedOperationException}.
+   */
+  default ObjectVersion latestVersion(String key) {
+    throw new UnsupportedOperationException("this store keeps no versions");
+  }
+
+  /**
+   * DeleteObject of one version of {@code key} ({@code versionId}): the version is gone for good; removing a delete
+   * marker that is the latest version makes the version before it current again. A store without versioning throws
+   * {@link UnsupportedOperationException}.
+   */
+  default void deleteVersion(String key, String versionId) {
+    throw new UnsupportedOperationException("this store keeps no versions");
+  }
+
+  /**
+   * Removes statesweep's own delete marker {@code markerVersionId} of {@code key} only while it is the key's latest
+   * version, so that the version it hides is current again (README, "Versioned buckets"); a marker with anything
+   * written above it is left alone, as is a key with no such marker. The check and the removal are two requests:
+   * a version written between them leaves the marker noncurrent when it goes, which changes nothing of the key's
+   * current version. Failures are answers ({@link MarkerRemoval.Status#NOT_RESTORED}), never thrown.
+   */
+  default MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+    java.util.Objects.requireNonNull(key, "key is null");
+    java.util.Objects.requireNonNull(markerVersionId, "markerVersionId is null");
+    try {
+      ObjectVersion latest = latestVersion(key);
+      if (latest == null) {
+        return MarkerRemoval.notRestored("no version of it is left");
+      }
+      if (!latest.deleteMarker()) {
+        return MarkerRemoval.writtenSince(latest.versionId());
+      }
+      if (!latest.versionId().equals(markerVersionId)) {
+        return MarkerRemoval.notRestored("its latest version is another delete marker (" + latest.versionId()
+            + "), not the one statesweep wrote (" + markerVersionId + "): it was deleted again since");
+      }
+      deleteVersion(key, markerVersionId);
+      ObjectVersion current = latestVersion(key);
+      if (current == null || current.deleteMarker()) {
+        return MarkerRemoval.notRestored("its delete marker " + markerVersionId + " is removed, yet "
+            + (current == null ? "no version of it is left" : "its latest version is " + current.describe()));
+      }
+      return MarkerRemoval.restored(current.versionId());
+    } catch (UnsupportedOperationException e) {
+      return MarkerRemoval.notRestored("the store keeps no versions");
+    } catch (StoreException e) {
+      return MarkerRemoval.notRestored("cannot remove its delete marker " + markerVersionId + ": " + e.getMessage());
+    }
+  }
 }

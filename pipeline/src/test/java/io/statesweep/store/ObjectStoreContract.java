@@ -334,6 +334,59 @@ public abstract class ObjectStoreContract {
         .isEqualTo("second");
   }
 
+  /**
+   * statesweep's own delete marker goes only while it is the key's latest version: removed, the version it hid is
+   * current again; with a version written above it, or another marker, it stays; the key under a hostile name too.
+   */
+  @Test
+  void removesItsOwnDeleteMarkerOnlyWhileItIsTheLatestVersion() {
+    ObjectStore versioned = storeOfAVersionedBucket();
+    assumeTrue(versioned != null, () -> getClass().getSimpleName() + ": " + whyNoVersionedBucket());
+    String hidden = "undo/a.pdf";
+    String hostile = "undo/line\nsummary: dry_run=false <x>&.pdf";
+    String rewritten = "undo/rewritten.pdf";
+    String deletedAgain = "undo/deleted-again.pdf";
+    String longerKey = "undo/a.pdf.bak";
+    versioned.write(hidden, bytes("hidden"));
+    versioned.write(longerKey, bytes("other key"));
+    versioned.write(hostile, bytes("hostile"));
+    versioned.write(rewritten, bytes("first"));
+    versioned.write(deletedAgain, bytes("first"));
+    java.util.Map<String, String> markers = versioned.delete(List.of(new DeleteTarget(hidden, null),
+        new DeleteTarget(hostile, null), new DeleteTarget(rewritten, null), new DeleteTarget(deletedAgain, null)))
+        .markers();
+    String afterMarker = versioned.write(rewritten, bytes("second"));
+    String otherMarker = versioned.delete(List.of(new DeleteTarget(deletedAgain, null))).markers().get(deletedAgain);
+
+    io.statesweep.store.ObjectVersion latest = versioned.latestVersion(hidden);
+    io.statesweep.store.MarkerRemoval restored = versioned.removeMarkerIfLatest(hidden, markers.get(hidden));
+    io.statesweep.store.MarkerRemoval restoredHostile = versioned.removeMarkerIfLatest(hostile, markers.get(hostile));
+    io.statesweep.store.MarkerRemoval written = versioned.removeMarkerIfLatest(rewritten, markers.get(rewritten));
+    io.statesweep.store.MarkerRemoval notOurs = versioned.removeMarkerIfLatest(deletedAgain, markers.get(deletedAgain));
+    io.statesweep.store.MarkerRemoval again = versioned.removeMarkerIfLatest(hidden, markers.get(hidden));
+    io.statesweep.store.MarkerRemoval neverWritten = versioned.removeMarkerIfLatest("undo/never.pdf", "v1");
+
+    assertThat(latest.deleteMarker()).isTrue();
+    assertThat(latest.versionId()).isEqualTo(markers.get(hidden));
+    assertThat(restored.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.RESTORED);
+    assertThat(versioned.read(hidden, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("hidden");
+    assertThat(restored.currentVersion()).isEqualTo(versioned.latestVersion(hidden).versionId());
+    assertThat(restoredHostile.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.RESTORED);
+    assertThat(versioned.read(hostile, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("hostile");
+    assertThat(written.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.WRITTEN_SINCE);
+    assertThat(written.currentVersion()).isEqualTo(versioned.latestVersion(rewritten).versionId());
+    assertThat(versioned.read(rewritten, 100).object().etag()).isEqualTo(afterMarker);
+    assertThat(notOurs.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.NOT_RESTORED);
+    assertThat(notOurs.detail()).contains(otherMarker).contains(markers.get(deletedAgain));
+    assertThat(versioned.read(deletedAgain, 100)).as("another run's marker stays").isNull();
+    assertThat(versioned.latestVersion(deletedAgain).versionId()).isEqualTo(otherMarker);
+    assertThat(again.status()).as("the marker is gone: the file is current")
+        .isEqualTo(io.statesweep.store.MarkerRemoval.Status.WRITTEN_SINCE);
+    assertThat(neverWritten.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.NOT_RESTORED);
+    assertThat(neverWritten.detail()).isEqualTo("no version of it is left");
+    assertThat(versioned.read(longerKey, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("other key");
+  }
+
   /** What the run lock rests on: a create that only one writer wins, a replace only of the version seen. */
   @Test
   void createsOnlyWhatIsAbsentAndReplacesOnlyTheVersionSeen() {
