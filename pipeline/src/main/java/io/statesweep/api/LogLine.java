@@ -36,6 +36,11 @@ public record LogLine(Kind kind, String key, String text) {
     SKIPPED,
     /** {@code <state file> came back during its deletion: <key> was deleted; ...}: a file lost to a comeback. */
     CAME_BACK,
+    /**
+     * {@code <state file> came back during its deletion: <key> was restored (version <v> is current)}: a file of a
+     * record that came back, current again on a versioned bucket (README, "Versioned buckets").
+     */
+    RESTORED,
     /** The bucket keeps noncurrent versions: the bytes a run frees go only when they expire (key: the bucket). */
     VERSIONING,
     /** {@code stopped at the bound ...}: a bounded run left records for the next (key: the first one left). */
@@ -78,6 +83,12 @@ public record LogLine(Kind kind, String key, String text) {
   public static LogLine cameBack(String stateFileKey, String deletedKey) {
     return new LogLine(Kind.CAME_BACK, stateFileKey, LineText.escape(stateFileKey) + " came back during its deletion: "
         + LineText.escape(deletedKey) + " was deleted; run Verify bucket in the exporter");
+  }
+
+  /** A file of a record that came back during its deletion that is current again as {@code version}. */
+  public static LogLine restored(String stateFileKey, String deletedKey, String version) {
+    return new LogLine(Kind.RESTORED, stateFileKey, LineText.escape(stateFileKey) + " came back during its deletion: "
+        + LineText.escape(deletedKey) + " was restored (version " + LineText.escape(version) + " is current)");
   }
 
   public static LogLine versioning(String bucket, String note) {

@@ -13,15 +13,34 @@ import java.time.Instant;
  *     before it recorded the answer, and the key was found gone afterwards (README, "Every delete on the record")
  * @param deleteMarker on a versioned bucket, the version id of the delete marker the delete wrote (the deleted version
  *     stays behind it, and removing the marker makes it current again); null without versioning, or when unknown
+ * @param restoredVersion for a record that came back during its deletion on a versioned bucket, the key's version that
+ *     is current again afterwards: the one statesweep's delete marker hid, made current by removing the marker, or
+ *     one written since (README, "Versioned buckets"); null when the key stays deleted
  */
-public record DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt, String deleteMarker) {
+public record DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt, String deleteMarker,
+    String restoredVersion) {
   public DeletedKey {
     requireNonNull(key, "key is null");
     requireNonNull(role, "role is null");
   }
 
+  /** A deleted key that stays deleted. */
+  public DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt, String deleteMarker) {
+    this(key, role, etag, deletedAt, deleteMarker, null);
+  }
+
   /** A deleted key without a known delete marker. */
   public DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt) {
-    this(key, role, etag, deletedAt, null);
+    this(key, role, etag, deletedAt, null, null);
+  }
+
+  /** This key, current again afterwards as {@code version}. */
+  public DeletedKey restoredAs(String version) {
+    return new DeletedKey(key, role, etag, deletedAt, deleteMarker, requireNonNull(version, "version is null"));
+  }
+
+  /** Whether the key is current again after its record came back (restored, or written since). */
+  public boolean restored() {
+    return restoredVersion != null;
   }
 }

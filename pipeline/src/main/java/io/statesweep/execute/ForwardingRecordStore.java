@@ -48,4 +48,9 @@ public abstract class ForwardingRecordStore implements RecordStore {
   public DeleteResult delete(List<DeleteTarget> targets) {
     return store.delete(targets);
   }
+
+  @Override
+  public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+    return store.removeMarkerIfLatest(key, markerVersionId);
+  }
 }

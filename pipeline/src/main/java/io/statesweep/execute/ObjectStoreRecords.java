@@ -75,6 +75,11 @@ public final class ObjectStoreRecords implements RecordStore {
   }
 
   @Override
+  public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+    return store.removeMarkerIfLatest(key, markerVersionId);
+  }
+
+  @Override
   public ListingPage listPage(String prefix, String startAfter, String token) {
     return store.listPage(prefix, startAfter, token);
   }

@@ -23,10 +23,17 @@ public enum Outcome {
   CHANGED_DURING_DELETE,
   /**
    * The state file changed while the record's files were deleted: the record came back during its
-   * deletion, and the files deleted (named, each in a log line) may be live again. Run Verify bucket in
-   * the exporter. The state file stays.
+   * deletion, and files deleted (named, each in a log line) may be live again and are not current: the bucket keeps no
+   * versions, or a delete marker could not be removed. Run Verify bucket in the exporter. The state file stays.
    */
   CAME_BACK_DURING_DELETE,
+  /**
+   * The record came back during its deletion on a versioned bucket, and every file deleted is current again:
+   * statesweep removed the delete markers it had just written (each only while it was still the key's latest
+   * version), or the file was written again since (README, "Versioned buckets"). Nothing is lost; the state file
+   * stays.
+   */
+  RESTORED_AFTER_COMING_BACK,
   /** A request failed; the state file stays and the next run retries. */
   FAILED,
   /**

@@ -19,6 +19,7 @@ import io.statesweep.state.StateParser;
 import io.statesweep.store.ConditionalRead;
 import io.statesweep.store.DeleteResult;
 import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.MarkerRemoval;
 import io.statesweep.store.StateCheck;
 import io.statesweep.store.StoreException;
 import io.statesweep.store.StoredObject;
@@ -218,6 +219,8 @@ public final class RecordExecutor implements AutoCloseable {
     private final Map<String, Instant> answeredAt = new HashMap<>();
     /** The delete marker each deleted key got, on a versioned bucket. */
     private final Map<String, String> markers = new HashMap<>();
+    /** What became of the markers of the files of records that came back during their deletion. */
+    private final Map<String, MarkerRemoval> removals = new HashMap<>();
     private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
     /** The state files read again after their records' files went. */
     private final Map<Integer, Recheck> recheckOf = new HashMap<>();
@@ -373,9 +376,10 @@ public final class RecordExecutor implements AutoCloseable {
       }
       List<Integer> begun = sendFiles(going, first);
       deleteStateFiles(begun);
+      takeBack(begun);
       for (int slot : begun) {
-        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, answeredAt, markers, errors,
-            started);
+        outcomes[slot] = outcomeOf(current[slot], recheckOf.remove(slot), deletedAt, answeredAt, markers, removals,
+            errors, started);
       }
     }
 
@@ -533,6 +537,33 @@ public final class RecordExecutor implements AutoCloseable {
         }
         sendUnder(targets, own, keys);
       } while (from < deleting.size());
+    }
+
+    /**
+     * The files of each record that came back while they went (README, "Versioned buckets"): on a versioned bucket,
+     * the version the exporter uploaded again sits behind the delete marker this execute just wrote. Each such marker
+     * goes at once, only while it is still the key's latest version, and the file is current again; one with anything
+     * written above it stays. Without versioning no delete wrote a marker, and nothing is asked.
+     */
+    private void takeBack(List<Integer> begun) {
+      List<String> keys = new ArrayList<>();
+      for (int slot : begun) {
+        if (cameBack(recheckOf.get(slot), errors.get(records.get(slot).stateFileKey()))) {
+          for (DeleteTarget target : current[slot].targets()) {
+            if (deletedAt.containsKey(target.key()) && markers.containsKey(target.key())) {
+              keys.add(target.key());
+            }
+          }
+        }
+      }
+      if (keys.isEmpty()) {
+        return;
+      }
+      List<MarkerRemoval> answers = inParallel(keys, key -> store.removeMarkerIfLatest(key, markers.get(key)),
+          verifications.pending() == 0 ? verifiers : rereaders());
+      for (int i = 0; i < keys.size(); i++) {
+        removals.put(keys.get(i), answers.get(i));
+      }
     }
 
     /**
@@ -737,9 +768,9 @@ public final class RecordExecutor implements AutoCloseable {
         answers.add(future.get());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while reading state files again", e);
+        throw new IllegalStateException("interrupted while waiting for the window's requests", e);
       } catch (ExecutionException e) {
-        throw new IllegalStateException("reading a state file again failed", e.getCause());
+        throw new IllegalStateException("a request of the window failed", e.getCause());
       }
     }
     return answers;
@@ -1020,9 +1051,18 @@ public final class RecordExecutor implements AutoCloseable {
     return a.substring(0, length);
   }
 
+  /**
+   * Whether the record came back while its files went: its state file read again as changed, or read unchanged and
+   * then refusing its conditional delete.
+   */
+  private static boolean cameBack(Recheck recheck, DeleteResult.KeyError stateError) {
+    return recheck != null && (recheck.check == StateCheck.CHANGED
+        || recheck.check == StateCheck.UNCHANGED && stateError != null && stateError.isPreconditionFailed());
+  }
+
   private ExecutionOutcome outcomeOf(Verified record, Recheck recheck, Map<String, Long> deletedAt,
-      Map<String, Instant> answeredAt, Map<String, String> markers, Map<String, DeleteResult.KeyError> errors,
-      Instant started) {
+      Map<String, Instant> answeredAt, Map<String, String> markers, Map<String, MarkerRemoval> removals,
+      Map<String, DeleteResult.KeyError> errors, Instant started) {
     List<KeyFailure> failures = new ArrayList<>();
     // A changed key is expected; any other failure needs a person, so it decides the outcome.
     KeyFailure firstError = null;
@@ -1032,8 +1072,11 @@ public final class RecordExecutor implements AutoCloseable {
     for (DeleteTarget target : record.targets) {
       Long at = deletedAt.get(target.key());
       if (at != null) {
-        deletedKeys.add(new DeletedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key()),
-            answeredAt.get(target.key()), markers.get(target.key())));
+        DeletedKey deleted = new DeletedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key()),
+            answeredAt.get(target.key()), markers.get(target.key()));
+        MarkerRemoval removal = removals.get(target.key());
+        deletedKeys.add(removal != null && removal.fileIsThere() ? deleted.restoredAs(removal.currentVersion())
+            : deleted);
         lastDelete = Math.max(lastDelete, at);
       } else {
         DeleteResult.KeyError error = errors.get(target.key());
@@ -1057,9 +1100,7 @@ public final class RecordExecutor implements AutoCloseable {
     }
     DeleteResult.KeyError stateError = errors.get(stateKey);
     // The state file changed while (or right after) the record's files went: the record came back.
-    // (read again as changed, or unchanged then refused its conditional delete).
-    boolean cameBack = recheck != null && (recheck.check == StateCheck.CHANGED
-        || recheck.check == StateCheck.UNCHANGED && stateError != null && stateError.isPreconditionFailed());
+    boolean cameBack = cameBack(recheck, stateError);
     if (stateError != null) {
       KeyFailure failure = new KeyFailure(stateKey, stateError.code(), stateError.message());
       failures.add(failure);
@@ -1072,12 +1113,25 @@ public final class RecordExecutor implements AutoCloseable {
     String kept = record.newerKept > 0 ? "; " + record.newerKept + " removed files newer than the state file kept" : "";
     Outcome outcome;
     String message;
-    if (cameBack && filesDeleted > 0) {
+    List<DeletedKey> lost = deletedKeys.stream().filter(key -> !key.restored()).toList();
+    if (cameBack && filesDeleted > 0 && lost.isEmpty()) {
+      outcome = Outcome.RESTORED_AFTER_COMING_BACK;
+      message = "the state file changed while the record's files were deleted: the record came back during its"
+          + " deletion, and its " + filesDeleted + " deleted files are current again (" + takenBack(deletedKeys,
+          removals) + "); the state file stays"
+          + (firstError != null ? "; could not delete " + firstError.key() + ": " + firstError.message() : "");
+    } else if (cameBack && filesDeleted > 0) {
       outcome = Outcome.CAME_BACK_DURING_DELETE;
+      MarkerRemoval notRestored = lost.stream().map(key -> removals.get(key.key())).filter(java.util.Objects::nonNull)
+          .findFirst().orElse(null);
       message = "the state file changed while the record's files were deleted: the record came back during its"
           + " deletion, and " + filesDeleted + " of its files were deleted ("
-          + String.join(", ", deletedKeys.stream().map(DeletedKey::key).toList())
-          + "); run Verify bucket in the exporter"
+          + String.join(", ", deletedKeys.stream().map(DeletedKey::key).toList()) + ")"
+          + (lost.size() < filesDeleted ? "; " + (filesDeleted - lost.size()) + " of them are current again ("
+              + takenBack(deletedKeys, removals) + "), " + lost.size() + " not ("
+              + String.join(", ", lost.stream().map(DeletedKey::key).toList()) + ")" : "")
+          + (notRestored != null ? "; " + lost.get(0).key() + " was not restored: " + notRestored.detail() : "")
+          + "; run Verify bucket in the exporter"
           + (firstError != null ? "; could not delete " + firstError.key() + ": " + firstError.message() : "");
     } else if (firstError != null) {
       outcome = Outcome.FAILED;
@@ -1097,6 +1151,16 @@ public final class RecordExecutor implements AutoCloseable {
     Duration window = deletedKeys.isEmpty() ? null : Duration.ofNanos(Math.max(0, lastDelete - record.verifiedAt));
     return finish(record.plan, outcome, message, deletedKeys, stateDeletedAt != null && outcome == Outcome.DELETED,
         record.alreadyGone, failures, started, window);
+  }
+
+  /** How the files of a record that came back are current again: restored by removing markers, or written since. */
+  private static String takenBack(List<DeletedKey> deletedKeys, Map<String, MarkerRemoval> removals) {
+    long restored = deletedKeys.stream().map(key -> removals.get(key.key()))
+        .filter(removal -> removal != null && removal.status() == MarkerRemoval.Status.RESTORED).count();
+    long writtenSince = deletedKeys.stream().map(key -> removals.get(key.key()))
+        .filter(removal -> removal != null && removal.status() == MarkerRemoval.Status.WRITTEN_SINCE).count();
+    return restored + " restored by removing the delete markers this execute wrote"
+        + (writtenSince > 0 ? ", " + writtenSince + " written again since" : "");
   }
 
   private ExecutionOutcome finish(PlannedRecord record, Outcome outcome, String message, List<DeletedKey> deletedKeys,

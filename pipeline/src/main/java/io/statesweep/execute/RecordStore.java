@@ -4,6 +4,7 @@ import io.statesweep.store.ConditionalRead;
 import io.statesweep.store.DeleteResult;
 import io.statesweep.store.DeleteTarget;
 import io.statesweep.store.ListingPage;
+import io.statesweep.store.MarkerRemoval;
 import io.statesweep.store.StateCheck;
 import io.statesweep.store.StoredObject;
 import java.util.Iterator;
@@ -44,4 +45,13 @@ public interface RecordStore {
 
   /** One DeleteObjects request of at most 1,000 keys; per-key errors are data. */
   DeleteResult delete(List<DeleteTarget> targets);
+
+  /**
+   * Removes the delete marker {@code markerVersionId} that this execute's delete of {@code key} wrote, only while it is
+   * the key's latest version ({@link io.statesweep.store.ObjectStore#removeMarkerIfLatest}); a store that keeps no
+   * versions answers that nothing was restored.
+   */
+  default MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+    return MarkerRemoval.notRestored("the store keeps no versions");
+  }
 }

@@ -113,6 +113,9 @@ public final class LedgerCodec {
             // Only on a versioned bucket; a ledger without it reads as before.
             deletedNode.put("delete_marker", key.deleteMarker());
           }
+          if (key.restoredVersion() != null) {
+            deletedNode.put("restored_version", key.restoredVersion());
+          }
         }
   }
 
@@ -187,7 +190,8 @@ public final class LedgerCodec {
             deleted.add(new DeletedKey(reader.text(deletedNode, deletedAt + "key"),
                 reader.role(deletedNode, deletedAt + "role"), reader.optionalText(deletedNode, deletedAt + "etag"),
                 reader.optionalTime(deletedNode, deletedAt + "deleted_at"),
-                reader.optionalText(deletedNode, deletedAt + "delete_marker")));
+                reader.optionalText(deletedNode, deletedAt + "delete_marker"),
+                reader.optionalText(deletedNode, deletedAt + "restored_version")));
           }
           String stateFileKey = reader.text(node, at + "state_file_key");
           try {

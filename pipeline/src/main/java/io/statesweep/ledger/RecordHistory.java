@@ -57,7 +57,10 @@ public final class RecordHistory {
         DeletedKey known = deleted.get(key.key());
         if (known == null || known.deletedAt() == null && key.deletedAt() != null) {
           deleted.put(key.key(), known == null ? key : new DeletedKey(known.key(), known.role(), known.etag(),
-              key.deletedAt(), key.deleteMarker() != null ? key.deleteMarker() : known.deleteMarker()));
+              key.deletedAt(), key.deleteMarker() != null ? key.deleteMarker() : known.deleteMarker(),
+              key.restoredVersion() != null ? key.restoredVersion() : known.restoredVersion()));
+        } else if (known.restoredVersion() == null && key.restoredVersion() != null) {
+          deleted.put(key.key(), known.restoredAs(key.restoredVersion()));
         }
       }
     }
@@ -69,12 +72,19 @@ public final class RecordHistory {
     long files = keys.size() - (stateDeleted ? 1 : 0);
     ExecutionOutcome cameBack = outcomes.stream().filter(o -> o.outcome() == Outcome.CAME_BACK_DURING_DELETE)
         .findFirst().orElse(null);
+    ExecutionOutcome restored = outcomes.stream().filter(o -> o.outcome() == Outcome.RESTORED_AFTER_COMING_BACK)
+        .findFirst().orElse(null);
+    // A file some try restored (its own delete marker removed, README "Versioned buckets") is current again.
+    long lost = keys.stream().filter(key -> key.role() != DeleteRole.STATE_FILE && !key.restored()).count();
 
     Outcome outcome;
     String message;
     if (stateDeleted) {
       outcome = Outcome.DELETED;
       message = "deleted " + files + " files, then the state file";
+    } else if ((cameBack != null || restored != null) && lost == 0) {
+      outcome = Outcome.RESTORED_AFTER_COMING_BACK;
+      message = (restored != null ? restored : cameBack).message();
     } else if (cameBack != null) {
       outcome = Outcome.CAME_BACK_DURING_DELETE;
       message = cameBack.message();

@@ -47,6 +47,51 @@ final class FakeRecordStore implements RecordStore {
   private final Map<String, byte[]> documents = new HashMap<>();
   private final List<String> readStates = new ArrayList<>();
   private int etags;
+  /** On a versioned bucket: the key's latest delete marker and the object it hides (null when none), by key. */
+  private boolean versioned;
+  private final Map<String, String> latestMarkers = new HashMap<>();
+  private final Map<String, StoredObject> hidden = new HashMap<>();
+  private int markerIds;
+
+  /** Makes the bucket versioned: a delete writes a delete marker, which hides the object until it is removed. */
+  synchronized FakeRecordStore versioned() {
+    versioned = true;
+    return this;
+  }
+
+  /** Another writer deletes {@code key} on the versioned bucket: its own delete marker goes on top. */
+  synchronized String deleteAgain(String key) {
+    StoredObject object = objects.remove(key);
+    if (object != null) {
+      hidden.put(key, object);
+    }
+    String marker = "marker-" + ++markerIds;
+    latestMarkers.put(key, marker);
+    return marker;
+  }
+
+  @Override
+  public synchronized io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+    if (!versioned) {
+      return io.statesweep.store.MarkerRemoval.notRestored("the store keeps no versions");
+    }
+    StoredObject current = objects.get(key);
+    if (current != null) {
+      return io.statesweep.store.MarkerRemoval.writtenSince("v-" + current.etag());
+    }
+    String latest = latestMarkers.get(key);
+    if (latest == null) {
+      return io.statesweep.store.MarkerRemoval.notRestored("no version of it is left");
+    }
+    if (!latest.equals(markerVersionId)) {
+      return io.statesweep.store.MarkerRemoval.notRestored("its latest version is another delete marker (" + latest
+          + "), not the one statesweep wrote (" + markerVersionId + "): it was deleted again since");
+    }
+    latestMarkers.remove(key);
+    StoredObject restored = hidden.remove(key);
+    objects.put(key, restored);
+    return io.statesweep.store.MarkerRemoval.restored("v-" + restored.etag());
+  }
 
   /** The document that {@code stateFile}'s version holds. */
   synchronized void describe(StoredObject stateFile, String json) {
@@ -333,6 +378,7 @@ final class FakeRecordStore implements RecordStore {
     }
     Set<String> deleted = new LinkedHashSet<>();
     Map<String, DeleteResult.KeyError> errors = new LinkedHashMap<>();
+    Map<String, String> markers = new LinkedHashMap<>();
     for (DeleteTarget target : targets) {
       DeleteResult.KeyError injected = keyErrors.get(target.key());
       StoredObject object = objects.get(target.key());
@@ -345,8 +391,14 @@ final class FakeRecordStore implements RecordStore {
       } else {
         objects.remove(target.key());
         deleted.add(target.key());
+        if (versioned) {
+          hidden.put(target.key(), object);
+          String marker = "marker-" + ++markerIds;
+          latestMarkers.put(target.key(), marker);
+          markers.put(target.key(), marker);
+        }
       }
     }
-    return new DeleteResult(deleted, errors);
+    return new DeleteResult(deleted, errors, markers);
   }
 }

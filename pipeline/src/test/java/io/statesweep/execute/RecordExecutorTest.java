@@ -572,6 +572,69 @@ class RecordExecutorTest {
     assertThat(store.deleteRequests()).isEmpty();
   }
 
+  /**
+   * On a versioned bucket a record that came back while its files went loses none of them (README, "Versioned
+   * buckets"): the delete markers this execute just wrote go, and the versions they hid are current again.
+   */
+  @Test
+  void onAVersionedBucketTheFilesOfARecordThatCameBackDuringItsDeletionAreRestored() {
+    store.versioned();
+    PlannedRecord meeting = plannedMeeting();
+    ExecutionHook rewriteState = new ExecutionHook() {
+      @Override
+      public void afterBatch(long batches) {
+        if (store.keys().contains(MEETING_STATE) && !store.keys().contains(MINUTES)) {
+          store.rewrite(MEETING_STATE, LATER);
+        }
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(), rewriteState),
+        meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.RESTORED_AFTER_COMING_BACK);
+    assertThat(outcome.message()).isEqualTo("the state file changed while the record's files were deleted: the"
+        + " record came back during its deletion, and its 2 deleted files are current again (2 restored by removing"
+        + " the delete markers this execute wrote); the state file stays");
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
+    assertThat(outcome.deleted()).extracting(DeletedKey::key).containsExactly(MINUTES, AUDIO);
+    assertThat(outcome.deleted()).allSatisfy(key -> {
+      assertThat(key.deleteMarker()).startsWith("marker-");
+      assertThat(key.restoredVersion()).startsWith("v-etag-");
+    });
+  }
+
+  /** A file deleted again by someone else meanwhile, or written again, is never touched: only its own marker goes. */
+  @Test
+  void onAVersionedBucketOnlyItsOwnLatestMarkersGo() {
+    store.versioned();
+    PlannedRecord meeting = plannedMeeting();
+    ExecutionHook cameBackAndMore = new ExecutionHook() {
+      @Override
+      public void afterBatch(long batches) {
+        if (store.keys().contains(MEETING_STATE) && !store.keys().contains(MINUTES)) {
+          store.deleteAgain(MINUTES);
+          store.put(AUDIO, LATER);
+          store.rewrite(MEETING_STATE, LATER);
+        }
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(),
+        cameBackAndMore), meeting);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.CAME_BACK_DURING_DELETE);
+    assertThat(outcome.message()).isEqualTo("the state file changed while the record's files were deleted: the"
+        + " record came back during its deletion, and 2 of its files were deleted (" + MINUTES + ", " + AUDIO + "); 1"
+        + " of them are current again (0 restored by removing the delete markers this execute wrote, 1 written again"
+        + " since), 1 not (" + MINUTES + "); " + MINUTES + " was not restored: its latest version is another delete"
+        + " marker (marker-3), not the one statesweep wrote (marker-1): it was deleted again since; run Verify bucket"
+        + " in the exporter");
+    assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, AUDIO);
+    assertThat(outcome.deleted()).extracting(DeletedKey::restoredVersion).containsExactly(null,
+        "v-" + store.listedObject(AUDIO).etag());
+  }
+
   @Test
   void aStateFileRewrittenWhileItsFilesWentStaysEvenWithoutConditionalDeletes() {
     PlannedRecord meeting = plannedMeeting();

@@ -53,6 +53,11 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The exporter is a thread racing {@code run --execute}; the windows are told to it, and a slow network of 300 ms
  * lies between a window's verification and its deletes.
+ *
+ * <p>On a versioned bucket (README, "Versioned buckets") the same race loses nothing: every returning record comes back
+ * during its deletion, the execute removes the delete markers it just wrote over the files uploaded again, and each
+ * file is current again, named by a {@code <state file> came back during its deletion: <key> was restored} line and
+ * by its {@code executions.deleted.restored_version}.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -66,6 +71,8 @@ class ComingBackRaceTest {
   private static final Pattern CAME_BACK =
       Pattern.compile("(.+) came back during its deletion: (.+) was deleted; run Verify bucket in the exporter");
   private static final Pattern MISSING = Pattern.compile("missing (.+): listed by live record (.+)");
+  private static final Pattern RESTORED =
+      Pattern.compile("(.+) came back during its deletion: (.+) was restored \\(version (.+) is current\\)");
 
   @TempDir
   Path warehouse;
@@ -77,7 +84,7 @@ class ComingBackRaceTest {
     int cameBackInAll = 0;
     int missingInAll = 0;
     for (int round = 0; round < ROUNDS; round++) {
-      Race race = new Race(server, "race-" + BUCKETS.incrementAndGet(), new Random(round));
+      Race race = new Race(server, "race-" + BUCKETS.incrementAndGet(), new Random(round), false);
       race.run();
       lostInAll += race.lost.size();
       returnedInAll += race.returned.size();
@@ -93,12 +100,44 @@ class ComingBackRaceTest {
     assertThat(missingInAll).isPositive();
   }
 
+  @Test
+  void onAVersionedBucketEveryFileOfARecordComingBackDuringItsDeletionIsCurrentAgain(LocalS3Server server)
+      throws Exception {
+    Race race = new Race(server, "race-" + BUCKETS.incrementAndGet(), new Random(7), true);
+    race.run();
+    System.out.printf("coming-back race on a versioned bucket: %d records came back, %d files restored, %d lost;"
+        + " outcomes %s%n", race.returned.size(), race.restoredByExecute.size(), race.lost.size(), race.outcomes);
+
+    assertThat(race.lost).as("files lost").isEmpty();
+    assertThat(race.namedByExecute).as("came-back lines of lost files").isEmpty();
+    assertThat(race.outcomes).containsKey("restored_after_coming_back").doesNotContainKey("came_back_during_delete");
+    // Every file a returning record had deleted is current again: a line names it, and executions has its version.
+    assertThat(race.restoredByExecute).isNotEmpty().isEqualTo(race.restoredInTable);
+    race.restoredByExecute.forEach((key, version) -> assertThat(race.currentVersions.get(key))
+        .as("the current version of %s", key).isEqualTo(version));
+    assertThat(race.markersLeft.keySet()).as("keys with delete markers left").doesNotContainAnyElementsOf(
+        race.restoredByExecute.keySet());
+    assertThat(race.summary).contains(" restored_after_coming_back=" + race.outcomes.get("restored_after_coming_back")
+        + " files_restored=" + race.restoredByExecute.size() + " files_lost=0 ");
+  }
+
   /** One bucket of due records, one run --execute, one exporter bringing records back, one plan after. */
   private final class Race {
     private final LocalS3Server server;
     private final String bucket;
     private final Random random;
+    /** On a versioned bucket, where every returning record comes back during its deletion. */
+    private final boolean versioned;
     private final TestArchive archive;
+    /** Each file the execute restored, to the version its line says is current. */
+    final Map<String, String> restoredByExecute = new TreeMap<>();
+    /** Each file executions says is current again, to its restored_version. */
+    final Map<String, String> restoredInTable = new TreeMap<>();
+    /** The current version of each key after the run (a versioned bucket). */
+    final Map<String, String> currentVersions = new TreeMap<>();
+    /** The delete markers in the bucket after the run, by key (a versioned bucket). */
+    Map<String, List<String>> markersLeft = Map.of();
+    String summary;
     final Set<String> lost = new TreeSet<>();
     final Set<String> namedByExecute = new TreeSet<>();
     final Set<String> namedByPlan = new TreeSet<>();
@@ -113,11 +152,15 @@ class ComingBackRaceTest {
     private final List<Future<?>> rewrites = new CopyOnWriteArrayList<>();
     private volatile boolean executeEnded;
 
-    Race(LocalS3Server server, String bucket, Random random) {
+    Race(LocalS3Server server, String bucket, Random random, boolean versioned) {
       this.server = server;
       this.bucket = bucket;
       this.random = random;
+      this.versioned = versioned;
       this.archive = new TestArchive(server, bucket, P);
+      if (versioned) {
+        server.enableVersioning(bucket);
+      }
     }
 
     private String folder(int record) {
@@ -175,10 +218,25 @@ class ComingBackRaceTest {
           .filter("attempt_id = '" + result.attemptId() + "'").groupBy("outcome").count().collectAsList()
           .forEach(row -> outcomes.put(row.getString(0), row.getLong(1)));
 
+      summary = result.summary().line();
       for (String line : result.logLines()) {
         Matcher matcher = CAME_BACK.matcher(line);
         if (matcher.matches()) {
           namedByExecute.add(matcher.group(2));
+        }
+        Matcher restored = RESTORED.matcher(line);
+        if (restored.matches()) {
+          restoredByExecute.put(restored.group(2), restored.group(3));
+        }
+      }
+      TableReader.of(result.tables()).executions().filter("attempt_id = '" + result.attemptId() + "'")
+          .selectExpr("explode(deleted) as d").filter("d.restored_version is not null")
+          .selectExpr("d.key", "d.restored_version").collectAsList()
+          .forEach(row -> restoredInTable.put(row.getString(0), row.getString(1)));
+      if (versioned) {
+        markersLeft = server.deleteMarkers(bucket);
+        for (String key : restoredByExecute.keySet()) {
+          currentVersions.put(key, archive.store().latestVersion(key).versionId());
         }
       }
       PlanResult next = new SparkPlanAction(SharedSpark.session(), options(Map.of("--fail-on", "missing")).plan()).execute();
@@ -245,7 +303,7 @@ class ComingBackRaceTest {
       awaitAll(uploads);
       List<Future<?>> states = new ArrayList<>();
       for (int record : inWindow) {
-        if (record % 2 == 0) {
+        if (versioned || record % 2 == 0) {
           states.add(exporter.submit(() -> putLive(record)));
         } else {
           rewrites.add(exporter.submit(() -> {

@@ -51,6 +51,12 @@ public final class AttemptReport {
     extra.put("already_deleted", Long.toString(counts.alreadyDeleted()));
     extra.put("changed_during_delete", Long.toString(counts.changedDuringDelete()));
     extra.put("came_back_during_delete", Long.toString(counts.cameBack()));
+    if (counts.cameBack() + counts.restored() > 0) {
+      // Records that came back: on a versioned bucket their files may be current again (README, "Versioned buckets").
+      extra.put("restored_after_coming_back", Long.toString(counts.restored()));
+      extra.put("files_restored", Long.toString(counts.restoredKeys()));
+      extra.put("files_lost", Long.toString(counts.cameBackKeys()));
+    }
     if (counts.interrupted() > 0) {
       extra.put("interrupted", Long.toString(counts.interrupted()));
     }
@@ -72,7 +78,7 @@ public final class AttemptReport {
    * to {@code lines} as it is read, a bounded partition at a time ({@link LineStream#inOrder}).
    */
   public void logLines(Tables tables, String runDate, String attemptId, AttemptCounts counts, LineStream lines) {
-    if (counts.keptLines() == 0 && counts.cameBackKeys() == 0) {
+    if (counts.keptLines() == 0 && counts.cameBackKeys() + counts.restoredKeys() == 0) {
       // Counted from the same rows: no line to print, no table to read.
       return;
     }
@@ -85,12 +91,16 @@ public final class AttemptReport {
         .select("state_file_key", "message");
     LineStream.inOrder(keptDS, counts.keptLines(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
-    // A file lost to a record that came back while it went is never silent: one line per key (README, "Deleting").
+    // A file lost to a record that came back while it went is never silent: one line per key (README, "Deleting"),
+    // and so is one current again (README, "Versioned buckets").
     Dataset<Row> cameBackDS = attemptDS
-        .filter(col("outcome").equalTo(Outcome.CAME_BACK_DURING_DELETE.label()))
-        .select(col("state_file_key"), explode(col("deleted_keys")).as("key"));
-    LineStream.inOrder(cameBackDS, counts.cameBackKeys(), col("state_file_key"), col("key"))
-        .forEachRemaining(row -> lines.accept(LogLine.cameBack(row.getString(0), row.getString(1))));
+        .filter(col("outcome").isin(Outcome.CAME_BACK_DURING_DELETE.label(),
+            Outcome.RESTORED_AFTER_COMING_BACK.label()))
+        .select(col("state_file_key"), explode(col("deleted")).as("d"))
+        .select(col("state_file_key"), col("d.key").as("key"), col("d.restored_version").as("restored_version"));
+    LineStream.inOrder(cameBackDS, counts.cameBackKeys() + counts.restoredKeys(), col("state_file_key"), col("key"))
+        .forEachRemaining(row -> lines.accept(row.isNullAt(2) ? LogLine.cameBack(row.getString(0), row.getString(1))
+            : LogLine.restored(row.getString(0), row.getString(1), row.getString(2))));
   }
 
   /**

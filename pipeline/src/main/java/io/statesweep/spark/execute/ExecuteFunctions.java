@@ -199,6 +199,12 @@ public final class ExecuteFunctions {
       return store.listedObject(key);
     }
 
+    /** Not stopped by a kill: it takes back this task's own delete of a file that is live again. */
+    @Override
+    public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+      return store.removeMarkerIfLatest(key, markerVersionId);
+    }
+
     @Override
     public ListingPage listPage(String prefix, String startAfter, String token) {
       check(task);

@@ -292,7 +292,8 @@ public final class LedgerRecorder {
         .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"
             + " 'message', f.message))"))
         .withColumn("deleted", expr("transform(deleted, d -> named_struct('key', d.key, 'role', d.role,"
-            + " 'etag', d.etag, 'deleted_at', d.deletedAt, 'delete_marker', d.deleteMarker))"));
+            + " 'etag', d.etag, 'deleted_at', d.deletedAt, 'delete_marker', d.deleteMarker,"
+            + " 'restored_version', d.restoredVersion))"));
   }
 
   private S3ObjectStore store() {
@@ -415,6 +416,7 @@ public final class LedgerRecorder {
       keyRow.setEtag(key.etag());
       keyRow.setDeletedAt(RowTimes.timestamp(key.deletedAt()));
       keyRow.setDeleteMarker(key.deleteMarker());
+      keyRow.setRestoredVersion(key.restoredVersion());
       deleted.add(keyRow);
     }
     row.setDeleted(deleted);

@@ -7,7 +7,8 @@ import org.apache.spark.sql.Encoders;
 
 /**
  * A key an execute deleted, with its role, the ETag it was verified with, when the store's answer came (null: found
- * gone after its task stopped) and, on a versioned bucket, the delete marker it got. A Spark bean row
+ * gone after its task stopped) and, on a versioned bucket, the delete marker it got and, for a record that came back,
+ * the version current again. A Spark bean row
  * ({@link #ENCODER}).
  */
 public final class DeletedKeyRow implements Serializable {
@@ -20,6 +21,7 @@ public final class DeletedKeyRow implements Serializable {
   private String etag;
   private java.sql.Timestamp deletedAt;
   private String deleteMarker;
+  private String restoredVersion;
 
   public DeletedKeyRow() {}
 
@@ -63,6 +65,14 @@ public final class DeletedKeyRow implements Serializable {
     this.deleteMarker = deleteMarker;
   }
 
+  public String getRestoredVersion() {
+    return restoredVersion;
+  }
+
+  public void setRestoredVersion(String restoredVersion) {
+    this.restoredVersion = restoredVersion;
+  }
+
   @Override
   public boolean equals(Object other) {
     if (this == other) {
@@ -72,17 +82,18 @@ public final class DeletedKeyRow implements Serializable {
       return false;
     }
     return Objects.equals(key, that.key) && Objects.equals(role, that.role) && Objects.equals(etag, that.etag)
-        && Objects.equals(deletedAt, that.deletedAt) && Objects.equals(deleteMarker, that.deleteMarker);
+        && Objects.equals(deletedAt, that.deletedAt) && Objects.equals(deleteMarker, that.deleteMarker)
+        && Objects.equals(restoredVersion, that.restoredVersion);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, role, etag, deletedAt, deleteMarker);
+    return Objects.hash(key, role, etag, deletedAt, deleteMarker, restoredVersion);
   }
 
   @Override
   public String toString() {
     return "DeletedKeyRow{key=" + key + ", role=" + role + ", etag=" + etag + ", deletedAt=" + deletedAt
-        + ", deleteMarker=" + deleteMarker + "}";
+        + ", deleteMarker=" + deleteMarker + ", restoredVersion=" + restoredVersion + "}";
   }
 }

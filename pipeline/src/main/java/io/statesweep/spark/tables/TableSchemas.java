@@ -127,8 +127,9 @@ public final class TableSchemas {
       STATE_FILE_KEY,
       ACTION,
       column("outcome", "deleted, removed_files_deleted, kept_newer_files, kept_refused, state_changed,"
-          + " already_deleted, changed_during_delete, came_back_during_delete, failed or interrupted (the task"
-          + " executing the record stopped before it recorded the store's answers; the state file stays)"),
+          + " already_deleted, changed_during_delete, came_back_during_delete, restored_after_coming_back, failed or"
+          + " interrupted (the task executing the record stopped before it recorded the store's answers; the state"
+          + " file stays)"),
       MESSAGE,
       CHILD_KEYS_DELETED,
       column("state_file_deleted", "whether the state file was deleted"),
@@ -140,8 +141,10 @@ public final class TableSchemas {
       ENDED_AT,
       column("deleted", "every key in deleted_keys with its role (file, removed_file, state_file), the ETag it was"
           + " verified with, deleted_at, when the store's answer said so (UTC; null when the task that"
-          + " deleted it stopped first and the key was found gone afterwards), and delete_marker, on a versioned"
-          + " bucket the version id of the delete marker it got (null without versioning)"),
+          + " deleted it stopped first and the key was found gone afterwards), delete_marker, on a versioned"
+          + " bucket the version id of the delete marker it got (null without versioning), and restored_version, for"
+          + " a record that came back during its deletion, the version current again (its marker removed, or"
+          + " written since; null when the key stays deleted)"),
       column("recorded_from", "where the row came from: the outcomes the tasks recorded in the execute's ledger"
           + " (outcomes), or also the intent of a task that stopped first, its deletions found by looking at its"
           + " keys (intent)"),

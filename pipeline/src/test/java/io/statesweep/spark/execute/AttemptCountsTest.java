@@ -1,10 +1,12 @@
 package io.statesweep.spark.execute;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.Tables;
 import io.statesweep.execute.Outcome;
+import io.statesweep.spark.rows.DeletedKeyRow;
 import io.statesweep.spark.rows.ExecutionRow;
 import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.testing.SharedSpark;
@@ -36,17 +38,22 @@ class AttemptCountsTest {
     for (Outcome outcome : Outcome.values()) {
       for (int copies = 0; copies <= outcome.ordinal() % 3; copies++) {
         i++;
+        // A record that came back lost a and b, or had c restored; one that came back and lost files may have
+        // others restored (d).
         rows.add(row("cogram/projects/p" + i + "/state.json", outcome, i, FIRST.plusSeconds(i),
-            outcome == Outcome.CAME_BACK_DURING_DELETE ? List.of("a" + i, "b" + i) : List.of("c" + i)));
+            outcome == Outcome.CAME_BACK_DURING_DELETE ? List.of("a" + i, "b" + i) : List.of("c" + i),
+            outcome == Outcome.RESTORED_AFTER_COMING_BACK
+                || outcome == Outcome.CAME_BACK_DURING_DELETE && copies > 0 ? "v" + i : null));
       }
     }
-    rows.add(row("cogram/projects/null/state.json", null, 7, null, null));
+    rows.add(row("cogram/projects/null/state.json", null, 7, null, null, null));
     SparkSession spark = SharedSpark.session();
     Tables tables = new Tables(warehouse.toString());
     spark.createDataset(rows, TableSchemas.EXECUTIONS.encoder()).toDF()
         .select(col("runDate").as("run_date"), col("attemptId").as("attempt_id"), col("outcome"),
             col("childKeysDeleted").as("child_keys_deleted"), col("deletedKeys").as("deleted_keys"),
-            col("startedAt").as("started_at"))
+            expr("transform(deleted, d -> named_struct('key', d.key, 'restored_version', d.restoredVersion))")
+                .as("deleted"), col("startedAt").as("started_at"))
         .write().format("delta").save(tables.executions());
 
     AttemptCounts fromRows = AttemptCounts.of(rows);
@@ -54,11 +61,17 @@ class AttemptCountsTest {
     assertThat(fromRows).isEqualTo(AttemptCounts.of(spark, tables, RUN_DATE, ATTEMPT));
     assertThat(fromRows.startedAt()).isEqualTo(FIRST.plusSeconds(1));
     assertThat(fromRows.cameBack()).isPositive();
-    assertThat(fromRows.cameBackKeys()).isEqualTo(2 * fromRows.cameBack());
+    long cameBackCopies = Outcome.CAME_BACK_DURING_DELETE.ordinal() % 3 + 1;
+    long restoredCopies = Outcome.RESTORED_AFTER_COMING_BACK.ordinal() % 3 + 1;
+    assertThat(fromRows.cameBack()).isEqualTo(cameBackCopies);
+    assertThat(fromRows.cameBackKeys()).as("a and b of each").isEqualTo(2 * cameBackCopies);
+    assertThat(fromRows.restored()).isEqualTo(restoredCopies);
+    assertThat(fromRows.restoredKeys()).as("c of each restored, d of the others").isEqualTo(
+        restoredCopies + cameBackCopies - 1);
   }
 
   private static ExecutionRow row(String stateFileKey, Outcome outcome, long childKeys, Instant startedAt,
-      List<String> deletedKeys) {
+      List<String> deletedKeys, String restoredVersion) {
     ExecutionRow row = new ExecutionRow();
     row.setRunId("20261204T000000Z-bbbbbb");
     row.setRunDate(RUN_DATE);
@@ -67,6 +80,22 @@ class AttemptCountsTest {
     row.setOutcome(outcome == null ? null : outcome.label());
     row.setChildKeysDeleted(childKeys);
     row.setDeletedKeys(deletedKeys);
+    if (deletedKeys != null) {
+      List<DeletedKeyRow> deleted = new ArrayList<>();
+      for (String key : deletedKeys) {
+        DeletedKeyRow keyRow = new DeletedKeyRow();
+        keyRow.setKey(key);
+        keyRow.setRestoredVersion(key.startsWith("c") ? restoredVersion : null);
+        deleted.add(keyRow);
+      }
+      if (restoredVersion != null && !deletedKeys.get(0).startsWith("c")) {
+        DeletedKeyRow keyRow = new DeletedKeyRow();
+        keyRow.setKey("d" + childKeys);
+        keyRow.setRestoredVersion(restoredVersion);
+        deleted.add(keyRow);
+      }
+      row.setDeleted(deleted);
+    }
     row.setStartedAt(startedAt == null ? null : Timestamp.from(startedAt));
     return row;
   }
