@@ -70,6 +70,23 @@ class LedgerCodecTest {
         .singleElement().satisfies(key -> assertThat(key.deleteMarker()).isNull());
   }
 
+  /** A store's version ids are its own text: a hostile marker or version id reads back as it was answered. */
+  @Test
+  void aRestoredKeysHostileMarkerAndVersionReadBack() {
+    ExecutionOutcome restored = new ExecutionOutcome(HOSTILE_KEYS.get(0), Action.DELETE_RECORD,
+        Outcome.RESTORED_AFTER_COMING_BACK, "restored", 2, false, 0, List.of(), INTENDED, ANSWERED,
+        List.of(new DeletedKey(HOSTILE_KEYS.get(1), DeleteRole.FILE, "etag", ANSWERED, "null")
+                .restoredAs("v\n\"1\"\nsummary: dry_run=false"),
+            new DeletedKey(HOSTILE_KEYS.get(2), DeleteRole.FILE, "etag", ANSWERED, "m\u0085\u2028\ud83d\udcc4")),
+        null);
+
+    String written = LedgerCodec.writeOutcome(restored);
+
+    assertThat(written).as("ASCII only").matches("[\\x20-\\x7f]*");
+    assertThat(LedgerCodec.readOutcome(written)).isEqualTo(restored);
+    assertThat(LedgerCodec.readOutcome(written).deleted()).extracting(DeletedKey::restored).containsExactly(true, false);
+  }
+
   @Test
   void anObjectThatIsNoLedgerObjectNamesTheKeyAndTheField() {
     String key = "cogram.statesweep/journal/R/A/p00003/t7-w000002-intent.json";
