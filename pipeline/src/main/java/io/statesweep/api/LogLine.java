@@ -39,7 +39,13 @@ public record LogLine(Kind kind, String key, String text) {
     /** The bucket keeps noncurrent versions: the bytes a run frees go only when they expire (key: the bucket). */
     VERSIONING,
     /** {@code stopped at the bound ...}: a bounded run left records for the next (key: the first one left). */
-    BOUND
+    BOUND,
+    /** {@code would restore <key>: removes delete marker M of run R}: a dry run of restore. */
+    WOULD_RESTORE,
+    /** {@code restored <key>: removed delete marker M of run R; version V is current}: a restore. */
+    RESTORED,
+    /** {@code left <key>: <why>}: a key restore leaves as it is (written since, deleted again, no marker). */
+    LEFT
   }
 
   public LogLine {
@@ -78,6 +84,24 @@ public record LogLine(Kind kind, String key, String text) {
   public static LogLine cameBack(String stateFileKey, String deletedKey) {
     return new LogLine(Kind.CAME_BACK, stateFileKey, LineText.escape(stateFileKey) + " came back during its deletion: "
         + LineText.escape(deletedKey) + " was deleted; run Verify bucket in the exporter");
+  }
+
+  /** {@code would restore <key>: removes delete marker <marker> of run <run>}. */
+  public static LogLine wouldRestore(String key, String marker, String runId) {
+    return new LogLine(Kind.WOULD_RESTORE, key, "would restore " + LineText.escape(key) + ": removes delete marker "
+        + LineText.escape(marker) + " of run " + LineText.escape(runId));
+  }
+
+  /** {@code restored <key>: removed delete marker <marker> of run <run>; version <version> is current}. */
+  public static LogLine restored(String key, String marker, String runId, String version) {
+    return new LogLine(Kind.RESTORED, key, "restored " + LineText.escape(key) + ": removed delete marker "
+        + LineText.escape(marker) + " of run " + LineText.escape(runId) + "; version " + LineText.escape(version)
+        + " is current");
+  }
+
+  /** {@code left <key>: <why>}: restore leaves the key as it is. */
+  public static LogLine left(String key, String why) {
+    return new LogLine(Kind.LEFT, key, "left " + LineText.escape(key) + ": " + LineText.escape(why));
   }
 
   public static LogLine versioning(String bucket, String note) {
