@@ -32,7 +32,7 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The command line: {@code plan} (a dry run that writes the Delta report), {@code run} (plan, then
  * with {@code --execute} delete), {@code approve --run-id} (record a review), {@code execute --run-id} (a
- * reviewed plan). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
+ * reviewed plan), {@code restore --run-id} (undo a run on a versioned bucket). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
  * the action API ({@link Statesweep}), with a Spark session made from the resolved settings. Exit codes: 0 a
  * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings or a refused plan (or a
  * run that deletes without a run lock it can hold: the lock's permissions are missing, or the store ignores its
@@ -40,7 +40,7 @@ import org.apache.spark.sql.SparkSession;
  * names (it completed without errors otherwise). A failure's exit code comes from its type ({@link #FAILURES}); any
  * other exception is a bug: exit 1, its stack trace printed.
  *
- * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
+ * <p>Every run of {@code plan}, {@code run}, {@code execute} and {@code restore} ends with its summary line, whatever stops
  * it (README, "The summary line"): one that stops before it counts anything prints {@link RunSummary#stopped}.
  */
 public final class StatesweepCli {
