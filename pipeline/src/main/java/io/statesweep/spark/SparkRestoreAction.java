@@ -54,6 +54,10 @@ import org.slf4j.LoggerFactory;
  * of the marker, ListObjectVersions), so the time goes to round trips that tasks overlap; and a task holds only its
  * record's keys at a time, whatever the run's size. A record's keys stay in one task, in order. The rows are made
  * once (a local checkpoint) and the table, the counts and the lines read them: no key is restored twice.
+ *
+ * <p>A restore that loses the run lock goes on to its end (its result says {@code run_lock=lost} and exits 1): unlike
+ * a delete, each of its writes is conditional on the key's latest version being the run's own marker, so a run that
+ * takes the lock over and deletes a key meanwhile leaves a newer marker that the restore then leaves alone.
  */
 final class SparkRestoreAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkRestoreAction.class);
