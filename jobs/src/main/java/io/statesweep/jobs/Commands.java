@@ -35,6 +35,7 @@ final class Commands {
   static final String BY = "--by";
   static final String NOTE = "--note";
   static final String DIGEST = "--digest";
+  static final String RECORD = "--record";
   static final String HELP = "help";
 
   private static final int WIDTH = 140;
@@ -46,13 +47,13 @@ final class Commands {
    * {@code --dry-run false}), or a request for help ({@code command} null: the list of commands).
    */
   record Invocation(Command command, Map<String, String> flags, String configFile, String runId,
-      boolean latestApproved, String by, String note, String digest, boolean help) {
+      boolean latestApproved, String by, String note, String digest, String record, boolean help) {
     Invocation {
       flags = Map.copyOf(flags);
     }
 
     static Invocation helpFor(Command command) {
-      return new Invocation(command, Map.of(), null, null, false, null, null, null, true);
+      return new Invocation(command, Map.of(), null, null, false, null, null, null, null, true);
     }
   }
 
@@ -122,6 +123,7 @@ final class Commands {
     String by = null;
     String note = null;
     String digest = null;
+    String record = null;
     for (OptionSpec option : sub.matchedOptions()) {
       String flag = option.longestName();
       String value = option.getValue() == null ? null : option.getValue().toString();
@@ -132,6 +134,7 @@ final class Commands {
         case BY -> by = value;
         case NOTE -> note = value;
         case DIGEST -> digest = value;
+        case RECORD -> record = value;
         case EXECUTE -> put(flags, Settings.DRY_RUN.flag(), "false");
         default -> put(flags, flag, value);
       }
@@ -140,7 +143,7 @@ final class Commands {
       throw new BadSettingsException("Give " + RUN_ID + " or " + LATEST_APPROVED + ", not both: " + RUN_ID
           + " executes the plan you name, " + LATEST_APPROVED + " the newest approved plan of the bucket and prefix");
     }
-    return new Invocation(command, flags, configFile, runId, latestApproved, by, note, digest, false);
+    return new Invocation(command, flags, configFile, runId, latestApproved, by, note, digest, record, false);
   }
 
   /**
@@ -168,7 +171,7 @@ final class Commands {
     }
     String flag = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
     boolean elsewhere = Settings.ALL.stream().anyMatch(setting -> setting.flag().equals(flag))
-        || Set.of(EXECUTE, RUN_ID, LATEST_APPROVED, BY, NOTE, DIGEST).contains(flag);
+        || Set.of(EXECUTE, RUN_ID, LATEST_APPROVED, BY, NOTE, DIGEST, RECORD).contains(flag);
     List<String> known = new ArrayList<>();
     spec.options().stream().filter(option -> !option.usageHelp()).forEach(option -> known.add(option.longestName()));
     return new BadSettingsException("Unknown option: '" + flag + "'" + (elsewhere ? " (" + command
@@ -193,7 +196,8 @@ final class Commands {
         .footer("%n'<command> --help' lists the command's options.",
             "%nExit codes: 0 a complete run without errors; 1 a run with errors or that did not complete; 2 bad settings"
                 + " (or a run that deletes without the permissions of the run lock); 3 another run holds the export's"
-                + " run lock; 4 a run that lost files that --fail-on names.")
+                + " run lock; 4 a run that lost files that --fail-on names. restore: 2 also for a refused restore (no"
+                + " versioning, no such run).")
         .width(WIDTH);
     root.addOption(helpOption());
     for (Command command : Command.values()) {
@@ -244,6 +248,12 @@ final class Commands {
         spec.addOption(option(DIGEST, "SHA", "approve only if the plan's rows still have this digest (the plan_digest"
             + " you reviewed, such as the review notebook shows); optional"));
       }
+      case RESTORE -> {
+        spec.addOption(option(RUN_ID, "ID", "the run_id of the execute to undo (its summary line; table executions);"
+            + " required"));
+        spec.addOption(option(RECORD, "KEY", "restore only the record of this state file (its full key, such as"
+            + " cogram/projects/p-1/state.json); optional"));
+      }
       default -> { }
     }
     for (Setting<?> setting : command.settings()) {
@@ -283,6 +293,14 @@ final class Commands {
           "Records that you reviewed the plan of --run-id ID and approve its execution (table"
           + " approvals: who, when, --note, what the plan deletes and the digest of its rows). execute --run-id"
           + " refuses a plan that nobody approved. Give the plan's --warehouse."};
+      case RESTORE -> new String[] {"undo a run on a versioned bucket: remove the delete markers it wrote (--run-id;"
+          + " a dry run unless --dry-run false)", "",
+          "Undoes the deletes of run --run-id ID on a bucket with S3 Versioning: for each key the run deleted whose"
+          + " latest version is still the delete marker the run wrote (table executions), removes that marker, so the"
+          + " version it hid is current again; each record's files first, its state file last. A key written or"
+          + " deleted again since is named and left alone. A dry run (the default) says what it would restore;"
+          + " --dry-run false (or --execute) restores and records every key in table restorations. Refused on a"
+          + " bucket without versioning. Give the run's --bucket, --prefix and --warehouse."};
     };
   }
 

@@ -9,6 +9,8 @@ import io.statesweep.api.LockOutcome;
 import io.statesweep.api.LogLine;
 import io.statesweep.api.PlanAction;
 import io.statesweep.api.PlanResult;
+import io.statesweep.api.RestoreAction;
+import io.statesweep.api.RestoreResult;
 import io.statesweep.api.RunAction;
 import io.statesweep.api.RunResult;
 import io.statesweep.config.Settings;
@@ -17,6 +19,7 @@ import io.statesweep.plan.RunSummary;
 import io.statesweep.store.StoreException;
 import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.api.failures.PlanRefusedException;
+import io.statesweep.api.failures.RestoreRefusedException;
 import io.statesweep.api.failures.RunLockException;
 import io.statesweep.spark.Statesweep;
 import java.io.PrintStream;
@@ -29,7 +32,7 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The command line: {@code plan} (a dry run that writes the Delta report), {@code run} (plan, then
  * with {@code --execute} delete), {@code approve --run-id} (record a review), {@code execute --run-id} (a
- * reviewed plan). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
+ * reviewed plan), {@code restore --run-id} (undo a run on a versioned bucket). Its options and help come from picocli ({@link Commands}); each command is a thin caller of
  * the action API ({@link Statesweep}), with a Spark session made from the resolved settings. Exit codes: 0 a
  * complete run without errors, 1 a run with errors or that did not complete, 2 bad settings or a refused plan (or a
  * run that deletes without a run lock it can hold: the lock's permissions are missing, or the store ignores its
@@ -37,7 +40,7 @@ import org.apache.spark.sql.SparkSession;
  * names (it completed without errors otherwise). A failure's exit code comes from its type ({@link #FAILURES}); any
  * other exception is a bug: exit 1, its stack trace printed.
  *
- * <p>Every run of {@code plan}, {@code run} and {@code execute} ends with its summary line, whatever stops
+ * <p>Every run of {@code plan}, {@code run}, {@code execute} and {@code restore} ends with its summary line, whatever stops
  * it (README, "The summary line"): one that stops before it counts anything prints {@link RunSummary#stopped}.
  */
 public final class StatesweepCli {
@@ -131,6 +134,14 @@ public final class StatesweepCli {
               + " (and the plan's --bucket, --prefix and --warehouse)");
           yield OK;
         }
+        case RESTORE -> {
+          RestoreAction restore = configure(statesweep.restore(invocation.runId()), invocation, environment)
+              .record(invocation.record()).lines(printer(out));
+          ending.settings(restore.settings());
+          RestoreResult result = restore.execute();
+          print(result, ending, err);
+          yield result.exitCode();
+        }
       };
     } catch (Exception e) {
       return failed(e, ending, err);
@@ -155,6 +166,8 @@ public final class StatesweepCli {
       new FailureEnd(BadSettingsException.class, BAD_SETTINGS, "bad_settings", 0, Exception::getMessage),
       // A refused plan keeps the exit code and stopped reason it always had.
       new FailureEnd(PlanRefusedException.class, BAD_SETTINGS, "bad_settings", 0, Exception::getMessage),
+      // Refused before anything was changed, as a refused plan is: exit 2, with a reason of its own.
+      new FailureEnd(RestoreRefusedException.class, BAD_SETTINGS, "restore_refused", 0, Exception::getMessage),
       new FailureEnd(RunLockException.Held.class, LOCKED, "lock_held", 0, Exception::getMessage),
       // Only a run that deletes gets here: a dry run goes on without the lock.
       new FailureEnd(RunLockException.Denied.class, BAD_SETTINGS, "lock_denied", 1,
@@ -238,7 +251,7 @@ public final class StatesweepCli {
    * before its own summary gets {@link RunSummary#stopped}, with {@code dry_run} from what could be read.
    */
   static final class Ending {
-    private static final java.util.Set<String> RUNS = java.util.Set.of("plan", "run", "execute");
+    private static final java.util.Set<String> RUNS = java.util.Set.of("plan", "run", "execute", "restore");
 
     private final String command;
     private final String[] args;
@@ -263,7 +276,11 @@ public final class StatesweepCli {
     }
 
     void summary(RunSummary summary) {
-      summaryLine = summary.line();
+      summary(summary.line());
+    }
+
+    void summary(String line) {
+      summaryLine = line;
       out.println(summaryLine);
     }
 
@@ -274,14 +291,17 @@ public final class StatesweepCli {
 
     /** The summary of a run stopped before it counted anything; nothing for a command that is no run. */
     void stopped(String reason, long errors) {
-      if (summaryLine == null && RUNS.contains(command)) {
+      if (summaryLine == null && command.equals(RestoreResult.COMMAND)) {
+        summary(RestoreResult.stoppedLine(dryRun(), reason, errors));
+      } else if (summaryLine == null && RUNS.contains(command)) {
         summary(RunSummary.stopped(dryRun(), reason, errors));
       }
     }
 
     /**
      * Whether the stopped run was a dry run, as far as its settings could be read: plan always is,
-     * execute never; run as its resolved settings say, else its flags, else its environment, else true.
+     * execute never; run and restore as their resolved settings say, else their flags, else the environment, else
+     * true.
      */
     private boolean dryRun() {
       if (command.equals("plan") || command.equals("execute")) {
@@ -349,6 +369,25 @@ public final class StatesweepCli {
       return LOST_FILES;
     }
     return RUN_FAILED;
+  }
+
+  /** A restore's end: the lock's line, where its table is, its metrics and its summary line. */
+  static void print(RestoreResult result, Ending ending, PrintStream err) {
+    PrintStream out = ending.out();
+    print(result.runLock(), out, err);
+    if (result.failure() != null) {
+      out.println("restore " + result.restoreId() + " of run " + LineText.escape(result.runId())
+          + " did not complete: " + LineText.escape(result.failure()));
+    }
+    if (result.dryRun()) {
+      out.println("(a dry run: nothing was changed; restore with: statesweep restore --run-id "
+          + LineText.escape(result.runId()) + (result.record() == null ? "" : " --record "
+          + LineText.escape(result.record())) + " --dry-run false)");
+    }
+    out.println("tables: restorations=" + LineText.escape(result.tables().restorations()) + " executions="
+        + LineText.escape(result.tables().executions()));
+    out.println("metrics: " + result.metrics().json());
+    ending.summary(result.summaryLine());
   }
 
   static void print(ExecuteResult result, Ending ending, PrintStream err) {

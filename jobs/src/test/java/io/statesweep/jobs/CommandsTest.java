@@ -203,8 +203,8 @@ class CommandsTest {
   @EnumSource(Command.class)
   void eachCommandsOptionsAreItsSettingsDeclarations(Command command) {
     CommandSpec spec = Commands.tree().getSubcommands().get(command.label()).getCommandSpec();
-    Set<String> ownOptions = Set.of("--run-id", "--latest-approved", "--by", "--note", "--digest", "--execute",
-        "--config-file", "--help");
+    Set<String> ownOptions = Set.of("--run-id", "--latest-approved", "--by", "--note", "--digest", "--record",
+        "--execute", "--config-file", "--help");
     List<OptionSpec> settingOptions = spec.options().stream()
         .filter(option -> !ownOptions.contains(option.longestName())).toList();
 

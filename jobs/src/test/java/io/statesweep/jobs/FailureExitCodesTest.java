@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.api.failures.PlanRefusedException;
+import io.statesweep.api.failures.RestoreRefusedException;
 import io.statesweep.api.failures.RunLockException;
 import io.statesweep.store.StoreException;
 import java.io.ByteArrayOutputStream;
@@ -83,16 +84,28 @@ class FailureExitCodesTest {
   @Test
   void theTableNamesEveryFailureTypeOnceWithItsExitCode() {
     assertThat(StatesweepCli.FAILURES).extracting(StatesweepCli.FailureEnd::type).containsExactly(
-        BadSettingsException.class, PlanRefusedException.class, RunLockException.Held.class,
+        BadSettingsException.class, PlanRefusedException.class, RestoreRefusedException.class,
+        RunLockException.Held.class,
         RunLockException.Denied.class, RunLockException.Untrusted.class, RunLockException.Unavailable.class,
         StoreException.class);
     assertThat(StatesweepCli.FAILURES).extracting(StatesweepCli.FailureEnd::code)
-        .containsExactly(2, 2, 3, 2, 2, 1, 1);
+        .containsExactly(2, 2, 2, 3, 2, 2, 1, 1);
     assertThat(StatesweepCli.FAILURES).extracting(StatesweepCli.FailureEnd::stopped).containsExactly(
-        "bad_settings", "bad_settings", "lock_held", "lock_denied", "lock_untrusted", "lock_unavailable", "failed");
+        "bad_settings", "bad_settings", "restore_refused", "lock_held", "lock_denied", "lock_untrusted", "lock_unavailable", "failed");
     for (StatesweepCli.FailureEnd end : StatesweepCli.FAILURES) {
       assertThat(StatesweepFailure.meaning(end.code())).as("%s", end.type()).isNotEqualTo("unknown exit code");
     }
+  }
+
+  @Test
+  void aRefusedRestoreExits2WithARestoreSummaryLine() {
+    Failed failed = Failed.of("restore", new RestoreRefusedException("Cannot restore run R: bucket s3://b has no"
+        + " versioning"));
+
+    assertThat(failed.code()).isEqualTo(StatesweepCli.BAD_SETTINGS);
+    assertThat(failed.err()).isEqualTo("statesweep: Cannot restore run R: bucket s3://b has no versioning\n");
+    assertThat(failed.out()).isEqualTo("summary: dry_run=true complete=false restored=0 written_since=0"
+        + " already_restored=0 not_restored=0 keys=0 errors=0 stopped=restore_refused\n");
   }
 
   @Test

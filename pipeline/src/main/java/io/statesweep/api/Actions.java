@@ -36,4 +36,13 @@ public interface Actions {
    * @throws IllegalArgumentException when {@code runId} is missing
    */
   ApproveAction approve(String runId);
+
+  /**
+   * The undo of run {@code runId}: removes the delete markers its deletes wrote, while each is still its key's latest
+   * version, each record's files first and its state file last (README, "Undoing a run"); a dry run unless
+   * {@code dryRun(false)}.
+   *
+   * @throws IllegalArgumentException when {@code runId} is missing
+   */
+  RestoreAction restore(String runId);
 }

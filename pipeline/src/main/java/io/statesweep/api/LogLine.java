@@ -40,11 +40,17 @@ public record LogLine(Kind kind, String key, String text) {
      * {@code <state file> came back during its deletion: <key> was restored (version <v> is current)}: a file of a
      * record that came back, current again on a versioned bucket (README, "Versioned buckets").
      */
-    RESTORED,
+    CAME_BACK_RESTORED,
     /** The bucket keeps noncurrent versions: the bytes a run frees go only when they expire (key: the bucket). */
     VERSIONING,
     /** {@code stopped at the bound ...}: a bounded run left records for the next (key: the first one left). */
-    BOUND
+    BOUND,
+    /** {@code would restore <key>: removes delete marker M of run R}: a dry run of restore. */
+    WOULD_RESTORE,
+    /** {@code restored <key>: removed delete marker M of run R; version V is current}: a restore. */
+    RESTORED,
+    /** {@code left <key>: <why>}: a key restore leaves as it is (written since, deleted again, no marker). */
+    LEFT
   }
 
   public LogLine {
@@ -86,9 +92,28 @@ public record LogLine(Kind kind, String key, String text) {
   }
 
   /** A file of a record that came back during its deletion that is current again as {@code version}. */
-  public static LogLine restored(String stateFileKey, String deletedKey, String version) {
-    return new LogLine(Kind.RESTORED, stateFileKey, LineText.escape(stateFileKey) + " came back during its deletion: "
-        + LineText.escape(deletedKey) + " was restored (version " + LineText.escape(version) + " is current)");
+  public static LogLine cameBackRestored(String stateFileKey, String deletedKey, String version) {
+    return new LogLine(Kind.CAME_BACK_RESTORED, stateFileKey, LineText.escape(stateFileKey)
+        + " came back during its deletion: " + LineText.escape(deletedKey) + " was restored (version "
+        + LineText.escape(version) + " is current)");
+  }
+
+  /** {@code would restore <key>: removes delete marker <marker> of run <run>}. */
+  public static LogLine wouldRestore(String key, String marker, String runId) {
+    return new LogLine(Kind.WOULD_RESTORE, key, "would restore " + LineText.escape(key) + ": removes delete marker "
+        + LineText.escape(marker) + " of run " + LineText.escape(runId));
+  }
+
+  /** {@code restored <key>: removed delete marker <marker> of run <run>; version <version> is current}. */
+  public static LogLine restored(String key, String marker, String runId, String version) {
+    return new LogLine(Kind.RESTORED, key, "restored " + LineText.escape(key) + ": removed delete marker "
+        + LineText.escape(marker) + " of run " + LineText.escape(runId) + "; version " + LineText.escape(version)
+        + " is current");
+  }
+
+  /** {@code left <key>: <why>}: restore leaves the key as it is. */
+  public static LogLine left(String key, String why) {
+    return new LogLine(Kind.LEFT, key, "left " + LineText.escape(key) + ": " + LineText.escape(why));
   }
 
   public static LogLine versioning(String bucket, String note) {

@@ -15,6 +15,7 @@ import java.util.List;
  *       {@code deletes} array is what execution deletes, in order, state file last.
  *   <li>{@code executions}: one row per record per execute attempt, partitioned by {@code run_date}.
  *   <li>{@code runs}: one row per command of a run (its plan, each execute attempt).
+ *   <li>{@code restorations}: one row per key a restore looked at, partitioned by the restored run's {@code run_date}.
  * </ul>
  *
  * <p>The path is the tables' source of truth. With a {@code catalogSchema} ({@code --catalog-schema}), each
@@ -29,10 +30,11 @@ public record Tables(String warehouse, String catalogSchema) implements Serializ
   public static final String EXECUTIONS = "executions";
   public static final String APPROVALS = "approvals";
   public static final String PLAN_SUMMARY = "plan_summary";
+  public static final String RESTORATIONS = "restorations";
 
   /** Every table a warehouse holds, in the order a review reads them. */
   public static final List<String> ALL = List.of(RUNS, DELETION_PLAN, STATE_FILES, PLAN_SUMMARY, EXECUTIONS,
-      APPROVALS);
+      APPROVALS, RESTORATIONS);
 
   /** The tables of {@code warehouse}, by path only. */
   public Tables(String warehouse) {
@@ -83,6 +85,10 @@ public record Tables(String warehouse, String catalogSchema) implements Serializ
 
   public String planSummary() {
     return path(PLAN_SUMMARY);
+  }
+
+  public String restorations() {
+    return path(RESTORATIONS);
   }
 
 }

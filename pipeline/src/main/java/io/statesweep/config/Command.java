@@ -18,7 +18,13 @@ public enum Command {
    */
   EXECUTE("execute"),
   /** Records an approval. It reads the tables only (and S3A, for them). */
-  APPROVE("approve");
+  APPROVE("approve"),
+  /**
+   * Undoes a run on a versioned bucket: removes the delete markers it wrote (README, "Undoing a run"). It reads the
+   * run's rows of executions and the keys' versions; it takes the export's bucket and prefix (for the run lock) and
+   * the dry run (on by default).
+   */
+  RESTORE("restore");
 
   private final String label;
 
@@ -26,7 +32,7 @@ public enum Command {
     this.label = label;
   }
 
-  /** The command's name: plan, run, execute, approve. */
+  /** The command's name: plan, run, execute, approve, restore. */
   public String label() {
     return label;
   }

@@ -38,16 +38,23 @@ public final class Settings {
   private static final Set<Command> PLANNING = EnumSet.of(Command.PLAN, Command.RUN);
   /** The commands that may delete. */
   private static final Set<Command> DELETING = EnumSet.of(Command.RUN, Command.EXECUTE);
+  /** The commands that act on the export, and restore, which takes its bucket, prefix and run lock. */
+  private static final Set<Command> EXPORT_AND_RESTORE = EnumSet.of(Command.PLAN, Command.RUN, Command.EXECUTE,
+      Command.RESTORE);
+  /** The commands that plan, and restore: a dry run unless told otherwise. */
+  private static final Set<Command> DRY_RUN_FIRST = EnumSet.of(Command.PLAN, Command.RUN, Command.RESTORE);
+  /** The commands that change the bucket under the run lock: run, execute and restore. */
+  private static final Set<Command> LOCKING = EnumSet.of(Command.RUN, Command.EXECUTE, Command.RESTORE);
 
   public static final Setting<String> BUCKET = Setting.parsed("sweep.bucket", Parsers::bucket)
-      .flag("--bucket").environment("COGRAM_CLEANUP_BUCKET").aliases("bucket").takenBy(EXPORT)
+      .flag("--bucket").environment("COGRAM_CLEANUP_BUCKET").aliases("bucket").takenBy(EXPORT_AND_RESTORE)
       .help("the bucket of the export (required)");
   public static final Setting<ExportPrefix> PREFIX = Setting.parsed("sweep.prefix", Parsers::prefix)
-      .flag("--prefix").environment("COGRAM_CLEANUP_PREFIX").aliases("prefix").defaultValue("").takenBy(EXPORT)
+      .flag("--prefix").environment("COGRAM_CLEANUP_PREFIX").aliases("prefix").defaultValue("").takenBy(EXPORT_AND_RESTORE)
       .help("the export's prefix, such as cogram/; empty is the bucket root and needs --allow-bucket-root");
   public static final Setting<Boolean> DRY_RUN = Setting.bool("sweep.dry-run")
       .flag("--dry-run").environment("COGRAM_CLEANUP_DRY_RUN").aliases("dry_run").defaultValue("true").asSwitch()
-      .takenBy(PLANNING)
+      .takenBy(DRY_RUN_FIRST)
       .help("true, false, 1 or 0; --execute is --dry-run false");
   public static final Setting<Integer> GRACE_DAYS = Setting.integer("sweep.grace-days", 0, Grace.MAX_DAYS)
       .flag("--grace-days").environment("COGRAM_CLEANUP_GRACE_DAYS").aliases("grace_days").defaultValue("0")
@@ -78,7 +85,7 @@ public final class Settings {
       .help("a layout file (a local path, s3://, s3a://, dbfs:/ or file:) or the name of a built-in layout");
   public static final Setting<Boolean> ALLOW_BUCKET_ROOT = Setting.bool("sweep.allow-bucket-root")
       .flag("--allow-bucket-root").environment("STATESWEEP_ALLOW_BUCKET_ROOT").defaultValue("false").asSwitch()
-      .takenBy(EXPORT)
+      .takenBy(EXPORT_AND_RESTORE)
       .help("allow an empty prefix: the whole bucket is the export");
   /** How many {@code would delete} lines to print; {@link PlanOptions#ALL_LINES} for all. */
   public static final Setting<Integer> LOG_LINES = Setting.parsed("sweep.log.lines", Parsers::logLines)
@@ -138,13 +145,13 @@ public final class Settings {
       .help("refuse to execute a plan older than this (such as 90m, 24h, 2d): the bucket moves on");
 
   public static final Setting<Duration> LOCK_TTL = Setting.parsed("sweep.lock.ttl", Parsers::lockTtl)
-      .flag("--lock-ttl").environment("STATESWEEP_LOCK_TTL").defaultValue("10m").takenBy(EXPORT)
+      .flag("--lock-ttl").environment("STATESWEEP_LOCK_TTL").defaultValue("10m").takenBy(EXPORT_AND_RESTORE)
       .help("how long the run lock lasts unless renewed (renewed every third of it); a dead run's lock is taken over"
           + " after it");
 
   public static final Setting<Boolean> UNSAFE_LOCK = Setting.bool("sweep.lock.unsafe")
       .flag("--unsafe-lock-without-conditional-writes").environment("STATESWEEP_UNSAFE_LOCK").defaultValue("false")
-      .asSwitch().takenBy(DELETING)
+      .asSwitch().takenBy(LOCKING)
       .help("delete on a store that ignores PutObject If-None-Match: * (the run lock's probe finds it), although the"
           + " lock then cannot keep out a run that starts at the same moment; without it such a store is refused");
 

@@ -20,7 +20,7 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The tables a plan writes and a review reads ({@code state_files}, {@code deletion_plan}, {@code plan_summary},
- * {@code runs}, {@code approvals}, {@code executions}), each made where it is missing, with its comments and
+ * {@code runs}, {@code approvals}, {@code executions}; and {@code restorations}, empty), each made where it is missing, with its comments and
  * partitioning ({@link TableDocs#createIfMissing(Dataset, Tables, String)}) and registered by name in the catalog
  * schema if there is one.
  *
@@ -57,6 +57,10 @@ final class PlanTables {
         spark.createDataFrame(java.util.List.of(), TableSchemas.RUNS.structType()), tables, Tables.RUNS));
     makers.put(Tables.APPROVALS, () -> SparkApproveAction.createTableIfMissing(spark, tables));
     makers.put(Tables.EXECUTIONS, () -> LedgerRecorder.createTableIfMissing(spark, tables));
+    // Restore writes it; made here so that a warehouse and its catalog schema hold every table from the first plan.
+    makers.put(Tables.RESTORATIONS, () -> TableDocs.createIfMissing(
+        spark.createDataFrame(java.util.List.of(), TableSchemas.RESTORATIONS.structType()), tables,
+        Tables.RESTORATIONS));
     Map<String, CompletableFuture<Void>> made = new LinkedHashMap<>();
     makers.keySet().forEach(table -> made.put(table, new CompletableFuture<>()));
     // A thread of its own, made by the plan's thread (whose Spark properties it inherits), never a pooled one

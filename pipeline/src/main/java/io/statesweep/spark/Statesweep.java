@@ -13,6 +13,8 @@ import io.statesweep.api.ExportAction;
 import io.statesweep.api.LogLine;
 import io.statesweep.api.PlanAction;
 import io.statesweep.api.PlanResult;
+import io.statesweep.api.RestoreAction;
+import io.statesweep.api.RestoreResult;
 import io.statesweep.api.RunAction;
 import io.statesweep.api.RunResult;
 import io.statesweep.api.Tables;
@@ -23,6 +25,7 @@ import io.statesweep.store.FileSource;
 import io.statesweep.config.ExecuteOptions;
 import io.statesweep.config.ExportOptions;
 import io.statesweep.config.PlanOptions;
+import io.statesweep.config.RestoreOptions;
 import io.statesweep.config.RunOptions;
 import io.statesweep.config.Setting;
 import io.statesweep.config.Settings;
@@ -135,6 +138,15 @@ public final class Statesweep implements Actions {
       throw new BadSettingsException("Missing --run-id: the run_id of the plan you reviewed (table runs)");
     }
     return new Approve(this, runId.trim());
+  }
+
+  @Override
+  public RestoreAction restore(String runId) {
+    if (runId == null || runId.isBlank()) {
+      throw new BadSettingsException("Missing --run-id: the run_id of the execute to undo (its summary line, or table"
+          + " runs where command = 'execute')");
+    }
+    return new Restore(this, runId.trim());
   }
 
   private SparkSession session(Command command, Settings settings) {
@@ -433,6 +445,38 @@ public final class Statesweep implements Actions {
         throw new BadSettingsException("Missing --by: who approves the plan (a name or an email)");
       }
       return new SparkApproveAction(session(settings), tables(settings)).approve(planRunId(), by, note, digest);
+    }
+  }
+
+  /** {@link Statesweep#restore(String)}: a dry run unless {@code dryRun(false)} or {@code --dry-run false}. */
+  public static final class Restore extends OnExport<RestoreAction, RestoreResult> implements RestoreAction {
+    private String record;
+
+    Restore(Statesweep statesweep, String runId) {
+      super(statesweep, Command.RESTORE, runId);
+    }
+
+    @Override
+    public String runId() {
+      return planRunId();
+    }
+
+    @Override
+    public RestoreAction record(String stateFileKey) {
+      this.record = stateFileKey == null || stateFileKey.isBlank() ? null : stateFileKey;
+      return this;
+    }
+
+    @Override
+    public RestoreAction dryRun(boolean dryRun) {
+      return option(Settings.DRY_RUN.flag(), Boolean.toString(dryRun));
+    }
+
+    @Override
+    public RestoreResult execute() {
+      Settings settings = settings();
+      RestoreOptions options = RestoreOptions.from(settings, files(settings));
+      return new SparkRestoreAction(session(settings), options, planRunId(), record).lines(lines()).execute();
     }
   }
 }

@@ -3,6 +3,7 @@ package io.statesweep.config;
 import static io.statesweep.config.Command.APPROVE;
 import static io.statesweep.config.Command.EXECUTE;
 import static io.statesweep.config.Command.PLAN;
+import static io.statesweep.config.Command.RESTORE;
 import static io.statesweep.config.Command.RUN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,6 +35,9 @@ class SettingsTest {
   private static final Set<Command> EXPORT = EnumSet.of(PLAN, RUN, EXECUTE);
   private static final Set<Command> PLANNING = EnumSet.of(PLAN, RUN);
   private static final Set<Command> DELETING = EnumSet.of(RUN, EXECUTE);
+  private static final Set<Command> EXPORT_AND_RESTORE = EnumSet.of(PLAN, RUN, EXECUTE, RESTORE);
+  private static final Set<Command> DRY_RUN_FIRST = EnumSet.of(PLAN, RUN, RESTORE);
+  private static final Set<Command> LOCKING = EnumSet.of(RUN, EXECUTE, RESTORE);
   private static final boolean SWITCH = true;
 
   /** One setting as declared. */
@@ -59,9 +63,9 @@ class SettingsTest {
   @Test
   void everySettingsDeclaration() {
     List<Row> expected = List.of(
-        row("sweep.bucket", "--bucket", "COGRAM_CLEANUP_BUCKET", null, EXPORT, "bucket"),
-        row("sweep.prefix", "--prefix", "COGRAM_CLEANUP_PREFIX", "", EXPORT, "prefix"),
-        row("sweep.dry-run", "--dry-run", "COGRAM_CLEANUP_DRY_RUN", "true", PLANNING, SWITCH, "dry_run"),
+        row("sweep.bucket", "--bucket", "COGRAM_CLEANUP_BUCKET", null, EXPORT_AND_RESTORE, "bucket"),
+        row("sweep.prefix", "--prefix", "COGRAM_CLEANUP_PREFIX", "", EXPORT_AND_RESTORE, "prefix"),
+        row("sweep.dry-run", "--dry-run", "COGRAM_CLEANUP_DRY_RUN", "true", DRY_RUN_FIRST, SWITCH, "dry_run"),
         row("sweep.grace-days", "--grace-days", "COGRAM_CLEANUP_GRACE_DAYS", "0", EXPORT, "grace_days"),
         row("sweep.grace-days.by-kind", "--kind-grace-days", "STATESWEEP_KIND_GRACE_DAYS", "", EXPORT),
         row("sweep.region", "--region", "COGRAM_CLEANUP_REGION", null, ALL, "region"),
@@ -70,7 +74,8 @@ class SettingsTest {
         row("sweep.path-style", "--path-style", "STATESWEEP_PATH_STYLE", null, ALL, SWITCH),
         row("sweep.warehouse", "--warehouse", "STATESWEEP_WAREHOUSE", "statesweep-warehouse", ALL),
         row("sweep.layout", "--layout", "STATESWEEP_LAYOUT", "cogram", EXPORT),
-        row("sweep.allow-bucket-root", "--allow-bucket-root", "STATESWEEP_ALLOW_BUCKET_ROOT", "false", EXPORT, SWITCH),
+        row("sweep.allow-bucket-root", "--allow-bucket-root", "STATESWEEP_ALLOW_BUCKET_ROOT", "false",
+            EXPORT_AND_RESTORE, SWITCH),
         row("sweep.log.lines", "--log-lines", "STATESWEEP_LOG_LINES", "100", PLANNING),
         row("sweep.state.max-bytes", "--max-state-bytes", "STATESWEEP_MAX_STATE_BYTES", "16777216", EXPORT),
         row("sweep.delete.batch-size", "--batch-size", "STATESWEEP_BATCH_SIZE", "1000", DELETING),
@@ -84,9 +89,9 @@ class SettingsTest {
         row("sweep.execute.skip-approval", "--skip-approval", "STATESWEEP_SKIP_APPROVAL", "false", EnumSet.of(EXECUTE),
             SWITCH),
         row("sweep.execute.max-plan-age", "--max-plan-age", "STATESWEEP_MAX_PLAN_AGE", "24h", EnumSet.of(EXECUTE)),
-        row("sweep.lock.ttl", "--lock-ttl", "STATESWEEP_LOCK_TTL", "10m", EXPORT),
+        row("sweep.lock.ttl", "--lock-ttl", "STATESWEEP_LOCK_TTL", "10m", EXPORT_AND_RESTORE),
         row("sweep.lock.unsafe", "--unsafe-lock-without-conditional-writes", "STATESWEEP_UNSAFE_LOCK", "false",
-            DELETING, SWITCH),
+            LOCKING, SWITCH),
         row("sweep.log.progress-seconds", "--progress-seconds", "STATESWEEP_PROGRESS_SECONDS", "30", EXPORT),
         row("sweep.catalog-schema", "--catalog-schema", "STATESWEEP_CATALOG_SCHEMA", null, ALL),
         row("sweep.cost.prices", "--prices", "STATESWEEP_PRICES", "aws", EXPORT),
@@ -157,8 +162,11 @@ class SettingsTest {
     assertThat(APPROVE.settings()).containsExactly(Settings.REGION, Settings.ENDPOINT, Settings.PATH_STYLE,
         Settings.WAREHOUSE, Settings.CATALOG_SCHEMA);
     assertThat(EXECUTE.takes(Settings.DRY_RUN)).isFalse();
+    assertThat(RESTORE.settings()).containsExactly(Settings.BUCKET, Settings.PREFIX, Settings.DRY_RUN, Settings.REGION,
+        Settings.ENDPOINT, Settings.PATH_STYLE, Settings.WAREHOUSE, Settings.ALLOW_BUCKET_ROOT, Settings.LOCK_TTL,
+        Settings.UNSAFE_LOCK, Settings.CATALOG_SCHEMA);
     assertThat(Arrays.stream(Command.values()).map(Command::label)).containsExactly("plan", "run", "execute",
-        "approve");
+        "approve", "restore");
   }
 
   /** The range is written once: the parser checks it, and the help and the message of a bad value say it. */

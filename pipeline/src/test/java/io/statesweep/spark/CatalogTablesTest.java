@@ -74,11 +74,11 @@ class CatalogTablesTest {
     assertThat(executed.failure()).isNull();
   }
 
-  /** A plan writes its tables and makes, empty, the two the review reads before anything is approved or executed. */
+  /** A plan writes its tables and makes, empty, the two the review reads before anything is approved or executed, and restorations. */
   @Test
   void aDryRunRegistersTheTablesItWritesAndThoseTheReviewReads() {
     assertThat(registeredByThePlan).containsExactly(Tables.APPROVALS, Tables.DELETION_PLAN, Tables.EXECUTIONS,
-        Tables.PLAN_SUMMARY, Tables.RUNS, Tables.STATE_FILES);
+        Tables.PLAN_SUMMARY, Tables.RESTORATIONS, Tables.RUNS, Tables.STATE_FILES);
   }
 
   @Test

@@ -100,7 +100,7 @@ public final class AttemptReport {
         .select(col("state_file_key"), col("d.key").as("key"), col("d.restored_version").as("restored_version"));
     LineStream.inOrder(cameBackDS, counts.cameBackKeys() + counts.restoredKeys(), col("state_file_key"), col("key"))
         .forEachRemaining(row -> lines.accept(row.isNullAt(2) ? LogLine.cameBack(row.getString(0), row.getString(1))
-            : LogLine.restored(row.getString(0), row.getString(1), row.getString(2))));
+            : LogLine.cameBackRestored(row.getString(0), row.getString(1), row.getString(2))));
   }
 
   /**

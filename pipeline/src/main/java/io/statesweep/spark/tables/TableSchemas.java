@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
 /**
- * The six tables statesweep writes (README, "Tables"), each declared once ({@link TableSchema}): its comment, its
+ * The seven tables statesweep writes (README, "Tables"), each declared once ({@link TableSchema}): its comment, its
  * columns in order with their comments, and its row bean or its columns' types. A column that several tables have
  * is declared once, with one comment, at the top.
  */
@@ -264,9 +264,33 @@ public final class TableSchemas {
       SAVES_USD_PER_MONTH);
 
 
+  /**
+   * Table {@code restorations}: one row per key a restore looked at (README, "Undoing a run"); its rows are Rows of
+   * its structType, made in the restore's tasks.
+   */
+  public static final TableSchema<Row> RESTORATIONS = TableSchema.ofRows(Tables.RESTORATIONS,
+      "statesweep: every key a restore looked at, one row each: the run and attempt that deleted it, its delete marker,"
+          + " and whether the marker was removed (restored), stays under a newer version (written_since), was removed"
+          + " by an earlier restore (already_restored) or stays with the key deleted (not_restored). Partitioned by"
+          + " the restored run's run_date.",
+      notNull("restore_id", STRING, "the restore's own id, a run id (yyyyMMddTHHmmssZ-<6 hex>): one per restore"),
+      RUN_ID.notNull(STRING),
+      RUN_DATE.notNull(STRING),
+      ATTEMPT_ID.notNull(STRING),
+      STATE_FILE_KEY.notNull(STRING),
+      notNull("key", STRING, "the full S3 key"),
+      notNull("role", STRING, "the key's role in its record: file, removed_file or state_file (restored last)"),
+      nullable("delete_marker", STRING, "the version id of the delete marker the run's delete wrote (executions"
+          + " deleted.delete_marker); null when none was recorded, and the key was left alone"),
+      nullable("version_made_current", STRING, "the version the marker's removal made current; null when the key"
+          + " was not restored"),
+      notNull("restore_status", STRING, "restored, written_since, already_restored or not_restored"),
+      nullable("detail", STRING, "why the key was left as it is; null for a restored key"),
+      notNull("restored_at", TIMESTAMP, "when the restore looked at the key (UTC)"));
+
   /** Every table, in the order a review reads them ({@link Tables#ALL}). */
   public static final List<TableSchema<?>> ALL = List.of(RUNS, DELETION_PLAN, STATE_FILES, PLAN_SUMMARY, EXECUTIONS,
-      APPROVALS);
+      APPROVALS, RESTORATIONS);
 
   private TableSchemas() {}
 
