@@ -13,7 +13,8 @@ import java.time.Instant;
  * @param deleteMarker the version id of the delete marker its delete wrote; null when none was recorded (no
  *     versioning then, or the task stopped before it recorded the store's answer)
  * @param deletedAt when the store's answer came; null when unknown
- * @param restoredBy the id of the newest earlier restore that restored it, or null
+ * @param restoredBy who restored it already, or null: {@code restore <id>} (the newest earlier restore of the run
+ *     that did), or {@code execute attempt <id> (...)} (the execute that saw its record come back)
  * @param restoredVersion the version that restore made current, or null
  */
 public record Deletion(String runId, String attemptId, String stateFileKey, String key, String role,

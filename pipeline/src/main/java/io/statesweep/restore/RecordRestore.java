@@ -112,7 +112,7 @@ public final class RecordRestore {
   /** A key whose current version is {@code current}: restored already by this run's restore, or written since. */
   private static KeyRestoration writtenSince(Deletion deletion, String current) {
     if (deletion.restoredBy() != null && current.equals(deletion.restoredVersion())) {
-      return new KeyRestoration(deletion, RestoreStatus.ALREADY_RESTORED, null, "restore " + deletion.restoredBy()
+      return new KeyRestoration(deletion, RestoreStatus.ALREADY_RESTORED, null, deletion.restoredBy()
           + " restored it already (version " + current + " is current)", false);
     }
     return new KeyRestoration(deletion, RestoreStatus.WRITTEN_SINCE, null, MarkerRemoval.writtenSince(current)

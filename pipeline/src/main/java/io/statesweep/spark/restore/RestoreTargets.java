@@ -61,7 +61,7 @@ public final class RestoreTargets {
       Dataset<Row> restored = spark.read().format("delta").load(tables.restorations())
           .filter(col("run_id").equalTo(runId).and(col("restore_status").equalTo("restored")))
           .groupBy(col("key").as("restored_key"))
-          .agg(expr("max_by(restore_id, restored_at)").as("restored_by"),
+          .agg(expr("concat('restore ', max_by(restore_id, restored_at))").as("restored_by"),
               expr("max_by(version_made_current, restored_at)").as("restored_version"));
       keys = keys.join(restored, keys.col("key").equalTo(restored.col("restored_key")), "left")
           .drop("restored_key");
@@ -69,6 +69,11 @@ public final class RestoreTargets {
       keys = keys.withColumn("restored_by", lit(null).cast(DataTypes.StringType))
           .withColumn("restored_version", lit(null).cast(DataTypes.StringType));
     }
+    keys = keys
+        .withColumn("restored_by", expr("coalesce(restored_by, if(execute_restored is null, null,"
+            + " concat('execute attempt ', attempt_id, ' (its record came back during its deletion)')))"))
+        .withColumn("restored_version", expr("coalesce(restored_version, execute_restored)"))
+        .drop("execute_restored");
     return keys.groupBy("state_file_key", "run_date")
         .agg(expr("collect_list(struct(run_id, attempt_id, key, role, delete_marker, deleted_at, restored_by,"
             + " restored_version))").as("deletions"));
@@ -87,17 +92,23 @@ public final class RestoreTargets {
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, expr("explode(deleted_keys)").as("key"))
         .withColumn("role", expr("case when key = state_file_key then 'state_file' else 'file' end"))
         .withColumn("delete_marker", lit(null).cast(DataTypes.StringType))
-        .withColumn("deleted_at", lit(null).cast(DataTypes.TimestampType));
+        .withColumn("deleted_at", lit(null).cast(DataTypes.TimestampType))
+        .withColumn("execute_restored", lit(null).cast(DataTypes.StringType));
     if (!columns.contains("deleted")) {
       return fromKeys;
     }
     StructType deleted = (StructType) ((ArrayType) executions.schema().apply("deleted").dataType()).elementType();
     Column marker = List.of(deleted.fieldNames()).contains("delete_marker") ? col("d.delete_marker")
         : lit(null).cast(DataTypes.StringType);
+    // A file of a record that came back during its deletion that the execute made current again (README,
+    // "Versioned buckets"): restored already, by the execute.
+    Column executeRestored = List.of(deleted.fieldNames()).contains("restored_version") ? col("d.restored_version")
+        : lit(null).cast(DataTypes.StringType);
     Dataset<Row> fromDeleted = executions.filter(col("deleted").isNotNull())
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, expr("explode(deleted)").as("d"))
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, col("d.key").as("key"),
-            col("d.role").as("role"), marker.as("delete_marker"), col("d.deleted_at").as("deleted_at"));
+            col("d.role").as("role"), marker.as("delete_marker"), col("d.deleted_at").as("deleted_at"),
+            executeRestored.as("execute_restored"));
     return fromDeleted.unionByName(fromKeys);
   }
 }
