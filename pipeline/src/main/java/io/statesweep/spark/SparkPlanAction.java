@@ -96,6 +96,8 @@ final class SparkPlanAction {
   private Dataset<Row> planRows;
   private PriceTable priceTable;
   private BucketVersioning versioning;
+  /** The noncurrent versions under the prefix as the listing saw them, or why it did not (README, "The cost of a run"). */
+  private io.statesweep.cost.NoncurrentVersions noncurrent;
   /** The plan's tables, made on a thread of their own where they are missing. */
   private PlanTables planTables;
   /** How many missing files the plan looks up on a versioned bucket ({@link MissingVersions}). */
@@ -264,7 +266,7 @@ final class SparkPlanAction {
     }
     PlanCost cost = PlanCost.priced(priceTable, region.name(), region.from(), requests, executeRequests,
         freed.bytes(), freed.byteDaysLeft(), versioning.status(),
-        PlanCosts.versioningNote(export, versioning, counts.bytes()));
+        PlanCosts.versioningNote(export, versioning, counts.bytes(), noncurrent), noncurrent);
     LOG.info("Run {}: {}", run.runId(), LineText.escape(cost.describe()));
     if (cost.versioningNote() != null) {
       LOG.warn("Run {}: {}", run.runId(), LineText.escape(cost.versioningNote()));
@@ -302,6 +304,10 @@ final class SparkPlanAction {
       listing = Listings.fromListing(spark, options, classifier, metrics, run.runId());
     }
     source = listing.source();
+    noncurrent = listing.noncurrent();
+    if (versioning.keepsNoncurrentVersions()) {
+      LOG.info("Run {}: {}", run.runId(), LineText.escape(noncurrent.text(export.prefix().value())));
+    }
     return listing;
   }
 
