@@ -1,5 +1,6 @@
 package io.statesweep.spark.rows;
 
+import java.util.Objects;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
@@ -32,5 +33,33 @@ public final class InventoryObjectRow extends ListedObjectFields {
 
   public void setNoncurrentBytes(Long noncurrentBytes) {
     this.noncurrentBytes = noncurrentBytes;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof InventoryObjectRow that)) {
+      return false;
+    }
+    return Objects.equals(getKey(), that.getKey()) && Objects.equals(getEtag(), that.getEtag())
+        && Objects.equals(getLastModified(), that.getLastModified()) && getSize() == that.getSize()
+        && Objects.equals(getStorageClass(), that.getStorageClass())
+        && Objects.equals(noncurrentVersions, that.noncurrentVersions)
+        && Objects.equals(noncurrentBytes, that.noncurrentBytes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(getKey(), getEtag(), getLastModified(), getSize(), getStorageClass(), noncurrentVersions,
+        noncurrentBytes);
+  }
+
+  @Override
+  public String toString() {
+    return "InventoryObjectRow{key=" + getKey() + ", etag=" + getEtag() + ", lastModified=" + getLastModified()
+        + ", size=" + getSize() + ", storageClass=" + getStorageClass() + ", noncurrentVersions=" + noncurrentVersions
+        + ", noncurrentBytes=" + noncurrentBytes + "}";
   }
 }

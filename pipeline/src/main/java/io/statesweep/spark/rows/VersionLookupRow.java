@@ -1,6 +1,7 @@
 package io.statesweep.spark.rows;
 
 import java.io.Serializable;
+import java.util.Objects;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
@@ -51,5 +52,28 @@ public final class VersionLookupRow implements Serializable {
 
   public void setError(String error) {
     this.error = error;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!(other instanceof VersionLookupRow that)) {
+      return false;
+    }
+    return Objects.equals(key, that.key) && Objects.equals(versionId, that.versionId)
+        && Objects.equals(deleteMarker, that.deleteMarker) && Objects.equals(error, that.error);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(key, versionId, deleteMarker, error);
+  }
+
+  @Override
+  public String toString() {
+    return "VersionLookupRow{key=" + key + ", versionId=" + versionId + ", deleteMarker=" + deleteMarker + ", error="
+        + error + "}";
   }
 }
