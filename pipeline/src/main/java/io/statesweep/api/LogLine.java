@@ -74,7 +74,7 @@ public record LogLine(Kind kind, String key, String text) {
 
   /**
    * {@code missing <key>: listed by live record <state file>: <what its versions say>} on a versioned bucket
-   * (README, "What a run does"): whether statesweep's own delete marker hides the key and which {@code restore}
+   * (README, "The summary line"): whether statesweep's own delete marker hides the key and which {@code restore}
    * brings it back; {@code versions} null gives the line of an unversioned bucket.
    */
   public static LogLine missing(String key, String stateFileKey, MissingVersion versions) {

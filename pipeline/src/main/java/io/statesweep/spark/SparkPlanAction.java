@@ -227,6 +227,7 @@ final class SparkPlanAction {
    * plan is priced, so the cost counts its ListObjectVersions. A lookup that fails is its lines' answer.
    */
   private void lookUpMissingVersions(RunContext run, Tables tables, PlanCounts counts) {
+    missingVersions = null;
     if (!versioning.keepsNoncurrentVersions() || counts.missingFiles() == 0) {
       return;
     }
@@ -404,7 +405,7 @@ final class SparkPlanAction {
       LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
           .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
     } else {
-      // On a versioned bucket each line says what hides its key (README, "What a run does").
+      // On a versioned bucket each line says what hides its key (README, "The summary line").
       LineStream.inOrder(MissingVersions.lines(missingDS, missingVersions), counts.missingFiles(),
               col("state_file_key"), col("position"))
           .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0),

@@ -6,7 +6,7 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
 /**
- * A missing file's latest version, as a plan looked it up on a versioned bucket (README, "What a run does"): its
+ * A missing file's latest version, as a plan looked it up on a versioned bucket (README, "The summary line"): its
  * version id and whether it is a delete marker, both null when the key has no version, or why the lookup failed. A
  * Spark bean row ({@link #ENCODER}).
  */
