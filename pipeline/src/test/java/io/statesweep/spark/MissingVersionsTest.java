@@ -120,6 +120,58 @@ class MissingVersionsTest {
     }
   }
 
+  /**
+   * Suspended versioning, as S3 documents it: a delete writes a delete marker whose version id is {@code null}, which
+   * executions records as it is; a file the exporter did not write again is still hidden by that marker, and its line
+   * names the run and the restore.
+   */
+  @Test
+  void onASuspendedBucketTheNullDeleteMarkerOfARunIsNamedToo(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
+    String bucket = "missing-suspended";
+    TestArchive archive = new TestArchive(server, bucket, P);
+    server.enableVersioning(bucket);
+    MEETING_FILES.forEach(key -> archive.put(key, "content of " + key));
+    archive.put(MEETING + "state.json", archive.state(true, null, MEETING_FILES, List.of()));
+    suspendVersioning(server, bucket);
+    Thread.sleep(2_100);
+    RunOptions options = TestOptions.of(server.endpoint(), bucket, "it", warehouse).with("--dry-run", "false")
+        .options();
+    PlanResult first = TestActions.plan(SharedSpark.session(), options);
+    ExecuteResult executed = TestActions.executeOwnPlan(SharedSpark.session(), options, first);
+    assertThat(executed.failure()).isNull();
+    assertThat(first.summary().line()).contains(" bucket_versioning=Suspended");
+    assertThat(TableReader.of(SharedSpark.session(), executed.tables()).executions(first.runId())
+        .selectExpr("explode(deleted) as d").selectExpr("d.delete_marker").collectAsList())
+        .extracting(row -> row.getString(0)).containsExactly("null", "null", "null");
+    archive.put(MEETING + "state.json", archive.state(false, null, MEETING_FILES, List.of()));
+    Thread.sleep(2_100);
+
+    PlanResult plan = TestActions.plan(SharedSpark.session(), options);
+
+    assertThat(plan.failure()).isNull();
+    String line = ": listed by live record " + P + MEETING + "state.json: hidden by the delete marker of run "
+        + first.runId() + " (statesweep restore --run-id " + first.runId() + " --record " + P + MEETING + "state.json)";
+    assertThat(missingLines(plan)).containsExactly("missing " + P + MEETING + "meeting.json" + line,
+        "missing " + P + MEETING + "attachments/a1.pdf" + line);
+  }
+
+  /** PutBucketVersioning Suspended, with the server's own credentials. */
+  @SuppressWarnings("deprecation")
+  private static void suspendVersioning(LocalS3Server server, String bucket) {
+    try (software.amazon.awssdk.services.s3.S3Client client = software.amazon.awssdk.services.s3.S3Client.builder()
+        .endpointOverride(java.net.URI.create(server.endpoint()))
+        .region(software.amazon.awssdk.regions.Region.of(LocalS3Server.REGION))
+        .forcePathStyle(true)
+        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(server.accessKey(), server.secretKey())))
+        .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder())
+        .build()) {
+      client.putBucketVersioning(b -> b.bucket(bucket).versioningConfiguration(v -> v.status(
+          software.amazon.awssdk.services.s3.model.BucketVersioningStatus.SUSPENDED)));
+    }
+  }
+
   private static List<String> missingLines(PlanResult plan) {
     return plan.logLines().stream().filter(line -> line.startsWith("missing ")).toList();
   }
