@@ -354,6 +354,7 @@ class DeployDefinitionsTest {
     assertThat(needed.actions).isNotEmpty();
     assertThat(granted.actions).as("S3 actions by resource").isEqualTo(needed.actions);
     assertThat(granted.prefixes).as("ListBucket prefixes by bucket").isEqualTo(needed.prefixes);
+    assertThat(granted.versionPrefixes).as("ListBucketVersions prefixes by bucket").isEqualTo(needed.versionPrefixes);
     for (JsonNode statement : policy.get("Statement")) {
       assertThat(statement.get("Effect").asText()).isEqualTo("Allow");
       assertThat(statement.has("NotAction") || statement.has("NotResource")).isFalse();
@@ -388,6 +389,18 @@ class DeployDefinitionsTest {
     assertThat(allows(policy, "s3:ListBucket", bucket, Map.of())).isFalse();
     assertThat(allows(policy, "s3:DeleteBucket", bucket)).isFalse();
     assertThat(allows(policy, "s3:PutBucketPolicy", bucket)).isFalse();
+    // On a versioned bucket (README, "The policies"): one key's versions, a version of an export key, never beyond.
+    String key = prefix + "projects/p-1/meetings/m-1/notes.pdf";
+    assertThat(allows(policy, "s3:ListBucketVersions", bucket, Map.of("s3:prefix", key))).isTrue();
+    assertThat(allows(policy, "s3:DeleteObjectVersion", bucket + "/" + key)).isTrue();
+    assertThat(allows(policy, "s3:GetObjectVersion", bucket + "/" + key)).isTrue();
+    assertThat(allows(policy, "s3:ListBucketVersions", bucket, Map.of("s3:prefix", ""))).isFalse();
+    assertThat(allows(policy, "s3:ListBucketVersions", bucket, Map.of())).isFalse();
+    assertThat(allows(policy, "s3:ListBucketVersions", bucket, Map.of("s3:prefix", "_cogram/export.json"))).isFalse();
+    assertThat(allows(policy, "s3:DeleteObjectVersion", bucket + "/" + lock)).isFalse();
+    assertThat(allows(policy, "s3:DeleteObjectVersion", bucket + "/_cogram/export.json")).isFalse();
+    assertThat(allows(policy, "s3:GetObjectVersion", bucket + "/_cogram/export.json")).isFalse();
+    assertThat(allows(policy, "s3:PutBucketVersioning", bucket)).isFalse();
   }
 
   /**
@@ -818,6 +831,8 @@ class DeployDefinitionsTest {
   private static final class Grants {
     final Map<String, Set<String>> actions = new TreeMap<>();
     final Map<String, Set<String>> prefixes = new TreeMap<>();
+    /** ListBucketVersions, as {@link #prefixes} for ListBucket. */
+    final Map<String, Set<String>> versionPrefixes = new TreeMap<>();
 
     void allow(String resource, String... actions) {
       this.actions.computeIfAbsent(resource, r -> new TreeSet<>()).addAll(List.of(actions));
@@ -833,10 +848,25 @@ class DeployDefinitionsTest {
       }
     }
 
+    /**
+     * The versions of keys under {@code folder} of {@code bucket}: listed one key at a time (ListObjectVersions with
+     * the key as its prefix), and {@code actions} on those keys' versions.
+     */
+    void versions(String bucket, String folder, String... actions) {
+      assertThat(folder).endsWith("/");
+      if (actions.length > 0) {
+        allow("arn:aws:s3:::" + bucket + "/" + folder + "*", actions);
+      }
+      allow("arn:aws:s3:::" + bucket, "s3:ListBucketVersions");
+      versionPrefixes.computeIfAbsent("arn:aws:s3:::" + bucket, b -> new TreeSet<>()).add(folder + "*");
+    }
+
     void addAll(Grants other) {
       other.actions.forEach((resource, actions) -> allow(resource, actions.toArray(String[]::new)));
       other.prefixes.forEach((bucket, patterns) -> prefixes.computeIfAbsent(bucket, b -> new TreeSet<>())
           .addAll(patterns));
+      other.versionPrefixes.forEach((bucket, patterns) -> versionPrefixes.computeIfAbsent(bucket,
+          b -> new TreeSet<>()).addAll(patterns));
     }
 
     void removeAll(Grants other) {
@@ -879,6 +909,10 @@ class DeployDefinitionsTest {
     needs.folder(options.export().bucket(), lockFolder(prefix), true, "s3:PutObject",
         "s3:GetObject", "s3:DeleteObject");
     needs.allow("arn:aws:s3:::" + options.export().bucket(), "s3:GetBucketVersioning");
+    // On a versioned bucket: a plan looks up what hides a missing file; an execute removes its own delete markers
+    // of a record that came back, and a restore (run with the execute's role) reads and brings back versions.
+    needs.versions(options.export().bucket(), prefix, job.deletes()
+        ? new String[] {"s3:DeleteObjectVersion", "s3:GetObjectVersion"} : new String[0]);
 
     String[] warehouse = bucketAndKey(options.export().warehouse());
     needs.folder(warehouse[0], warehouse[1].replaceFirst("/?$", "/"), true, "s3:GetObject", "s3:PutObject",
@@ -919,15 +953,19 @@ class DeployDefinitionsTest {
           grants.allow(resource, action);
         }
       }
-      if (actions.contains("s3:ListBucket")) {
+      for (String listing : List.of("s3:ListBucket", "s3:ListBucketVersions")) {
+        if (!actions.contains(listing)) {
+          continue;
+        }
         JsonNode condition = statement.path("Condition");
-        assertThat(condition.size()).as("%s: ListBucket with an s3:prefix condition only",
-            statement.path("Sid").asText()).isEqualTo(1);
+        assertThat(condition.size()).as("%s: %s with an s3:prefix condition only",
+            statement.path("Sid").asText(), listing).isEqualTo(1);
         List<String> patterns = strings(condition.path("StringLike").path("s3:prefix"));
-        assertThat(patterns).as("%s: ListBucket without an s3:prefix condition", statement.path("Sid").asText())
+        assertThat(patterns).as("%s: %s without an s3:prefix condition", statement.path("Sid").asText(), listing)
             .isNotEmpty();
         for (String bucket : strings(statement.get("Resource"))) {
-          grants.prefixes.computeIfAbsent(bucket, b -> new TreeSet<>()).addAll(patterns);
+          (listing.equals("s3:ListBucket") ? grants.prefixes : grants.versionPrefixes)
+              .computeIfAbsent(bucket, b -> new TreeSet<>()).addAll(patterns);
         }
       }
     }

@@ -3,6 +3,7 @@ package io.statesweep.api;
 import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.LineText;
+import io.statesweep.plan.MissingVersion;
 
 /**
  * One per-key line (README, "What a run does"), as a value: what kind of line it is, the key it is about, and its exact
@@ -80,6 +81,17 @@ public record LogLine(Kind kind, String key, String text) {
   public static LogLine missing(String key, String stateFileKey) {
     return new LogLine(Kind.MISSING, key, "missing " + LineText.escape(key) + ": listed by live record "
         + LineText.escape(stateFileKey));
+  }
+
+  /**
+   * {@code missing <key>: listed by live record <state file>: <what its versions say>} on a versioned bucket
+   * (README, "The summary line"): whether statesweep's own delete marker hides the key and which {@code restore}
+   * brings it back; {@code versions} null gives the line of an unversioned bucket.
+   */
+  public static LogLine missing(String key, String stateFileKey, MissingVersion versions) {
+    LogLine line = missing(key, stateFileKey);
+    return versions == null ? line
+        : new LogLine(Kind.MISSING, key, line.text() + ": " + LineText.escape(versions.text()));
   }
 
   public static LogLine skipped(String key, String why) {

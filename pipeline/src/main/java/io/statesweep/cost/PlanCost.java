@@ -21,11 +21,14 @@ import java.util.TreeMap;
  *     storage duration left at the plan's time
  * @param bucketVersioning Enabled, Suspended, Off or unknown
  * @param versioningNote the statement about noncurrent versions, or null on a bucket that is not versioned
+ * @param noncurrentVersions for a plan: the noncurrent versions already under the prefix as its listing counted them,
+ *     or why it did not; null for an execute attempt
  */
 public record PlanCost(String region, String regionFrom, String prices, Map<String, Long> requests,
     Map<String, Long> executeRequests, Map<String, Long> bytesByStorageClass,
     Map<String, BigDecimal> byteDaysLeftByStorageClass, String bucketVersioning, String versioningNote,
-    BigDecimal costUsd, BigDecimal executeCostUsd, BigDecimal savesUsdPerMonth, BigDecimal earlyDeleteUsd) {
+    BigDecimal costUsd, BigDecimal executeCostUsd, BigDecimal savesUsdPerMonth, BigDecimal earlyDeleteUsd,
+    NoncurrentVersions noncurrentVersions) {
 
   /** The value of a dollar pair when the region has no prices. */
   public static final String UNPRICED = "n/a";
@@ -43,18 +46,27 @@ public record PlanCost(String region, String regionFrom, String prices, Map<Stri
   public static PlanCost priced(PriceTable table, String region, String regionFrom, Map<String, Long> requests,
       Map<String, Long> executeRequests, Map<String, Long> bytesByStorageClass,
       Map<String, BigDecimal> byteDaysLeftByStorageClass, String bucketVersioning, String versioningNote) {
+    return priced(table, region, regionFrom, requests, executeRequests, bytesByStorageClass, byteDaysLeftByStorageClass,
+        bucketVersioning, versioningNote, null);
+  }
+
+  /** {@link #priced(PriceTable, String, String, Map, Map, Map, Map, String, String)} with the noncurrent versions. */
+  public static PlanCost priced(PriceTable table, String region, String regionFrom, Map<String, Long> requests,
+      Map<String, Long> executeRequests, Map<String, Long> bytesByStorageClass,
+      Map<String, BigDecimal> byteDaysLeftByStorageClass, String bucketVersioning, String versioningNote,
+      NoncurrentVersions noncurrentVersions) {
     String prices = table.origin() + (table.checked().isEmpty() ? "" : ", checked " + table.checked());
     PriceTable.RegionPrices regionPrices = table.regions().get(region);
     if (regionPrices == null) {
       return new PlanCost(region, regionFrom, prices, requests, executeRequests, bytesByStorageClass,
-          byteDaysLeftByStorageClass, bucketVersioning, versioningNote, null, null, null, null);
+          byteDaysLeftByStorageClass, bucketVersioning, versioningNote, null, null, null, null, noncurrentVersions);
     }
     return new PlanCost(region, regionFrom, prices, requests, executeRequests, bytesByStorageClass,
         byteDaysLeftByStorageClass, bucketVersioning, versioningNote,
         Costs.requests(table, regionPrices, requests),
         Costs.requests(table, regionPrices, executeRequests),
         Costs.storagePerMonth(table, regionPrices, bytesByStorageClass),
-        Costs.earlyDeletion(table, regionPrices, byteDaysLeftByStorageClass));
+        Costs.earlyDeletion(table, regionPrices, byteDaysLeftByStorageClass), noncurrentVersions);
   }
 
   /**
@@ -64,7 +76,7 @@ public record PlanCost(String region, String regionFrom, String prices, Map<Stri
   public static PlanCost ofAttempt(PriceTable table, String region, String regionFrom, Map<String, Long> requests) {
     PlanCost priced = priced(table, region, regionFrom, requests, Map.of(), Map.of(), Map.of(), "unknown", null);
     return new PlanCost(region, regionFrom, priced.prices(), requests, Map.of(), Map.of(), Map.of(), "unknown", null,
-        priced.costUsd(), null, null, null);
+        priced.costUsd(), null, null, null, null);
   }
 
   /**

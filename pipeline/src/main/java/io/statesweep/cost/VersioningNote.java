@@ -33,13 +33,26 @@ public final class VersioningNote {
    * @param unknownBecause why the status is unknown, or null
    */
   public static String of(String bucket, String prefix, String status, String unknownBecause, long bytes) {
+    return of(bucket, prefix, status, unknownBecause, bytes, null);
+  }
+
+  /**
+   * {@link #of(String, String, String, String, long)}, and on a versioned bucket what the listing says of the
+   * noncurrent versions already under the prefix: how many and their bytes, or that they are not counted and why
+   * (README, "The cost of a run").
+   *
+   * @param noncurrent the listing's count, or null to say nothing of them
+   */
+  public static String of(String bucket, String prefix, String status, String unknownBecause, long bytes,
+      NoncurrentVersions noncurrent) {
     requireNonNull(bucket, "bucket is null");
     requireNonNull(status, "status is null");
     if (status.equals("Enabled") || status.equals("Suspended")) {
       return "bucket " + bucket + " has versioning " + status + ": a delete keeps each object as a noncurrent"
           + " version behind a delete marker, so the " + bytes + " bytes this plan deletes are freed, and stop"
-          + " costing, only when noncurrent versions expire. Add a lifecycle rule that expires noncurrent versions,"
-          + " such as " + lifecycleRule(prefix);
+          + " costing, only when noncurrent versions expire. "
+          + (noncurrent == null ? "" : capitalized(noncurrent.text(prefix)) + ". ")
+          + "Add a lifecycle rule that expires noncurrent versions, such as " + lifecycleRule(prefix);
     }
     if (status.equals("unknown")) {
       return "the versioning of bucket " + bucket + " is unknown (" + unknownBecause + "): on a versioned bucket"
@@ -47,6 +60,10 @@ public final class VersioningNote {
           + " lifecycle rule such as " + lifecycleRule(prefix);
     }
     return null;
+  }
+
+  private static String capitalized(String sentence) {
+    return sentence.isEmpty() ? sentence : Character.toUpperCase(sentence.charAt(0)) + sentence.substring(1);
   }
 
   private static String jsonString(String text) {

@@ -26,6 +26,14 @@ public record InventoryEntry(String file, InventoryManifest.Format format, Objec
     return (isLatest == null || isTrue(isLatest)) && (isDeleteMarker == null || !isTrue(isDeleteMarker));
   }
 
+  /**
+   * Whether the line is a noncurrent version: a report of all versions says it is not the latest, and it is not a
+   * delete marker. A report of current versions has none.
+   */
+  public boolean isNoncurrentVersion() {
+    return isLatest != null && !isTrue(isLatest) && (isDeleteMarker == null || !isTrue(isDeleteMarker));
+  }
+
   /** The key, decoded if the report is CSV. */
   public String decodedKey() {
     if (key == null || key.toString().isEmpty()) {

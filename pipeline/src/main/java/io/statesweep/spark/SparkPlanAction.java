@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.spark.plan.Listings;
+import io.statesweep.spark.plan.MissingVersions;
 import io.statesweep.spark.plan.PlanCosts;
 import io.statesweep.spark.plan.PlanCounts;
 import io.statesweep.spark.plan.PlanSummary;
@@ -95,8 +96,14 @@ final class SparkPlanAction {
   private Dataset<Row> planRows;
   private PriceTable priceTable;
   private BucketVersioning versioning;
+  /** The noncurrent versions under the prefix as the listing saw them, or why it did not (README, "The cost of a run"). */
+  private io.statesweep.cost.NoncurrentVersions noncurrent;
   /** The plan's tables, made on a thread of their own where they are missing. */
   private PlanTables planTables;
+  /** How many missing files the plan looks up on a versioned bucket ({@link MissingVersions}). */
+  private int missingLookups = MissingVersions.MAX_LOOKUPS;
+  /** On a versioned bucket with missing files: what their latest versions are ({@link MissingVersions#lookUp}). */
+  private Dataset<Row> missingVersions;
 
   SparkPlanAction(SparkSession spark, PlanOptions options) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -116,6 +123,15 @@ final class SparkPlanAction {
   /** The clock that fixes the run's "now" (tests plan at a chosen time). */
   SparkPlanAction clock(Clock newClock) {
     this.clock = requireNonNull(newClock, "clock is null");
+    return this;
+  }
+
+  /** How many missing files to look up on a versioned bucket (tests look up fewer). */
+  SparkPlanAction missingLookups(int bound) {
+    if (bound < 0) {
+      throw new IllegalArgumentException("missingLookups must not be negative: " + bound);
+    }
+    this.missingLookups = bound;
     return this;
   }
 
@@ -153,6 +169,7 @@ final class SparkPlanAction {
       planTables = PlanTables.makeMissing(spark, tables, priceTable, PlanCosts.region(export).name());
       versioning = bucketVersioning();
       PlanCounts counts = plan(run, tables, settings);
+      lookUpMissingVersions(run, tables, counts);
       PlanCost cost = cost(run, tables, lock, counts);
       RunSummary summary = summary(run, counts, true, 0);
       for (Map.Entry<String, String> pair : cost.summaryPairs().entrySet()) {
@@ -205,6 +222,35 @@ final class SparkPlanAction {
     return answer;
   }
 
+  /**
+   * On a versioned bucket, the latest version of each missing file (the first {@link #missingLookups}), before the
+   * plan is priced, so the cost counts its ListObjectVersions. A lookup that fails is its lines' answer.
+   */
+  private void lookUpMissingVersions(RunContext run, Tables tables, PlanCounts counts) {
+    missingVersions = null;
+    if (!versioning.keepsNoncurrentVersions() || counts.missingFiles() == 0) {
+      return;
+    }
+    phase("missing-versions", "Looking up the versions of missing files");
+    try {
+      planTables.await(Tables.EXECUTIONS);
+      missingVersions = MissingVersions.lookUp(spark, missingRows(), StoreAccess.of(export, metrics), tables,
+          missingLookups);
+      LOG.info("Run {}: looked up the latest version of {} of {} missing files", run.runId(),
+          Math.min(counts.missingFiles(), missingLookups), counts.missingFiles());
+    } catch (RuntimeException e) {
+      String why = "the lookups failed: " + RootMessage.of(e);
+      LOG.warn("Run {}: cannot look up the versions of missing files: {}", run.runId(),
+          LineText.escape(RootMessage.of(e)), e);
+      missingVersions = MissingVersions.failed(missingRows(), why);
+    }
+  }
+
+  /** A live record's files that the bucket lacks: {@code state_file_key}, {@code position}, {@code key}. */
+  private Dataset<Row> missingRows() {
+    return planRows.select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"));
+  }
+
   /** What the plan cost, what its execute will cost, and what it frees (README, "The cost of a run"). */
   private PlanCost cost(RunContext run, Tables tables, ActionLock lock, PlanCounts counts) {
     phase("cost", "Pricing the plan");
@@ -221,7 +267,7 @@ final class SparkPlanAction {
     }
     PlanCost cost = PlanCost.priced(priceTable, region.name(), region.from(), requests, executeRequests,
         freed.bytes(), freed.byteDaysLeft(), versioning.status(),
-        PlanCosts.versioningNote(export, versioning, counts.bytes()));
+        PlanCosts.versioningNote(export, versioning, counts.bytes(), noncurrent), noncurrent);
     LOG.info("Run {}: {}", run.runId(), LineText.escape(cost.describe()));
     if (cost.versioningNote() != null) {
       LOG.warn("Run {}: {}", run.runId(), LineText.escape(cost.versioningNote()));
@@ -259,6 +305,10 @@ final class SparkPlanAction {
       listing = Listings.fromListing(spark, options, classifier, metrics, run.runId());
     }
     source = listing.source();
+    noncurrent = listing.noncurrent();
+    if (versioning.keepsNoncurrentVersions()) {
+      LOG.info("Run {}: {}", run.runId(), LineText.escape(noncurrent.text(export.prefix().value())));
+    }
     return listing;
   }
 
@@ -350,10 +400,17 @@ final class SparkPlanAction {
         .select(col("state_file_key"), col("reason"));
     LineStream.inOrder(keptDS, counts.keptRefused() + counts.keptNewer() + counts.badState(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
-    Dataset<Row> missingDS = planRows
-        .select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"));
-    LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
-        .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
+    Dataset<Row> missingDS = missingRows();
+    if (missingVersions == null) {
+      LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
+          .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
+    } else {
+      // On a versioned bucket each line says what hides its key (README, "The summary line").
+      LineStream.inOrder(MissingVersions.lines(missingDS, missingVersions), counts.missingFiles(),
+              col("state_file_key"), col("position"))
+          .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0),
+              MissingVersions.of(row, missingLookups))));
+    }
     Dataset<Row> stateDS = stateFileRows
         .filter(col("status").isin(Rows.SKIPPED, Rows.READ_ERROR))
         .select(col("status"), col("key"), col("message"));

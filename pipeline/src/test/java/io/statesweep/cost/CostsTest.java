@@ -122,4 +122,26 @@ class CostsTest {
     assertThat(VersioningNote.of("b", "", "unknown", "AccessDenied", 10))
         .startsWith("the versioning of bucket b is unknown (AccessDenied): on a versioned bucket the 10 bytes");
   }
+
+  @Test
+  void aVersionedBucketsNoteCountsTheNoncurrentVersionsTheListingSeesOrSaysItCannot() {
+    assertThat(VersioningNote.of("b", "cogram/", "Suspended", null, 10,
+        NoncurrentVersions.counted(7, 4096, "in the S3 Inventory report taken at 2026-11-28T01:00:00Z")))
+        .contains(" only when noncurrent versions expire. 7 noncurrent versions (4096 bytes) are already under cogram/"
+            + " (in the S3 Inventory report taken at 2026-11-28T01:00:00Z): they too cost until they expire. Add a"
+            + " lifecycle rule that expires noncurrent versions, such as {");
+    assertThat(VersioningNote.of("b", "", "Enabled", null, 10, NoncurrentVersions.notListed()))
+        .contains(" only when noncurrent versions expire. The noncurrent versions already in the bucket are not"
+            + " counted: ListObjectsV2 lists current versions only; an S3 Inventory report of all versions"
+            + " (IncludedObjectVersions All, read with --listing inventory) counts them, as does ListObjectVersions of"
+            + " the prefix. Add a lifecycle rule");
+    assertThat(NoncurrentVersions.notInReport().text("cogram/")).isEqualTo("the noncurrent versions already under"
+        + " cogram/ are not counted: the S3 Inventory report lists current versions only (IncludedObjectVersions"
+        + " Current); an S3 Inventory report of all versions (IncludedObjectVersions All, read with --listing"
+        + " inventory) counts them, as does ListObjectVersions of the prefix");
+    // Not on a bucket that keeps no versions, and not where the versioning is unknown: the line stays as it was.
+    assertThat(VersioningNote.of("b", "cogram/", "Off", null, 10, NoncurrentVersions.notListed())).isNull();
+    assertThat(VersioningNote.of("b", "cogram/", "unknown", "AccessDenied", 10, NoncurrentVersions.notListed()))
+        .isEqualTo(VersioningNote.of("b", "cogram/", "unknown", "AccessDenied", 10));
+  }
 }

@@ -156,6 +156,58 @@ class InventoryPlanTest {
     assertSameRows("the versioned report", planRows(listed), planRows(inventoried));
   }
 
+  /**
+   * README, "The cost of a run": on a versioned bucket the plan's versioning line counts the noncurrent versions already
+   * under the prefix when its listing sees them (a report of all versions), into runs' noncurrent_versions and
+   * noncurrent_bytes, and says that ListObjectsV2 or a report of current versions does not. A runs table from before
+   * those columns takes the rows.
+   */
+  @Test
+  void aReportOfAllVersionsCountsTheNoncurrentVersionsUnderThePrefixAndAListingSaysItCannot() {
+    server.enableVersioning(bucket);
+    PlanResult listed = plan(Map.of());
+    assertThat(listed.failure()).isNull();
+    String notListed = "The noncurrent versions already under " + P + " are not counted: ListObjectsV2 lists current"
+        + " versions only; an S3 Inventory report of all versions (IncludedObjectVersions All, read with --listing"
+        + " inventory) counts them, as does ListObjectVersions of the prefix. ";
+    assertThat(versioningNote(listed)).contains(" only when noncurrent versions expire. " + notListed
+        + "Add a lifecycle rule");
+    assertThat(listed.logLines()).anySatisfy(line -> assertThat(line).contains(notListed));
+    assertThat(noncurrent(listed)).containsExactly(null, null);
+    // A runs table written before the columns existed.
+    SparkSession spark = SharedSpark.session();
+    TableReader.of(spark, listed.tables()).runs().drop("noncurrent_versions", "noncurrent_bytes").write()
+        .format("delta").mode("overwrite").option("overwriteSchema", "true").partitionBy("run_date")
+        .save(listed.tables().runs());
+    Instant old = Instant.parse("2025-01-01T00:00:00Z");
+    // Two noncurrent versions under the prefix (3 + 10 bytes); a delete marker and a version outside it do not count.
+    List<Row> extra = List.of(
+        csvRow(new StoredObject(P + "projects/p1/documents/d3/state.json", "0123", old, 10), "v1", false, false),
+        csvRow(new StoredObject(P + "projects/p1/documents/d3/state.json", "", old, 0), "v2", true, true),
+        csvRow(new StoredObject(P + "projects/p1/project.json", "4567", old, 3), "v0", false, false),
+        csvRow(new StoredObject("elsewhere/projects/p9/old.json", "89ab", old, 100), "v7", false, false));
+    String allVersions = writeCsv("all-versions", archive.snapshot().values(), extra);
+
+    PlanResult counted = plan(Map.of("--listing", "inventory", "--inventory", allVersions));
+
+    assertThat(counted.failure()).isNull();
+    String countedText = "2 noncurrent versions (13 bytes) are already under " + P + " (in the S3 Inventory report"
+        + " taken at " + TAKEN_AT + "): they too cost until they expire. ";
+    assertThat(versioningNote(counted)).contains(" only when noncurrent versions expire. " + countedText
+        + "Add a lifecycle rule");
+    assertThat(counted.logLines()).anySatisfy(line -> assertThat(line).contains(countedText));
+    assertThat(noncurrent(counted)).containsExactly(2L, 13L);
+
+    PlanResult current = plan(Map.of("--listing", "inventory", "--inventory",
+        writeInventory("ORC", "current-versions", archive.snapshot().values())));
+
+    assertThat(current.failure()).isNull();
+    assertThat(versioningNote(current)).contains(" only when noncurrent versions expire. The noncurrent versions"
+        + " already under " + P + " are not counted: the S3 Inventory report lists current versions only"
+        + " (IncludedObjectVersions Current); an S3 Inventory report of all versions");
+    assertThat(noncurrent(current)).containsExactly(null, null);
+  }
+
   @Test
   void executionVerifiesTheLiveBucketNotTheReport() throws InterruptedException {
     String manifest = writeInventory("Parquet", "stale", archive.snapshot().values());
@@ -324,6 +376,17 @@ class InventoryPlanTest {
     return TableReader.of(result.tables()).deletionPlan(result.runId())
         .selectExpr("state_file_key", "action", "reason",
             "transform(deletes, d -> struct(d.key as key, d.etag as etag, d.size as size)) as deletes");
+  }
+
+  private static String versioningNote(PlanResult result) {
+    return TableReader.of(result.tables()).runs(result.runId()).select("versioning_note").first().getString(0);
+  }
+
+  /** The plan's noncurrent_versions and noncurrent_bytes, null where not counted. */
+  private static List<Object> noncurrent(PlanResult result) {
+    Row row = TableReader.of(result.tables()).runs(result.runId()).select("noncurrent_versions", "noncurrent_bytes")
+        .first();
+    return java.util.Arrays.asList(row.get(0), row.get(1));
   }
 
   private static Row runRow(PlanResult result) {

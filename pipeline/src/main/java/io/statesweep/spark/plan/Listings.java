@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.col;
 
 import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.config.PlanOptions;
+import io.statesweep.cost.NoncurrentVersions;
 import io.statesweep.layout.KeyClassifier;
 import io.statesweep.plan.LineText;
 import io.statesweep.s3.S3ObjectStore;
@@ -12,6 +13,7 @@ import io.statesweep.scan.BudgetedListing;
 import io.statesweep.scan.InventoryManifest;
 import io.statesweep.scan.ListingFanOut;
 import io.statesweep.scan.ListingTask;
+import io.statesweep.spark.rows.InventoryObjectRow;
 import io.statesweep.spark.rows.ListedRow;
 import io.statesweep.spark.rows.ListingTaskRow;
 import io.statesweep.spark.rows.ObjectRow;
@@ -51,10 +53,11 @@ public final class Listings {
 
   /**
    * The objects under the prefix, how many tasks produced them, what to log about it, and when the
-   * listing began (for an inventory report, when it was taken), less {@link #LISTING_CLOCK_MARGIN}.
+   * listing began (for an inventory report, when it was taken), less {@link #LISTING_CLOCK_MARGIN}, and the
+   * noncurrent versions under the prefix where the listing sees them (README, "The cost of a run").
    */
   public record Listing(Dataset<ObjectRow> objects, long tasks, String description, Instant listedAt,
-      RunsTable.Source source) {}
+      RunsTable.Source source, NoncurrentVersions noncurrent) {}
 
   /** ListObjectsV2 over the prefix, in parallel tasks of bounded pages. */
   public static Listing fromListing(SparkSession spark, PlanOptions options, KeyClassifier classifier,
@@ -99,7 +102,7 @@ public final class Listings {
       listingDS = spark.emptyDataset(ObjectRow.ENCODER);
     }
     return new Listing(listingDS, tasksRun, "listed in " + tasksRun + " tasks over " + rounds + " rounds", listedAt,
-        RunsTable.Source.LIST);
+        RunsTable.Source.LIST, NoncurrentVersions.notListed());
   }
 
   /**
@@ -126,13 +129,15 @@ public final class Listings {
     // s3:// is the platform's S3 filesystem (EMRFS, Databricks'); where it has none, S3A.
     String dataScheme = location.dataFileScheme().equals("s3")
         ? HadoopFiles.s3Scheme(spark.sparkContext().hadoopConfiguration()) : location.dataFileScheme();
-    Dataset<ObjectRow> objectsDS = InventoryListing.objects(spark, manifest, dataScheme, options.export().prefix())
-        // One reading of the report for every later step, as with LIST.
+    Dataset<InventoryObjectRow> read = InventoryListing.read(spark, manifest, dataScheme, options.export().prefix())
+        // One reading of the report for every later step, as with LIST: the objects and the noncurrent versions.
         .localCheckpoint(true);
+    Dataset<ObjectRow> objectsDS = InventoryListing.objects(read);
+    NoncurrentVersions noncurrent = InventoryListing.noncurrentVersions(read, manifest);
     return new Listing(objectsDS, manifest.files().size(), "from the inventory taken at " + manifest.createdAt()
         + ", " + manifest.files().size() + " " + manifest.format() + " files",
         manifest.createdAt().minus(LISTING_CLOCK_MARGIN),
-        new RunsTable.Source("inventory", location.toString(), manifest.createdAt()));
+        new RunsTable.Source("inventory", location.toString(), manifest.createdAt()), noncurrent);
   }
 
   /**

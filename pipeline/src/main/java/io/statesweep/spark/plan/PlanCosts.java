@@ -214,9 +214,13 @@ public final class PlanCosts {
     return Timestamp.from(instant);
   }
 
-  /** The versioning statement, for the log and the runs table; null on a bucket that is not versioned. */
-  public static String versioningNote(ExportOptions options, BucketVersioning versioning, long bytes) {
+  /**
+   * The versioning statement, for the log and the runs table, with what the listing saw of the noncurrent versions
+   * already under the prefix ({@code noncurrent}); null on a bucket that is not versioned.
+   */
+  public static String versioningNote(ExportOptions options, BucketVersioning versioning, long bytes,
+      io.statesweep.cost.NoncurrentVersions noncurrent) {
     return io.statesweep.cost.VersioningNote.of(options.bucket(), options.prefix().value(), versioning.status(),
-        versioning.unknownBecause(), bytes);
+        versioning.unknownBecause(), bytes, noncurrent);
   }
 }

@@ -67,6 +67,7 @@ public final class RunsTable {
     io.statesweep.cost.PlanCost cost = run.cost();
     // An execute attempt records what it cost; what executing will cost and save is the plan's.
     io.statesweep.cost.PlanCost plan = "plan".equals(run.command()) ? cost : null;
+    io.statesweep.cost.NoncurrentVersions noncurrent = plan == null ? null : plan.noncurrentVersions();
     Row row = RowFactory.create(
         run.runId(), run.runDate(), run.attemptId(), run.command(), summary.dryRun(), summary.complete(),
         Timestamp.from(run.startedAt()), Timestamp.from(run.endedAt()), Timestamp.from(run.plannedAt()),
@@ -84,7 +85,8 @@ public final class RunsTable {
         plan == null ? null : new TreeMap<>(plan.bytesByStorageClass()),
         usd(plan == null ? null : plan.savesUsdPerMonth()), usd(plan == null ? null : plan.earlyDeleteUsd()),
         cost == null ? null : cost.region(), cost == null ? null : cost.prices(),
-        plan == null ? null : plan.bucketVersioning(), plan == null ? null : plan.versioningNote());
+        plan == null ? null : plan.bucketVersioning(), plan == null ? null : plan.versioningNote(),
+        noncurrent == null ? null : noncurrent.versions(), noncurrent == null ? null : noncurrent.bytes());
     return spark.createDataFrame(List.of(row), TableSchemas.RUNS.structType());
   }
 

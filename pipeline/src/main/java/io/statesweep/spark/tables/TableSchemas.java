@@ -219,7 +219,11 @@ public final class TableSchemas {
           + " Suspended, Off, or unknown (denied or unsupported; versioning_note says why)"),
       nullable("versioning_note", STRING, "for a plan on a versioned bucket (or one whose versioning is unknown): the"
           + " deleted bytes are freed only when noncurrent versions expire, with a lifecycle rule that expires"
-          + " them"));
+          + " them, and whether the noncurrent versions already under the prefix are counted"),
+      nullable("noncurrent_versions", LONG, "for a plan whose listing sees them (an S3 Inventory report of all"
+          + " versions): the noncurrent versions already under the prefix, delete markers not counted; null when not"
+          + " counted (ListObjectsV2, a report of current versions)"),
+      nullable("noncurrent_bytes", LONG, "the bytes of noncurrent_versions; null when not counted"));
 
   /** Table {@code approvals}: one row per approval of a plan. */
   public static final TableSchema<Row> APPROVALS = TableSchema.ofRows(Tables.APPROVALS,

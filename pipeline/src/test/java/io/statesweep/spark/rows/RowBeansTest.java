@@ -23,9 +23,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RowBeansTest {
 
   static Stream<Class<?>> rows() {
-    return Stream.of(DeleteRow.class, DeletedKeyRow.class, ExecutionRow.class, KeyFailureRow.class,
-        LedgerTryRow.class, ListedKeyRow.class, ListedRow.class, ListingTaskRow.class, ObjectRow.class, PlanRow.class,
-        RecordRow.class, StateFileRow.class);
+    return Stream.of(DeleteRow.class, DeletedKeyRow.class, ExecutionRow.class, InventoryObjectRow.class,
+        KeyFailureRow.class, LedgerTryRow.class, ListedKeyRow.class, ListedRow.class, ListingTaskRow.class,
+        ObjectRow.class, PlanRow.class, RecordRow.class, StateFileRow.class, VersionLookupRow.class);
   }
 
   @ParameterizedTest
