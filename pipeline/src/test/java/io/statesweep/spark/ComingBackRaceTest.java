@@ -54,10 +54,13 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The exporter is a thread racing {@code run --execute}; the windows are told to it, and a slow network of 300 ms
  * lies between a window's verification and its deletes.
  *
- * <p>On a versioned bucket (README, "Versioned buckets") the same race loses nothing: every returning record comes back
- * during its deletion, the execute removes the delete markers it just wrote over the files uploaded again, and each
- * file is current again, named by a {@code <state file> came back during its deletion: <key> was restored} line and
- * by its {@code executions.deleted.restored_version}.
+ * <p>On a versioned bucket (README, "Versioned buckets") the same race loses nothing. A record that came back during
+ * its deletion: the execute removes the delete markers it just wrote over the files uploaded again, and each file is
+ * current again, named by a {@code <state file> came back during its deletion: <key> was restored} line and by its
+ * {@code executions.deleted.restored_version}. A record whose state file was rewritten once the execute deleted it:
+ * the next plan's {@code missing} line names the run's marker that hides each file and the restore that brings it
+ * back ({@code statesweep restore --run-id R --record <state file>}); run, each of its files is a {@code restored}
+ * row of {@code restorations}.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -71,6 +74,8 @@ class ComingBackRaceTest {
   private static final Pattern CAME_BACK =
       Pattern.compile("(.+) came back during its deletion: (.+) was deleted; run Verify bucket in the exporter");
   private static final Pattern MISSING = Pattern.compile("missing (.+): listed by live record (.+)");
+  private static final Pattern HIDDEN = Pattern.compile("missing (.+): listed by live record (.+): hidden by the"
+      + " delete marker of run (\\S+) \\(statesweep restore --run-id \\S+ --record (.+)\\)");
   private static final Pattern RESTORED =
       Pattern.compile("(.+) came back during its deletion: (.+) was restored \\(version (.+) is current\\)");
 
@@ -105,12 +110,17 @@ class ComingBackRaceTest {
       throws Exception {
     Race race = new Race(server, "race-" + BUCKETS.incrementAndGet(), new Random(7), true);
     race.run();
-    System.out.printf("coming-back race on a versioned bucket: %d records came back, %d files restored, %d lost;"
-        + " outcomes %s%n", race.returned.size(), race.restoredByExecute.size(), race.lost.size(), race.outcomes);
+    System.out.printf("coming-back race on a versioned bucket: %d records came back, %d files restored by the"
+        + " execute, %d hidden by its markers after it and restored by restore --record (%d records), %d lost;"
+        + " outcomes %s%n", race.returned.size(), race.restoredByExecute.size(), race.restoredByRestore.size(),
+        race.recordsToRestore.size(), race.lost.size(), race.outcomes);
 
     assertThat(race.lost).as("files lost").isEmpty();
     assertThat(race.namedByExecute).as("came-back lines of lost files").isEmpty();
     assertThat(race.outcomes).containsKey("restored_after_coming_back").doesNotContainKey("came_back_during_delete");
+    // The files of records rewritten after their deletion: each hidden by the run's marker, restored by its record.
+    assertThat(race.hiddenByRun).isNotEmpty().isEqualTo(race.namedByPlan);
+    assertThat(race.restoredByRestore).isEqualTo(race.hiddenByRun);
     // Every file a returning record had deleted is current again: a line names it, and executions has its version.
     assertThat(race.restoredByExecute).isNotEmpty().isEqualTo(race.restoredInTable);
     race.restoredByExecute.forEach((key, version) -> assertThat(race.currentVersions.get(key))
@@ -135,6 +145,11 @@ class ComingBackRaceTest {
     final Map<String, String> restoredInTable = new TreeMap<>();
     /** The current version of each key after the run (a versioned bucket). */
     final Map<String, String> currentVersions = new TreeMap<>();
+    /** The files the next plan says the run's delete markers hide (a versioned bucket), and the records they list. */
+    final Set<String> hiddenByRun = new TreeSet<>();
+    final Set<String> recordsToRestore = new TreeSet<>();
+    /** The files restore --record restored, as restorations has them. */
+    final Set<String> restoredByRestore = new TreeSet<>();
     /** The delete markers in the bucket after the run, by key (a versioned bucket). */
     Map<String, List<String>> markersLeft = Map.of();
     String summary;
@@ -246,6 +261,22 @@ class ComingBackRaceTest {
         if (matcher.matches()) {
           namedByPlan.add(matcher.group(1));
         }
+        Matcher hidden = HIDDEN.matcher(line);
+        if (hidden.matches()) {
+          assertThat(hidden.group(3)).isEqualTo(plan.runId());
+          hiddenByRun.add(hidden.group(1));
+          recordsToRestore.add(hidden.group(4));
+        }
+      }
+      // What the lines say brings each record back does.
+      for (String record : recordsToRestore) {
+        io.statesweep.api.RestoreResult restored = Statesweep.get(SharedSpark.session()).restore(plan.runId())
+            .environment(Map.of()).bucket(bucket).prefix(P).option("--endpoint", server.endpoint())
+            .warehouse(warehouse.toString()).record(record).dryRun(false).execute();
+        assertThat(restored.counts().notRestored()).as(restored.summaryLine()).isZero();
+        TableReader.of(SharedSpark.session(), result.tables()).table(io.statesweep.api.Tables.RESTORATIONS)
+            .filter("restore_id = '" + restored.restoreId() + "' and restore_status = 'restored' and role <> "
+                + "'state_file'").select("key").collectAsList().forEach(row -> restoredByRestore.add(row.getString(0)));
       }
 
       Set<String> left = archive.snapshot().keySet();
@@ -256,7 +287,7 @@ class ComingBackRaceTest {
           }
         }
       }
-      // Lost files page someone (--fail-on): exit code 4 exactly when a line named one.
+      // Lost files page someone (--fail-on): exit code 4 exactly when a line named one (before any restore).
       assertThat(result.exitCode()).as(result.summary().line())
           .isEqualTo(namedByExecute.isEmpty() ? 0 : io.statesweep.plan.RunSummary.LOST_FILES);
       assertThat(next.exitCode()).as(next.summary().line())
@@ -303,7 +334,7 @@ class ComingBackRaceTest {
       awaitAll(uploads);
       List<Future<?>> states = new ArrayList<>();
       for (int record : inWindow) {
-        if (versioned || record % 2 == 0) {
+        if (record % 2 == 0) {
           states.add(exporter.submit(() -> putLive(record)));
         } else {
           rewrites.add(exporter.submit(() -> {
