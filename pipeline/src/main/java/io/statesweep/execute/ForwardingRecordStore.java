@@ -50,7 +50,8 @@ public abstract class ForwardingRecordStore implements RecordStore {
   }
 
   @Override
-  public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
-    return store.removeMarkerIfLatest(key, markerVersionId);
+  public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId,
+      String deletedEtag) {
+    return store.removeMarkerIfLatest(key, markerVersionId, deletedEtag);
   }
 }

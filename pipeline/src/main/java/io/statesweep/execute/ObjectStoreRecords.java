@@ -75,8 +75,9 @@ public final class ObjectStoreRecords implements RecordStore {
   }
 
   @Override
-  public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
-    return store.removeMarkerIfLatest(key, markerVersionId);
+  public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId,
+      String deletedEtag) {
+    return store.removeMarkerIfLatest(key, markerVersionId, deletedEtag);
   }
 
   @Override

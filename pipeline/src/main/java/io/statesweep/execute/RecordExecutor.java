@@ -547,11 +547,13 @@ public final class RecordExecutor implements AutoCloseable {
      */
     private void takeBack(List<Integer> begun) {
       List<String> keys = new ArrayList<>();
+      Map<String, String> deletedEtags = new HashMap<>();
       for (int slot : begun) {
         if (cameBack(recheckOf.get(slot), errors.get(records.get(slot).stateFileKey()))) {
           for (DeleteTarget target : current[slot].targets()) {
             if (deletedAt.containsKey(target.key()) && markers.containsKey(target.key())) {
               keys.add(target.key());
+              deletedEtags.put(target.key(), current[slot].etagOf(target.key()));
             }
           }
         }
@@ -559,8 +561,9 @@ public final class RecordExecutor implements AutoCloseable {
       if (keys.isEmpty()) {
         return;
       }
-      List<MarkerRemoval> answers = inParallel(keys, key -> store.removeMarkerIfLatest(key, markers.get(key)),
-          verifications.pending() == 0 ? verifiers : rereaders());
+      // The version behind each marker must be the one deleted (its verified ETag): never an older one.
+      List<MarkerRemoval> answers = inParallel(keys, key -> store.removeMarkerIfLatest(key, markers.get(key),
+          deletedEtags.get(key)), verifications.pending() == 0 ? verifiers : rereaders());
       for (int i = 0; i < keys.size(); i++) {
         removals.put(keys.get(i), answers.get(i));
       }

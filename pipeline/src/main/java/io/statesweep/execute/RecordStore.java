@@ -47,11 +47,11 @@ public interface RecordStore {
   DeleteResult delete(List<DeleteTarget> targets);
 
   /**
-   * Removes the delete marker {@code markerVersionId} that this execute's delete of {@code key} wrote, only while it is
-   * the key's latest version ({@link io.statesweep.store.ObjectStore#removeMarkerIfLatest}); a store that keeps no
+   * Removes the delete marker {@code markerVersionId} that this execute's delete of {@code key} (of the version with
+   * {@code deletedEtag}) wrote, only while it is the key's latest version ({@link io.statesweep.store.ObjectStore#removeMarkerIfLatest}); a store that keeps no
    * versions answers that nothing was restored.
    */
-  default MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+  default MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId, String deletedEtag) {
     return MarkerRemoval.notRestored("the store keeps no versions");
   }
 }

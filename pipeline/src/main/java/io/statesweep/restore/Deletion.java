@@ -12,13 +12,14 @@ import java.time.Instant;
  * @param role {@code file}, {@code removed_file} or {@code state_file}
  * @param deleteMarker the version id of the delete marker its delete wrote; null when none was recorded (no
  *     versioning then, or the task stopped before it recorded the store's answer)
+ * @param etag the ETag the key was verified and deleted with; null when not recorded
  * @param deletedAt when the store's answer came; null when unknown
  * @param restoredBy who restored it already, or null: {@code restore <id>} (the newest earlier restore of the run
  *     that did), or {@code execute attempt <id> (...)} (the execute that saw its record come back)
  * @param restoredVersion the version that restore made current, or null
  */
 public record Deletion(String runId, String attemptId, String stateFileKey, String key, String role,
-    String deleteMarker, Instant deletedAt, String restoredBy, String restoredVersion) implements Serializable {
+    String deleteMarker, String etag, Instant deletedAt, String restoredBy, String restoredVersion) implements Serializable {
   public static final String STATE_FILE = "state_file";
 
   public Deletion {

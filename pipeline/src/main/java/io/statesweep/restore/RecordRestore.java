@@ -26,8 +26,6 @@ import java.util.Map;
  * without a recorded marker (statesweep never guesses which marker is its own).
  */
 public final class RecordRestore {
-  /** How {@link ObjectStore#removeMarkerIfLatest} words a request that failed. */
-  private static final String REMOVAL_FAILED = "cannot remove its delete marker ";
 
   private final ObjectStore store;
   private final boolean dryRun;
@@ -76,37 +74,33 @@ public final class RecordRestore {
     if (dryRun) {
       return looked(deletion);
     }
-    MarkerRemoval removal = store.removeMarkerIfLatest(deletion.key(), deletion.deleteMarker());
+    MarkerRemoval removal = store.removeMarkerIfLatest(deletion.key(), deletion.deleteMarker(), deletion.etag());
     return switch (removal.status()) {
       case RESTORED -> new KeyRestoration(deletion, RestoreStatus.RESTORED, removal.currentVersion(), null, false);
       case WRITTEN_SINCE -> writtenSince(deletion, removal.currentVersion());
       case NOT_RESTORED -> new KeyRestoration(deletion, RestoreStatus.NOT_RESTORED, null, removal.detail(),
-          removal.detail().startsWith(REMOVAL_FAILED));
+          removal.detail().startsWith(MarkerRemoval.FAILED));
     };
   }
 
-  /** A dry run's look at the key's latest version: what {@link ObjectStore#removeMarkerIfLatest} would find. */
+  /** A dry run's look at the key's newest versions: what {@link ObjectStore#removeMarkerIfLatest} would decide. */
   private KeyRestoration looked(Deletion deletion) {
-    ObjectVersion latest;
+    List<ObjectVersion> newest;
     try {
-      latest = store.latestVersion(deletion.key());
+      newest = store.newestVersions(deletion.key(), 2);
     } catch (UnsupportedOperationException e) {
       return left(deletion, "the store keeps no versions");
     } catch (StoreException e) {
       return new KeyRestoration(deletion, RestoreStatus.NOT_RESTORED, null, "cannot read its versions: "
           + e.getMessage(), true);
     }
-    if (latest == null) {
-      return left(deletion, "no version of it is left");
+    MarkerRemoval.Decision decision = MarkerRemoval.decide(newest, deletion.deleteMarker(), deletion.etag());
+    if (decision.leftAlone() == null) {
+      return new KeyRestoration(deletion, RestoreStatus.RESTORED, null, null, false);
     }
-    if (!latest.deleteMarker()) {
-      return writtenSince(deletion, latest.versionId());
-    }
-    if (!latest.versionId().equals(deletion.deleteMarker())) {
-      return left(deletion, "its latest version is another delete marker (" + latest.versionId() + "), not the one"
-          + " statesweep wrote (" + deletion.deleteMarker() + "): it was deleted again since");
-    }
-    return new KeyRestoration(deletion, RestoreStatus.RESTORED, null, null, false);
+    MarkerRemoval left = decision.leftAlone();
+    return left.status() == MarkerRemoval.Status.WRITTEN_SINCE ? writtenSince(deletion, left.currentVersion())
+        : left(deletion, left.detail());
   }
 
   /** A key whose current version is {@code current}: restored already by this run's restore, or written since. */

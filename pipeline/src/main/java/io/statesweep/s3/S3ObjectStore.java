@@ -593,15 +593,19 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * ListObjectVersions of one entry from {@code key}: versions list by key, newest first, so the first is the key's
-   * latest version when it has any (a longer key that starts with it sorts after it).
+   * ListObjectVersions of {@code most} entries from {@code key}: versions list by key, newest first, so the first are
+   * the key's newest when it has any (a longer key that starts with it sorts after it). The SDK answers versions and
+   * delete markers in two lists: the latest is the one marked so, and the others of the key follow it newest first.
    */
   @Override
-  public ObjectVersion latestVersion(String key) {
+  public List<ObjectVersion> newestVersions(String key, int most) {
+    if (most < 1 || most > 1000) {
+      throw new IllegalArgumentException("most must be 1 to 1000: " + most);
+    }
     software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse response;
     try {
       response = client.listObjectVersions(b -> b.overrideConfiguration(this::counted).encodingType(EncodingType.URL)
-          .bucket(bucket).prefix(key).maxKeys(1));
+          .bucket(bucket).prefix(key).maxKeys(most));
     } catch (SdkException e) {
       StoreException failure = translate("list the versions of", key, e);
       if (failure.isAccessDenied()) {
@@ -610,19 +614,22 @@ public final class S3ObjectStore implements ObjectStore {
       }
       throw failure;
     }
-    // The SDK answers versions and delete markers in two lists: the latest of the key is in one of them.
+    List<ObjectVersion> versions = new ArrayList<>();
     for (software.amazon.awssdk.services.s3.model.ObjectVersion version : response.versions()) {
-      if (key.equals(version.key()) && Boolean.TRUE.equals(version.isLatest()) && version.versionId() != null) {
-        return new ObjectVersion(key, version.versionId(), false, true, unquote(version.eTag()),
-            version.lastModified());
+      if (key.equals(version.key()) && version.versionId() != null && !version.versionId().isEmpty()) {
+        versions.add(new ObjectVersion(key, version.versionId(), false, Boolean.TRUE.equals(version.isLatest()),
+            unquote(version.eTag()), version.lastModified()));
       }
     }
     for (software.amazon.awssdk.services.s3.model.DeleteMarkerEntry marker : response.deleteMarkers()) {
-      if (key.equals(marker.key()) && Boolean.TRUE.equals(marker.isLatest()) && marker.versionId() != null) {
-        return new ObjectVersion(key, marker.versionId(), true, true, null, marker.lastModified());
+      if (key.equals(marker.key()) && marker.versionId() != null && !marker.versionId().isEmpty()) {
+        versions.add(new ObjectVersion(key, marker.versionId(), true, Boolean.TRUE.equals(marker.isLatest()), null,
+            marker.lastModified()));
       }
     }
-    return null;
+    versions.sort(java.util.Comparator.comparing(ObjectVersion::latest).reversed()
+        .thenComparing(ObjectVersion::lastModified, java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder())));
+    return versions;
   }
 
   /** DeleteObject with a VersionId: that version is gone for good (a delete marker's removal writes nothing). */

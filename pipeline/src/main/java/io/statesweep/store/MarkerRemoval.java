@@ -35,6 +35,67 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
     }
   }
 
+  /** How a removal that failed is worded: this, the marker's id, and the store's answer. */
+  public static final String FAILED = "cannot remove its delete marker ";
+
+  /**
+   * What a look at a key's newest versions decides for statesweep's marker: remove it ({@code wouldMakeCurrent}, the
+   * version behind it), or leave it alone ({@code leftAlone}, with why). Exactly one is set.
+   */
+  public record Decision(String wouldMakeCurrent, MarkerRemoval leftAlone) {
+    public Decision {
+      if ((wouldMakeCurrent == null) == (leftAlone == null)) {
+        throw new IllegalArgumentException("a decision either removes the marker or leaves it alone");
+      }
+    }
+  }
+
+  /**
+   * Whether statesweep's marker {@code markerVersionId} of a key may go, from the key's newest versions (latest first,
+   * then the one behind it): only while it is the latest version, and only when the version behind it is a version
+   * (not another marker) with the ETag deleted ({@code deletedEtag}; when that is unknown, only for a marker written
+   * while versioning was enabled, whose delete removed no version). Otherwise removing it would bring back nothing,
+   * or an older version than the one deleted: on a bucket whose versioning is suspended, a delete removes the
+   * {@code null} version for good and the marker's id is {@code null} (README, "Versioned buckets").
+   */
+  public static Decision decide(java.util.List<ObjectVersion> newest, String markerVersionId, String deletedEtag) {
+    requireNonNull(newest, "newest is null");
+    requireNonNull(markerVersionId, "markerVersionId is null");
+    ObjectVersion latest = newest.isEmpty() ? null : newest.get(0);
+    if (latest == null) {
+      return new Decision(null, notRestored("no version of it is left"));
+    }
+    if (!latest.deleteMarker()) {
+      return new Decision(null, writtenSince(latest.versionId()));
+    }
+    if (!latest.versionId().equals(markerVersionId)) {
+      return new Decision(null, notRestored("its latest version is another delete marker (" + latest.versionId()
+          + "), not the one statesweep wrote (" + markerVersionId + "): it was deleted again since"));
+    }
+    ObjectVersion behind = newest.size() > 1 ? newest.get(1) : null;
+    String stays = "; statesweep's delete marker " + markerVersionId + " stays";
+    if (behind == null) {
+      return new Decision(null, notRestored("no version is behind its delete marker: the version deleted is gone for"
+          + " good (a delete while versioning is suspended removes the null version)" + stays));
+    }
+    if (behind.deleteMarker()) {
+      return new Decision(null, notRestored("behind its delete marker is another delete marker ("
+          + behind.versionId() + "): removing it would not make the file current" + stays));
+    }
+    boolean etagKnown = deletedEtag != null && !deletedEtag.isEmpty();
+    if (etagKnown && !deletedEtag.equals(behind.etag())) {
+      return new Decision(null, notRestored("the version behind its delete marker (" + behind.versionId() + ", ETag "
+          + behind.etag() + ") is not the one deleted (ETag " + deletedEtag + "): it would bring back other bytes"
+          + stays));
+    }
+    if (!etagKnown && "null".equals(markerVersionId)) {
+      return new Decision(null, notRestored("it was deleted while versioning was suspended and the ETag deleted is not"
+          + " recorded, so the version behind its delete marker (" + behind.versionId() + ") may be older than the"
+          + " one deleted" + stays));
+    }
+    return new Decision(behind.versionId(), null);
+  }
+
   public static MarkerRemoval restored(String currentVersion) {
     return new MarkerRemoval(Status.RESTORED, currentVersion, null);
   }

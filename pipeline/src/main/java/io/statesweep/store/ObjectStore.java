@@ -125,12 +125,18 @@ public interface ObjectStore {
   BucketVersioning bucketVersioning();
 
   /**
-   * The latest version of {@code key} (its current version, or the delete marker that hides it) on a versioned
-   * bucket: ListObjectVersions of one entry from the key; null when the key has no version at all. A store without
-   * versioning throws {@link UnsupportedOperationException}.
+   * The newest versions of {@code key}, at most {@code most}, the latest first (its current version, or the delete
+   * marker that hides it), then the one behind it: ListObjectVersions of {@code most} entries from the key; empty when
+   * the key has no version at all. A store without versioning throws {@link UnsupportedOperationException}.
    */
-  default ObjectVersion latestVersion(String key) {
+  default java.util.List<ObjectVersion> newestVersions(String key, int most) {
     throw new UnsupportedOperationException("this store keeps no versions");
+  }
+
+  /** The latest version of {@code key} ({@link #newestVersions}), or null when it has none. */
+  default ObjectVersion latestVersion(String key) {
+    java.util.List<ObjectVersion> newest = newestVersions(key, 1);
+    return newest.isEmpty() ? null : newest.get(0);
   }
 
   /**
@@ -144,25 +150,21 @@ public interface ObjectStore {
 
   /**
    * Removes statesweep's own delete marker {@code markerVersionId} of {@code key} only while it is the key's latest
-   * version, so that the version it hides is current again (README, "Versioned buckets"); a marker with anything
-   * written above it is left alone, as is a key with no such marker. The check and the removal are two requests:
-   * a version written between them leaves the marker noncurrent when it goes, which changes nothing of the key's
-   * current version. Failures are answers ({@link MarkerRemoval.Status#NOT_RESTORED}), never thrown.
+   * version and the version behind it is the one deleted ({@code deletedEtag}; README, "Versioned buckets"), so that
+   * this version is current again: {@link MarkerRemoval#decide} says what is left alone and why. The look and the
+   * removal are two requests: a version written between them leaves the marker noncurrent when it goes, which changes
+   * nothing of the key's current version. Failures are answers ({@link MarkerRemoval.Status#NOT_RESTORED}), never
+   * thrown.
+   *
+   * @param deletedEtag the ETag of the version the delete removed, as verified; null or empty when unknown
    */
-  default MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+  default MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId, String deletedEtag) {
     java.util.Objects.requireNonNull(key, "key is null");
     java.util.Objects.requireNonNull(markerVersionId, "markerVersionId is null");
     try {
-      ObjectVersion latest = latestVersion(key);
-      if (latest == null) {
-        return MarkerRemoval.notRestored("no version of it is left");
-      }
-      if (!latest.deleteMarker()) {
-        return MarkerRemoval.writtenSince(latest.versionId());
-      }
-      if (!latest.versionId().equals(markerVersionId)) {
-        return MarkerRemoval.notRestored("its latest version is another delete marker (" + latest.versionId()
-            + "), not the one statesweep wrote (" + markerVersionId + "): it was deleted again since");
+      MarkerRemoval.Decision decision = MarkerRemoval.decide(newestVersions(key, 2), markerVersionId, deletedEtag);
+      if (decision.leftAlone() != null) {
+        return decision.leftAlone();
       }
       deleteVersion(key, markerVersionId);
       ObjectVersion current = latestVersion(key);
@@ -174,7 +176,7 @@ public interface ObjectStore {
     } catch (UnsupportedOperationException e) {
       return MarkerRemoval.notRestored("the store keeps no versions");
     } catch (StoreException e) {
-      return MarkerRemoval.notRestored("cannot remove its delete marker " + markerVersionId + ": " + e.getMessage());
+      return MarkerRemoval.notRestored(MarkerRemoval.FAILED + markerVersionId + ": " + e.getMessage());
     }
   }
 }

@@ -71,7 +71,8 @@ final class FakeRecordStore implements RecordStore {
   }
 
   @Override
-  public synchronized io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
+  public synchronized io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId,
+      String deletedEtag) {
     if (!versioned) {
       return io.statesweep.store.MarkerRemoval.notRestored("the store keeps no versions");
     }

@@ -319,6 +319,13 @@ public final class LocalS3Server implements AutoCloseable {
         .versioningConfiguration(v -> v.status(software.amazon.awssdk.services.s3.model.BucketVersioningStatus.ENABLED)));
   }
 
+  /** Suspends versioning of {@code bucket}, as PutBucketVersioning Suspended does: new versions get the id null. */
+  public void suspendVersioning(String bucket) {
+    requireNonNull(bucket, "bucket is null");
+    adminClient().putBucketVersioning(b -> b.bucket(bucket).versioningConfiguration(
+        v -> v.status(software.amazon.awssdk.services.s3.model.BucketVersioningStatus.SUSPENDED)));
+  }
+
   /** The delete markers of {@code bucket}: each key that has any, to their version ids (the latest first). */
   public java.util.Map<String, List<String>> deleteMarkers(String bucket) {
     requireNonNull(bucket, "bucket is null");

@@ -21,7 +21,7 @@ class RecordRestoreTest {
   private static final Instant T = Instant.parse("2026-12-01T06:00:00Z");
 
   private static Deletion deleted(String attempt, String key, String marker, Instant at) {
-    return new Deletion("run", attempt, STATE, key, key.equals(STATE) ? "state_file" : "file", marker, at, null, null);
+    return new Deletion("run", attempt, STATE, key, key.equals(STATE) ? "state_file" : "file", marker, null, at, null, null);
   }
 
   @Test

@@ -133,7 +133,7 @@ class MissingVersionsTest {
     server.enableVersioning(bucket);
     MEETING_FILES.forEach(key -> archive.put(key, "content of " + key));
     archive.put(MEETING + "state.json", archive.state(true, null, MEETING_FILES, List.of()));
-    suspendVersioning(server, bucket);
+    server.suspendVersioning(bucket);
     Thread.sleep(2_100);
     RunOptions options = TestOptions.of(server.endpoint(), bucket, "it", warehouse).with("--dry-run", "false")
         .options();
@@ -154,22 +154,6 @@ class MissingVersionsTest {
         + first.runId() + " (statesweep restore --run-id " + first.runId() + " --record " + P + MEETING + "state.json)";
     assertThat(missingLines(plan)).containsExactly("missing " + P + MEETING + "meeting.json" + line,
         "missing " + P + MEETING + "attachments/a1.pdf" + line);
-  }
-
-  /** PutBucketVersioning Suspended, with the server's own credentials. */
-  @SuppressWarnings("deprecation")
-  private static void suspendVersioning(LocalS3Server server, String bucket) {
-    try (software.amazon.awssdk.services.s3.S3Client client = software.amazon.awssdk.services.s3.S3Client.builder()
-        .endpointOverride(java.net.URI.create(server.endpoint()))
-        .region(software.amazon.awssdk.regions.Region.of(LocalS3Server.REGION))
-        .forcePathStyle(true)
-        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(server.accessKey(), server.secretKey())))
-        .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder())
-        .build()) {
-      client.putBucketVersioning(b -> b.bucket(bucket).versioningConfiguration(v -> v.status(
-          software.amazon.awssdk.services.s3.model.BucketVersioningStatus.SUSPENDED)));
-    }
   }
 
   private static List<String> missingLines(PlanResult plan) {

@@ -347,11 +347,11 @@ public abstract class ObjectStoreContract {
     String rewritten = "undo/rewritten.pdf";
     String deletedAgain = "undo/deleted-again.pdf";
     String longerKey = "undo/a.pdf.bak";
-    versioned.write(hidden, bytes("hidden"));
+    String hiddenEtag = versioned.write(hidden, bytes("hidden"));
     versioned.write(longerKey, bytes("other key"));
-    versioned.write(hostile, bytes("hostile"));
-    versioned.write(rewritten, bytes("first"));
-    versioned.write(deletedAgain, bytes("first"));
+    String hostileEtag = versioned.write(hostile, bytes("hostile"));
+    String rewrittenEtag = versioned.write(rewritten, bytes("first"));
+    String deletedAgainEtag = versioned.write(deletedAgain, bytes("first"));
     java.util.Map<String, String> markers = versioned.delete(List.of(new DeleteTarget(hidden, null),
         new DeleteTarget(hostile, null), new DeleteTarget(rewritten, null), new DeleteTarget(deletedAgain, null)))
         .markers();
@@ -359,14 +359,23 @@ public abstract class ObjectStoreContract {
     String otherMarker = versioned.delete(List.of(new DeleteTarget(deletedAgain, null))).markers().get(deletedAgain);
 
     io.statesweep.store.ObjectVersion latest = versioned.latestVersion(hidden);
-    io.statesweep.store.MarkerRemoval restored = versioned.removeMarkerIfLatest(hidden, markers.get(hidden));
-    io.statesweep.store.MarkerRemoval restoredHostile = versioned.removeMarkerIfLatest(hostile, markers.get(hostile));
-    io.statesweep.store.MarkerRemoval written = versioned.removeMarkerIfLatest(rewritten, markers.get(rewritten));
-    io.statesweep.store.MarkerRemoval notOurs = versioned.removeMarkerIfLatest(deletedAgain, markers.get(deletedAgain));
-    io.statesweep.store.MarkerRemoval again = versioned.removeMarkerIfLatest(hidden, markers.get(hidden));
-    io.statesweep.store.MarkerRemoval neverWritten = versioned.removeMarkerIfLatest("undo/never.pdf", "v1");
+    io.statesweep.store.MarkerRemoval otherBytes = versioned.removeMarkerIfLatest(hidden, markers.get(hidden),
+        hostileEtag);
+    io.statesweep.store.MarkerRemoval restored = versioned.removeMarkerIfLatest(hidden, markers.get(hidden),
+        hiddenEtag);
+    io.statesweep.store.MarkerRemoval restoredHostile = versioned.removeMarkerIfLatest(hostile, markers.get(hostile),
+        null);
+    io.statesweep.store.MarkerRemoval written = versioned.removeMarkerIfLatest(rewritten, markers.get(rewritten),
+        rewrittenEtag);
+    io.statesweep.store.MarkerRemoval notOurs = versioned.removeMarkerIfLatest(deletedAgain, markers.get(deletedAgain),
+        deletedAgainEtag);
+    io.statesweep.store.MarkerRemoval again = versioned.removeMarkerIfLatest(hidden, markers.get(hidden), hiddenEtag);
+    io.statesweep.store.MarkerRemoval neverWritten = versioned.removeMarkerIfLatest("undo/never.pdf", "v1", null);
 
     assertThat(latest.deleteMarker()).isTrue();
+    assertThat(otherBytes.status()).as("the version behind has other bytes than the one deleted")
+        .isEqualTo(io.statesweep.store.MarkerRemoval.Status.NOT_RESTORED);
+    assertThat(otherBytes.detail()).contains("is not the one deleted (ETag " + hostileEtag + ")");
     assertThat(latest.versionId()).isEqualTo(markers.get(hidden));
     assertThat(restored.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.RESTORED);
     assertThat(versioned.read(hidden, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("hidden");

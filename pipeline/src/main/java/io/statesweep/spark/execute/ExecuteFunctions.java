@@ -201,8 +201,9 @@ public final class ExecuteFunctions {
 
     /** Not stopped by a kill: it takes back this task's own delete of a file that is live again. */
     @Override
-    public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId) {
-      return store.removeMarkerIfLatest(key, markerVersionId);
+    public io.statesweep.store.MarkerRemoval removeMarkerIfLatest(String key, String markerVersionId,
+      String deletedEtag) {
+      return store.removeMarkerIfLatest(key, markerVersionId, deletedEtag);
     }
 
     @Override

@@ -75,7 +75,7 @@ public final class RestoreTargets {
         .withColumn("restored_version", expr("coalesce(restored_version, execute_restored)"))
         .drop("execute_restored");
     return keys.groupBy("state_file_key", "run_date")
-        .agg(expr("collect_list(struct(run_id, attempt_id, key, role, delete_marker, deleted_at, restored_by,"
+        .agg(expr("collect_list(struct(run_id, attempt_id, key, role, delete_marker, etag, deleted_at, restored_by,"
             + " restored_version))").as("deletions"));
   }
 
@@ -92,6 +92,7 @@ public final class RestoreTargets {
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, expr("explode(deleted_keys)").as("key"))
         .withColumn("role", expr("case when key = state_file_key then 'state_file' else 'file' end"))
         .withColumn("delete_marker", lit(null).cast(DataTypes.StringType))
+        .withColumn("etag", lit(null).cast(DataTypes.StringType))
         .withColumn("deleted_at", lit(null).cast(DataTypes.TimestampType))
         .withColumn("execute_restored", lit(null).cast(DataTypes.StringType));
     if (!columns.contains("deleted")) {
@@ -107,7 +108,8 @@ public final class RestoreTargets {
     Dataset<Row> fromDeleted = executions.filter(col("deleted").isNotNull())
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, expr("explode(deleted)").as("d"))
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, col("d.key").as("key"),
-            col("d.role").as("role"), marker.as("delete_marker"), col("d.deleted_at").as("deleted_at"),
+            col("d.role").as("role"), marker.as("delete_marker"), col("d.etag").as("etag"),
+            col("d.deleted_at").as("deleted_at"),
             executeRestored.as("execute_restored"));
     return fromDeleted.unionByName(fromKeys);
   }

@@ -83,7 +83,7 @@ public final class RestoreTasks implements MapPartitionsFunction<Row, Row>, Seri
     for (Row d : record.<Row>getList(2)) {
       Timestamp deletedAt = d.getAs("deleted_at");
       deletions.add(new Deletion(d.getAs("run_id"), d.getAs("attempt_id"), stateFileKey, d.getAs("key"),
-          d.getAs("role"), d.getAs("delete_marker"), deletedAt == null ? null : deletedAt.toInstant(),
+          d.getAs("role"), d.getAs("delete_marker"), d.getAs("etag"), deletedAt == null ? null : deletedAt.toInstant(),
           d.getAs("restored_by"), d.getAs("restored_version")));
     }
     List<Row> rows = new ArrayList<>();
