@@ -67,6 +67,9 @@ class RestoreCommandTest {
     assertThat(restored.text().lines().filter(line -> line.startsWith("restored cogram/"))).hasSize((int) deleted);
     assertThat(restored.text()).contains("tables: restorations=" + warehouse + "/restorations ");
     assertThat(export(store)).as("the listing before the run").isEqualTo(before);
+    System.out.printf("restore --run-id of a whole run: %d keys before the run, %d after it (%d deleted), %d after the"
+        + " restore, equal to before key for key and ETag for ETag%n", before.size(), afterTheRun.size(), deleted,
+        export(store).size());
 
     CommandOutput unknown = run(environment, "restore", "--run-id", "20260101T000000Z-000000", "--execute");
 
