@@ -39,6 +39,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.scheduler.JobSucceeded$;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobEnd;
@@ -220,10 +221,13 @@ class RunLockInActionsTest {
     // cancelled when the renewer finds the other run's lock), however slowly a busy machine renews: the loss
     // is found while deletes remain, whatever the pace of the tasks.
     CountDownLatch jobFailed = new CountDownLatch(1);
+    AtomicLong takenOverAt = new AtomicLong();
+    AtomicLong failedAt = new AtomicLong();
     SparkListener failures = new SparkListener() {
       @Override
       public void onJobEnd(SparkListenerJobEnd end) {
         if (!(end.jobResult() instanceof JobSucceeded$)) {
+          failedAt.compareAndSet(0, System.nanoTime());
           jobFailed.countDown();
         }
       }
@@ -237,6 +241,7 @@ class RunLockInActionsTest {
           if (!replaced.getAndSet(true)) {
             // At the first delete of the export's keys another run takes the lock over.
             otherHolder.append(OtherRun.replaceLock(store, LOCK));
+            takenOverAt.set(System.nanoTime());
           } else {
             awaitQuietly(jobFailed);
           }
@@ -252,6 +257,9 @@ class RunLockInActionsTest {
     }
 
     assertThat(other).as("the other run took the lock").isNotEmpty();
+    // Found by a renewal (every second) or the expiry check (3 s TTL): well within the hold, even on a busy machine.
+    assertThat(Duration.ofNanos(failedAt.get() - takenOverAt.get())).as("from the takeover to the cancelled job")
+        .isPositive().isLessThan(Duration.ofSeconds(30));
     assertThat(result.failure()).isEqualTo("its deletes were cancelled: lost the run lock " + LOCK
         + ": another run took it over: " + other);
     Set<String> gone = new TreeSet<>(before);
