@@ -580,14 +580,7 @@ class RecordExecutorTest {
   void onAVersionedBucketTheFilesOfARecordThatCameBackDuringItsDeletionAreRestored() {
     store.versioned();
     PlannedRecord meeting = plannedMeeting();
-    ExecutionHook rewriteState = new ExecutionHook() {
-      @Override
-      public void afterBatch(long batches) {
-        if (store.keys().contains(MEETING_STATE) && !store.keys().contains(MINUTES)) {
-          store.rewrite(MEETING_STATE, LATER);
-        }
-      }
-    };
+    ExecutionHook rewriteState = onceMinutesWent(() -> store.rewrite(MEETING_STATE, LATER));
 
     ExecutionOutcome outcome = executeOne(executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(), rewriteState),
         meeting);
@@ -609,16 +602,11 @@ class RecordExecutorTest {
   void onAVersionedBucketOnlyItsOwnLatestMarkersGo() {
     store.versioned();
     PlannedRecord meeting = plannedMeeting();
-    ExecutionHook cameBackAndMore = new ExecutionHook() {
-      @Override
-      public void afterBatch(long batches) {
-        if (store.keys().contains(MEETING_STATE) && !store.keys().contains(MINUTES)) {
-          store.deleteAgain(MINUTES);
-          store.put(AUDIO, LATER);
-          store.rewrite(MEETING_STATE, LATER);
-        }
-      }
-    };
+    ExecutionHook cameBackAndMore = onceMinutesWent(() -> {
+      store.deleteAgain(MINUTES);
+      store.put(AUDIO, LATER);
+      store.rewrite(MEETING_STATE, LATER);
+    });
 
     ExecutionOutcome outcome = executeOne(executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(),
         cameBackAndMore), meeting);
@@ -635,17 +623,25 @@ class RecordExecutorTest {
         "v-" + store.listedObject(AUDIO).etag());
   }
 
-  @Test
-  void aStateFileRewrittenWhileItsFilesWentStaysEvenWithoutConditionalDeletes() {
-    PlannedRecord meeting = plannedMeeting();
-    ExecutionHook rewriteState = new ExecutionHook() {
+  /**
+   * A hook that lets {@code exporter} act after the batch in which the meeting's minutes went while its state file is
+   * still there: between the record's file deletes and the state file's read again.
+   */
+  private ExecutionHook onceMinutesWent(Runnable exporter) {
+    return new ExecutionHook() {
       @Override
       public void afterBatch(long batches) {
         if (store.keys().contains(MEETING_STATE) && !store.keys().contains(MINUTES)) {
-          store.rewrite(MEETING_STATE, LATER);
+          exporter.run();
         }
       }
     };
+  }
+
+  @Test
+  void aStateFileRewrittenWhileItsFilesWentStaysEvenWithoutConditionalDeletes() {
+    PlannedRecord meeting = plannedMeeting();
+    ExecutionHook rewriteState = onceMinutesWent(() -> store.rewrite(MEETING_STATE, LATER));
 
     ExecutionOutcome outcome = executeOne(executor(1000, ConditionalDeletes.OFF, DeleteThrottle.none(), rewriteState),
         meeting);
