@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.plan.DeleteRole;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A key an execute deleted, as its ledger and {@code executions.deleted} record it.
@@ -22,6 +23,19 @@ public record DeletedKey(String key, DeleteRole role, String etag, Instant delet
   public DeletedKey {
     requireNonNull(key, "key is null");
     requireNonNull(role, "role is null");
+  }
+
+  /** Keys a message names at most: a record of any size keeps its messages short, and its row names every key. */
+  static final int NAMED_IN_A_MESSAGE = 10;
+
+  /**
+   * The keys, comma-separated, as a message names them: the first {@value #NAMED_IN_A_MESSAGE}, then how many more
+   * (each is in {@code executions.deleted}).
+   */
+  public static String named(List<DeletedKey> keys) {
+    String named = String.join(", ", keys.stream().limit(NAMED_IN_A_MESSAGE).map(DeletedKey::key).toList());
+    return keys.size() <= NAMED_IN_A_MESSAGE ? named
+        : named + " and " + (keys.size() - NAMED_IN_A_MESSAGE) + " more, each in executions.deleted";
   }
 
   /** A deleted key that stays deleted. */

@@ -1129,10 +1129,10 @@ public final class RecordExecutor implements AutoCloseable {
           .findFirst().orElse(null);
       message = "the state file changed while the record's files were deleted: the record came back during its"
           + " deletion, and " + filesDeleted + " of its files were deleted ("
-          + String.join(", ", deletedKeys.stream().map(DeletedKey::key).toList()) + ")"
+          + DeletedKey.named(deletedKeys) + ")"
           + (lost.size() < filesDeleted ? "; " + (filesDeleted - lost.size()) + " of them are current again ("
               + takenBack(deletedKeys, removals) + "), " + lost.size() + " not ("
-              + String.join(", ", lost.stream().map(DeletedKey::key).toList()) + ")" : "")
+              + DeletedKey.named(lost) + ")" : "")
           + (notRestored != null ? "; " + lost.get(0).key() + " was not restored: " + notRestored.detail() : "")
           + "; run Verify bucket in the exporter"
           + (firstError != null ? "; could not delete " + firstError.key() + ": " + firstError.message() : "");

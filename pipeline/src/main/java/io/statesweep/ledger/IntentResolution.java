@@ -59,7 +59,7 @@ public final class IntentResolution {
       outcome = Outcome.CAME_BACK_DURING_DELETE;
       message = stopped + "the state file changed while the record's files were deleted: the record came back during"
           + " its deletion, and " + files + " of its files were deleted ("
-          + String.join(", ", deleted.stream().map(DeletedKey::key).toList()) + "); run Verify bucket in the exporter";
+          + DeletedKey.named(deleted) + "); run Verify bucket in the exporter";
     } else {
       outcome = Outcome.INTERRUPTED;
       message = stopped + files + " of its keys are gone, deleted by it; "

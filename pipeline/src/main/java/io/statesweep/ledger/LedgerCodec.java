@@ -1,5 +1,7 @@
 package io.statesweep.ledger;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,15 +24,244 @@ import java.util.List;
 
 /**
  * Ledger objects as JSON (ASCII only: every other character escaped, so a key of any bytes travels and reads back
- * as it was). Reading checks every field and names the object and the field of the first that is wrong.
+ * as it was). An entry is written in as many parts as its size needs, each at most {@link #PART_BYTES}: a record
+ * with more keys than one part holds goes on in the next, as a slice marked {@code continued}. Reading checks every
+ * field and names the object and the field of the first that is wrong.
  */
 public final class LedgerCodec {
-  static final int VERSION = 1;
+  /** The version written; version 1 (one object per entry, no parts) is read too. */
+  static final int VERSION = 2;
+  /** The most a ledger object may hold: reading refuses a larger one. */
+  public static final int MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+  /**
+   * The most one part holds, counted from above (every character as JSON may escape it): far below
+   * {@link #MAX_OBJECT_BYTES}, and small enough that a part is one quick PUT.
+   */
+  static final int PART_BYTES = 8 * 1024 * 1024;
   private static final ObjectMapper JSON = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+  /** The fields of an object's header, with room to spare. */
+  private static final int HEADER_BYTES = 512;
+  /** The field names and punctuation of a record's slice, with room to spare. */
+  private static final int RECORD_BYTES = 384;
+  /** The field names and punctuation of one key of a slice, with room to spare. */
+  private static final int KEY_BYTES = 128;
 
   private LedgerCodec() {}
 
-  public static byte[] write(LedgerEntry entry) {
+  /**
+   * One ledger object as read: part {@code part} of the {@code parts} its entry was written in. Its records (or
+   * outcomes) are slices: {@code continued.get(i)} says the i-th goes on with the record of the slice before it (the
+   * previous part's last, for the first). An outcome's slice counts only the keys it holds.
+   */
+  public record Part(LedgerEntry entry, int part, int parts, List<Boolean> continued) {
+    public Part {
+      requireNonNull(entry, "entry is null");
+      continued = List.copyOf(continued);
+      if (part < 1 || part > parts) {
+        throw new IllegalArgumentException("part " + part + " of " + parts);
+      }
+    }
+
+    public LedgerKeys.Kind kind() {
+      return entry instanceof LedgerEntry.Intent ? LedgerKeys.Kind.INTENT : LedgerKeys.Kind.OUTCOMES;
+    }
+
+    /** The group of deletes an intent is of; 1 for outcomes. */
+    public int group() {
+      return entry instanceof LedgerEntry.Intent intent ? intent.group() : 1;
+    }
+  }
+
+  /** The entry's parts, in order, each at most {@link #PART_BYTES}. */
+  public static List<byte[]> write(LedgerEntry entry) {
+    return write(entry, PART_BYTES);
+  }
+
+  /** The entry's parts, each at most {@code partBytes} (and never fewer than one key per part). */
+  static List<byte[]> write(LedgerEntry entry, long partBytes) {
+    List<List<SliceBounds>> parts = slices(entry, partBytes);
+    List<byte[]> written = new ArrayList<>(parts.size());
+    for (int part = 0; part < parts.size(); part++) {
+      byte[] bytes = writePart(entry, parts.get(part), part + 1, parts.size());
+      if (bytes.length > MAX_OBJECT_BYTES) {
+        throw new IllegalStateException("a part of the ledger of run " + entry.header().runId() + " is " + bytes.length
+            + " bytes, over the " + MAX_OBJECT_BYTES + " its reader takes");
+      }
+      written.add(bytes);
+    }
+    return written;
+  }
+
+  /**
+   * The entry of a window's parts: all of them, in order of their number (an intent's all of one group). Throws,
+   * saying why, when they are not the whole of one entry.
+   */
+  public static LedgerEntry join(List<Part> parts) {
+    if (parts.isEmpty()) {
+      throw new IllegalArgumentException("no parts");
+    }
+    Part first = parts.get(0);
+    List<Object> items = new ArrayList<>();
+    for (int i = 0; i < parts.size(); i++) {
+      Part part = parts.get(i);
+      if (part.part() != i + 1 || part.parts() != parts.size() || part.kind() != first.kind()
+          || part.group() != first.group()) {
+        throw new IllegalArgumentException("part " + part.part() + " of " + part.parts() + " is not part " + (i + 1)
+            + " of " + parts.size());
+      }
+      List<?> slices = part.entry() instanceof LedgerEntry.Intent intent ? intent.records()
+          : ((LedgerEntry.Outcomes) part.entry()).outcomes();
+      if (slices.size() != part.continued().size()) {
+        throw new IllegalArgumentException("part " + part.part() + " marks " + part.continued().size() + " slices of "
+            + slices.size());
+      }
+      for (int s = 0; s < slices.size(); s++) {
+        Object slice = slices.get(s);
+        if (!part.continued().get(s)) {
+          items.add(slice);
+          continue;
+        }
+        Object before = items.isEmpty() ? null : items.get(items.size() - 1);
+        if (before == null || !stateFileKey(before).equals(stateFileKey(slice))) {
+          throw new IllegalArgumentException("part " + part.part() + " goes on with " + stateFileKey(slice)
+              + ", which the part before does not end with");
+        }
+        items.set(items.size() - 1, slice instanceof DeleteJournal.IntendedRecord record
+            ? joined((DeleteJournal.IntendedRecord) before, record) : joined((ExecutionOutcome) before,
+                (ExecutionOutcome) slice));
+      }
+    }
+    LedgerEntry.Header header = parts.get(parts.size() - 1).entry().header();
+    if (first.entry() instanceof LedgerEntry.Intent) {
+      return new LedgerEntry.Intent(header, first.group(),
+          items.stream().map(DeleteJournal.IntendedRecord.class::cast).toList());
+    }
+    return new LedgerEntry.Outcomes(header, items.stream().map(ExecutionOutcome.class::cast).toList());
+  }
+
+  private static String stateFileKey(Object slice) {
+    return slice instanceof DeleteJournal.IntendedRecord record ? record.stateFileKey()
+        : ((ExecutionOutcome) slice).stateFileKey();
+  }
+
+  private static DeleteJournal.IntendedRecord joined(DeleteJournal.IntendedRecord before,
+      DeleteJournal.IntendedRecord next) {
+    List<DeleteJournal.IntendedKey> keys = new ArrayList<>(before.keys().size() + next.keys().size());
+    keys.addAll(before.keys());
+    keys.addAll(next.keys());
+    return new DeleteJournal.IntendedRecord(before.stateFileKey(), before.action(), before.stateEtag(), keys,
+        before.keysAlreadyGone(), before.startedAt());
+  }
+
+  private static ExecutionOutcome joined(ExecutionOutcome before, ExecutionOutcome next) {
+    List<DeletedKey> deleted = new ArrayList<>(before.deleted().size() + next.deleted().size());
+    deleted.addAll(before.deleted());
+    deleted.addAll(next.deleted());
+    List<KeyFailure> failures = new ArrayList<>(before.failures());
+    failures.addAll(next.failures());
+    return new ExecutionOutcome(before.stateFileKey(), before.action(), before.outcome(), before.message(),
+        before.childKeysDeleted() + next.childKeysDeleted(), before.stateFileDeleted() || next.stateFileDeleted(),
+        before.keysAlreadyGone(), failures, before.startedAt(), before.endedAt(), deleted, null);
+  }
+
+  /** Where one slice of an item (a record's intent, or its outcome) starts and ends among its keys. */
+  private record SliceBounds(int item, int from, int to, boolean continued) {}
+
+  /** The entry's items cut into parts of at most {@code partBytes}, counted from above, each key in one. */
+  private static List<List<SliceBounds>> slices(LedgerEntry entry, long partBytes) {
+    LedgerEntry.Header header = entry.header();
+    long headerBytes = HEADER_BYTES + jsonLength(header.runId()) + jsonLength(header.runDate())
+        + jsonLength(header.attemptId()) + jsonLength(header.warehouse());
+    List<List<SliceBounds>> parts = new ArrayList<>();
+    List<SliceBounds> part = new ArrayList<>();
+    long used = headerBytes;
+    int items = entry instanceof LedgerEntry.Intent intent ? intent.records().size()
+        : ((LedgerEntry.Outcomes) entry).outcomes().size();
+    for (int item = 0; item < items; item++) {
+      long itemBytes = RECORD_BYTES + itemLength(entry, item);
+      int keys = keyCount(entry, item);
+      int from = 0;
+      boolean continued = false;
+      while (true) {
+        long first = itemBytes + (from < keys ? keyLength(entry, item, from) : 0);
+        if (!part.isEmpty() && used + first > partBytes) {
+          parts.add(part);
+          part = new ArrayList<>();
+          used = headerBytes;
+        }
+        used += first;
+        int to = from < keys ? from + 1 : from;
+        while (to < keys) {
+          long next = keyLength(entry, item, to);
+          if (used + next > partBytes) {
+            break;
+          }
+          used += next;
+          to++;
+        }
+        part.add(new SliceBounds(item, from, to, continued));
+        if (to >= keys) {
+          break;
+        }
+        parts.add(part);
+        part = new ArrayList<>();
+        used = headerBytes;
+        from = to;
+        continued = true;
+      }
+    }
+    parts.add(part);
+    return parts;
+  }
+
+  /** The bytes of an item's fields but its keys, from above. */
+  private static long itemLength(LedgerEntry entry, int item) {
+    if (entry instanceof LedgerEntry.Intent intent) {
+      DeleteJournal.IntendedRecord record = intent.records().get(item);
+      return jsonLength(record.stateFileKey()) + jsonLength(record.stateEtag());
+    }
+    ExecutionOutcome outcome = ((LedgerEntry.Outcomes) entry).outcomes().get(item);
+    return jsonLength(outcome.stateFileKey()) + jsonLength(outcome.message());
+  }
+
+  /** An intent's keys; an outcome's deleted keys, then its failures. */
+  private static int keyCount(LedgerEntry entry, int item) {
+    if (entry instanceof LedgerEntry.Intent intent) {
+      return intent.records().get(item).keys().size();
+    }
+    ExecutionOutcome outcome = ((LedgerEntry.Outcomes) entry).outcomes().get(item);
+    return outcome.deleted().size() + outcome.failures().size();
+  }
+
+  private static long keyLength(LedgerEntry entry, int item, int index) {
+    if (entry instanceof LedgerEntry.Intent intent) {
+      DeleteJournal.IntendedKey key = intent.records().get(item).keys().get(index);
+      return KEY_BYTES + jsonLength(key.key()) + jsonLength(key.etag());
+    }
+    ExecutionOutcome outcome = ((LedgerEntry.Outcomes) entry).outcomes().get(item);
+    if (index < outcome.deleted().size()) {
+      DeletedKey key = outcome.deleted().get(index);
+      return KEY_BYTES + jsonLength(key.key()) + jsonLength(key.etag()) + jsonLength(key.deleteMarker())
+          + jsonLength(key.restoredVersion());
+    }
+    KeyFailure failure = outcome.failures().get(index - outcome.deleted().size());
+    return KEY_BYTES + jsonLength(failure.key()) + jsonLength(failure.code()) + jsonLength(failure.message());
+  }
+
+  /** The most bytes {@code text} takes as an escaped ASCII JSON string, quotes included. */
+  static long jsonLength(String text) {
+    if (text == null) {
+      return 4;
+    }
+    long length = 2;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      length += c == '"' || c == '\\' ? 2 : c >= 0x20 && c < 0x7f ? 1 : 6;
+    }
+    return length;
+  }
+
+  private static byte[] writePart(LedgerEntry entry, List<SliceBounds> slices, int part, int parts) {
     ObjectNode root = JSON.createObjectNode();
     root.put("version", VERSION);
     root.put("kind", entry instanceof LedgerEntry.Intent ? "intent" : "outcomes");
@@ -44,23 +275,41 @@ public final class LedgerCodec {
     root.put("window", header.window());
     root.put("written_at", header.writtenAt().toString());
     if (entry instanceof LedgerEntry.Intent intent) {
+      root.put("group", intent.group());
+    }
+    root.put("part", part);
+    root.put("parts", parts);
+    if (entry instanceof LedgerEntry.Intent intent) {
       ArrayNode records = root.putArray("records");
-      for (DeleteJournal.IntendedRecord record : intent.records()) {
+      for (SliceBounds slice : slices) {
+        DeleteJournal.IntendedRecord record = intent.records().get(slice.item());
         ObjectNode node = records.addObject();
         node.put("state_file_key", record.stateFileKey());
+        node.put("continued", slice.continued());
         node.put("action", record.action().label());
         node.put("state_etag", record.stateEtag());
         node.put("keys_already_gone", record.keysAlreadyGone());
         node.put("started_at", record.startedAt().toString());
         ArrayNode keys = node.putArray("keys");
-        for (DeleteJournal.IntendedKey key : record.keys()) {
+        for (DeleteJournal.IntendedKey key : record.keys().subList(slice.from(), slice.to())) {
           keys.addObject().put("key", key.key()).put("role", key.role().label()).put("etag", key.etag());
         }
       }
     } else {
       ArrayNode outcomes = root.putArray("outcomes");
-      for (ExecutionOutcome outcome : ((LedgerEntry.Outcomes) entry).outcomes()) {
-        put(outcomes.addObject(), outcome);
+      for (SliceBounds slice : slices) {
+        ExecutionOutcome outcome = ((LedgerEntry.Outcomes) entry).outcomes().get(slice.item());
+        int deleted = outcome.deleted().size();
+        List<DeletedKey> deletedSlice = outcome.deleted().subList(Math.min(slice.from(), deleted),
+            Math.min(slice.to(), deleted));
+        List<KeyFailure> failureSlice = outcome.failures().subList(Math.max(slice.from(), deleted) - deleted,
+            Math.max(slice.to(), deleted) - deleted);
+        boolean stateFile = deletedSlice.stream().anyMatch(key -> key.role() == DeleteRole.STATE_FILE);
+        ObjectNode node = outcomes.addObject();
+        put(node, new ExecutionOutcome(outcome.stateFileKey(), outcome.action(), outcome.outcome(), outcome.message(),
+            deletedSlice.size() - (stateFile ? 1 : 0), stateFile, outcome.keysAlreadyGone(), failureSlice,
+            outcome.startedAt(), outcome.endedAt(), deletedSlice, null));
+        node.put("continued", slice.continued());
       }
     }
     try {
@@ -119,8 +368,11 @@ public final class LedgerCodec {
         }
   }
 
-  /** Reads the ledger object at {@code key}; an object that is not one fails naming the key and the field. */
-  public static LedgerEntry read(String key, byte[] bytes) {
+  /**
+   * Reads the ledger object at {@code key}, one part of its entry (a version 1 object is the whole entry: part 1 of
+   * 1); an object that is not one fails naming the key and the field.
+   */
+  public static Part read(String key, byte[] bytes) {
     JsonNode root;
     try {
       root = JSON.readTree(bytes);
@@ -132,15 +384,26 @@ public final class LedgerCodec {
       throw reader.invalid("the document", "is not an object");
     }
     long version = reader.number(root, "version");
-    if (version != VERSION) {
-      throw reader.invalid("version", "is " + version + ", this statesweep reads version " + VERSION);
+    if (version != VERSION && version != 1) {
+      throw reader.invalid("version", "is " + version + ", this statesweep reads versions 1 and " + VERSION);
     }
+    boolean inParts = version == VERSION;
     String kind = reader.text(root, "kind");
     LedgerEntry.Header header = new LedgerEntry.Header(reader.text(root, "run_id"), reader.text(root, "run_date"),
         reader.text(root, "attempt_id"), reader.text(root, "warehouse"), (int) reader.number(root, "partition"),
         reader.number(root, "task_attempt", Long.MAX_VALUE), (int) reader.number(root, "window"), reader.time(root, "written_at"));
+    int parts = inParts ? (int) reader.number(root, "parts") : 1;
+    int part = inParts ? (int) reader.number(root, "part") : 1;
+    if (part < 1 || part > parts) {
+      throw reader.invalid("part", "is " + part + " of " + parts + " parts");
+    }
+    List<Boolean> continued = new ArrayList<>();
     switch (kind) {
       case "intent": {
+        int group = inParts ? (int) reader.number(root, "group") : 1;
+        if (group < 1) {
+          throw reader.invalid("group", "is not positive");
+        }
         List<DeleteJournal.IntendedRecord> records = new ArrayList<>();
         JsonNode array = reader.array(root, "records");
         for (int i = 0; i < array.size(); i++) {
@@ -157,16 +420,18 @@ public final class LedgerCodec {
           records.add(new DeleteJournal.IntendedRecord(reader.text(node, at + "state_file_key"),
               reader.action(node, at + "action"), reader.text(node, at + "state_etag"), keys,
               (int) reader.number(node, at + "keys_already_gone"), reader.time(node, at + "started_at")));
+          continued.add(inParts && reader.bool(node, at + "continued"));
         }
-        return new LedgerEntry.Intent(header, records);
+        return new Part(new LedgerEntry.Intent(header, group, records), part, parts, continued);
       }
       case "outcomes": {
         List<ExecutionOutcome> outcomes = new ArrayList<>();
         JsonNode array = reader.array(root, "outcomes");
         for (int i = 0; i < array.size(); i++) {
           outcomes.add(outcome(reader, array.get(i), "outcomes[" + i + "]."));
+          continued.add(inParts && reader.bool(array.get(i), "outcomes[" + i + "].continued"));
         }
-        return new LedgerEntry.Outcomes(header, outcomes);
+        return new Part(new LedgerEntry.Outcomes(header, outcomes), part, parts, continued);
       }
       default:
         throw reader.invalid("kind", "is '" + kind + "', not intent or outcomes");

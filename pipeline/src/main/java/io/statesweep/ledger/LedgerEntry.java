@@ -33,10 +33,18 @@ public sealed interface LedgerEntry {
     }
   }
 
-  /** What a window was about to delete when it began: its verified records and their keys. */
-  record Intent(Header header, List<DeleteJournal.IntendedRecord> records) implements LedgerEntry {
+  /**
+   * What a window was about to delete when one group of its deletes began: its verified records and their keys.
+   *
+   * @param group which of the window's groups it is (from 1): a record in a later group was verified again, and its
+   *     later intent is the one that holds
+   */
+  record Intent(Header header, int group, List<DeleteJournal.IntendedRecord> records) implements LedgerEntry {
     public Intent {
       requireNonNull(header, "header is null");
+      if (group < 1) {
+        throw new IllegalArgumentException("group is not positive: " + group);
+      }
       records = List.copyOf(records);
     }
   }

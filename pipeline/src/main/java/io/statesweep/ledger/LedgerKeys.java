@@ -9,27 +9,37 @@ import java.util.regex.Pattern;
  * Where an execute's ledger lives: statesweep's own folder beside the export prefix, as the run lock's
  * ({@code cogram.statesweep/journal/<run>/<attempt>/p<partition>/}; {@code .statesweep/journal/} at the bucket
  * root), never inside the export or the exporter's {@code _cogram/}. Each task attempt writes, per window, an
- * intent ({@code t<task>-w<window>-intent.json}) before its first delete and its outcomes
- * ({@code t<task>-w<window>-outcomes.json}) after; sorted by key, a window's intent comes right before its outcomes.
+ * intent before each group of its deletes ({@code t<task>-w<window>-intent-g<group>-p<part>.json}) and its outcomes
+ * after ({@code t<task>-w<window>-outcomes-p<part>.json}), each in as many parts as its size needs
+ * ({@link LedgerCodec#PART_BYTES}); every object of a window shares the prefix {@code t<task>-w<window>-}, so sorted
+ * by key a window's objects come together, its intents before its outcomes. A ledger of an earlier statesweep has one
+ * object of each, without group or part ({@code t<task>-w<window>-intent.json}): read as group 1, part 1 of 1.
  */
 public final class LedgerKeys {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]+");
-  private static final Pattern ENTRY = Pattern.compile("t(\\d+)-w(\\d+)-(intent|outcomes)\\.json");
+  private static final Pattern ENTRY =
+      Pattern.compile("t(\\d{1,18})-w(\\d{1,9})-(?:intent(?:-g(\\d{1,9})-p(\\d{1,9}))?|outcomes(?:-p(\\d{1,9}))?)\\.json");
 
   private LedgerKeys() {}
 
   /** The kinds of ledger objects. */
   public enum Kind {
     INTENT,
-    OUTCOMES;
-
-    String suffix() {
-      return this == INTENT ? "intent" : "outcomes";
-    }
+    OUTCOMES
   }
 
-  /** The name of one ledger object in its partition's folder. */
-  public record EntryName(long taskAttempt, int window, Kind kind) {}
+  /**
+   * The name of one ledger object in its partition's folder.
+   *
+   * @param group for an intent, which of its window's groups of deletes it is of (from 1); 1 for outcomes
+   * @param part which part of its intent or outcomes it holds (from 1)
+   */
+  public record EntryName(long taskAttempt, int window, Kind kind, int group, int part) {
+    /** The key every object of this name's window starts with, in its partition's folder. */
+    public String windowPrefix() {
+      return String.format("t%d-w%06d-", taskAttempt, window);
+    }
+  }
 
   /** The ledger's folder of an export prefix ({@code cogram/} gives {@code cogram.statesweep/journal/}). */
   public static String root(String prefix) {
@@ -50,9 +60,14 @@ public final class LedgerKeys {
     return attemptFolder + String.format("p%05d/", partition);
   }
 
-  /** One ledger object of a task attempt's window. */
-  public static String entry(String partitionFolder, long taskAttempt, int window, Kind kind) {
-    return partitionFolder + String.format("t%d-w%06d-%s.json", taskAttempt, window, kind.suffix());
+  /** One part of a window's outcomes. */
+  public static String outcomes(String partitionFolder, long taskAttempt, int window, int part) {
+    return partitionFolder + String.format("t%d-w%06d-outcomes-p%05d.json", taskAttempt, window, part);
+  }
+
+  /** One part of the intent of a window's {@code group}-th group of deletes. */
+  public static String intent(String partitionFolder, long taskAttempt, int window, int group, int part) {
+    return partitionFolder + String.format("t%d-w%06d-intent-g%04d-p%05d.json", taskAttempt, window, group, part);
   }
 
   /** The name of a ledger object, or null when {@code key} is not one. */
@@ -61,8 +76,11 @@ public final class LedgerKeys {
     if (!matcher.matches()) {
       return null;
     }
+    boolean outcomes = matcher.group(0).contains("-outcomes");
+    String part = outcomes ? matcher.group(5) : matcher.group(4);
     return new EntryName(Long.parseLong(matcher.group(1)), Integer.parseInt(matcher.group(2)),
-        matcher.group(3).equals("intent") ? Kind.INTENT : Kind.OUTCOMES);
+        outcomes ? Kind.OUTCOMES : Kind.INTENT, matcher.group(3) == null ? 1 : Integer.parseInt(matcher.group(3)),
+        part == null ? 1 : Integer.parseInt(part));
   }
 
   /** The last segment of a folder ({@code .../journal/R1/} gives {@code R1}). */

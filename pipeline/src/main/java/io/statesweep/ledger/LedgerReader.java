@@ -2,17 +2,26 @@ package io.statesweep.ledger;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.execute.DeleteJournal;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * Reads one partition's folder of an execute's ledger a window at a time (memory stays one window): a window with
- * outcomes is what they say; a window with only its intent (its task attempt stopped after it and before its
- * outcomes) is resolved by looking at its keys ({@link IntentResolution}). Only ledgers of attempts whose tasks have
- * all ended are read. An object that cannot be read is reported and left in place, never guessed at.
+ * Reads one partition's folder of an execute's ledger a window at a time (memory stays one window): a window whose
+ * outcomes are all there is what they say; a window without them (its task attempt stopped after its intent and
+ * before its outcomes, or while writing them) is resolved by looking at the keys of its intents
+ * ({@link IntentResolution}), each group of deletes by the intent of its parts when they are all there (a group
+ * with a part missing stopped while writing it, so none of its deletes was sent). Only ledgers of attempts whose
+ * tasks have all ended are read. An object that cannot be read is reported and left in place, never guessed at; when
+ * it is an intent's, so is every object of its window, which is left for a later reading.
  */
 public final class LedgerReader {
   private LedgerReader() {}
@@ -26,41 +35,43 @@ public final class LedgerReader {
   }
 
   /**
-   * @param unreadable told of each object that cannot be read ("key: why"): it stays, and so does its window's intent
+   * @param unreadable told of each object that cannot be read, or stays beside one that cannot ("key: why"): it
+   *     stays where it is
    */
   public static Iterator<Window> windows(LedgerStore store, String folder, Consumer<String> unreadable) {
     requireNonNull(store, "store is null");
     requireNonNull(unreadable, "unreadable is null");
     Iterator<String> keys = store.keys(folder);
     return new Iterator<>() {
-      /** A key read ahead to see whether it holds the outcomes of the intent before it. */
+      /** The first key of the next window, read ahead to see where this one ends. */
       private String ahead;
       private Window next;
 
       @Override
       public boolean hasNext() {
         while (next == null && (ahead != null || keys.hasNext())) {
-          String key = take();
-          LedgerKeys.EntryName name = LedgerKeys.parse(key);
+          String first = ahead != null ? ahead : keys.next();
+          ahead = null;
+          LedgerKeys.EntryName name = LedgerKeys.parse(first);
           if (name == null) {
             continue; // not a ledger object: nobody's to read or remove
           }
-          if (name.kind() == LedgerKeys.Kind.OUTCOMES) {
-            next = outcomes(key, List.of(key));
-            continue;
+          // Sorted by key, every object of a window comes together: they share its prefix.
+          Map<String, LedgerKeys.EntryName> window = new LinkedHashMap<>();
+          window.put(first, name);
+          while (ahead == null && keys.hasNext()) {
+            String key = keys.next();
+            LedgerKeys.EntryName keyName = LedgerKeys.parse(key);
+            if (keyName == null) {
+              continue;
+            }
+            if (keyName.taskAttempt() == name.taskAttempt() && keyName.window() == name.window()) {
+              window.put(key, keyName);
+            } else {
+              ahead = key;
+            }
           }
-          // Sorted by key, a window's outcomes come right after its intent.
-          String following = keys.hasNext() || ahead != null ? take() : null;
-          LedgerKeys.EntryName followingName = following == null ? null : LedgerKeys.parse(following);
-          if (followingName != null && followingName.kind() == LedgerKeys.Kind.OUTCOMES
-              && followingName.taskAttempt() == name.taskAttempt() && followingName.window() == name.window()) {
-            // Outcomes that cannot be read (reported, and left in place) fall back on looking at the intent's keys.
-            Window recorded = outcomes(following, List.of(key, following));
-            next = recorded != null ? recorded : intent(key);
-          } else {
-            ahead = following;
-            next = intent(key);
-          }
+          next = new WindowReading(store, window, unreadable).read();
         }
         return next != null;
       }
@@ -74,55 +85,130 @@ public final class LedgerReader {
         next = null;
         return window;
       }
-
-      private String take() {
-        if (ahead != null) {
-          String key = ahead;
-          ahead = null;
-          return key;
-        }
-        return keys.next();
-      }
-
-      private Window outcomes(String key, List<String> sources) {
-        LedgerEntry entry = read(key);
-        if (!(entry instanceof LedgerEntry.Outcomes outcomes)) {
-          if (entry != null) {
-            unreadable.accept(key + ": it is not a window's outcomes");
-          }
-          return null;
-        }
-        List<LedgerTry> tries = new ArrayList<>(outcomes.outcomes().size());
-        outcomes.outcomes().forEach(outcome -> tries.add(new LedgerTry(outcome, false, outcomes.header().taskAttempt())));
-        return new Window(tries, sources);
-      }
-
-      private Window intent(String key) {
-        LedgerEntry entry = read(key);
-        if (!(entry instanceof LedgerEntry.Intent intent)) {
-          if (entry != null) {
-            unreadable.accept(key + ": it is not a window's intent");
-          }
-          return null;
-        }
-        try {
-          return new Window(IntentResolution.resolve(intent, store::find), List.of(key));
-        } catch (RuntimeException e) {
-          unreadable.accept(key + ": cannot look at its keys: " + e.getMessage());
-          return null;
-        }
-      }
-
-      /** The entry, or null when it is gone or cannot be read (then reported). */
-      private LedgerEntry read(String key) {
-        try {
-          byte[] bytes = store.read(key);
-          return bytes == null ? null : LedgerCodec.read(key, bytes);
-        } catch (RuntimeException e) {
-          unreadable.accept(key + ": " + e.getMessage());
-          return null;
-        }
-      }
     };
+  }
+
+  /** One window's objects, read. */
+  private static final class WindowReading {
+    private final LedgerStore store;
+    private final Map<String, LedgerKeys.EntryName> objects;
+    private final Consumer<String> unreadable;
+    private final Set<String> reported = new HashSet<>();
+
+    WindowReading(LedgerStore store, Map<String, LedgerKeys.EntryName> objects, Consumer<String> unreadable) {
+      this.store = store;
+      this.objects = objects;
+      this.unreadable = unreadable;
+    }
+
+    /** The window, or null when nothing of it can be recorded now. */
+    Window read() {
+      List<String> outcomeKeys = keys(LedgerKeys.Kind.OUTCOMES, 1);
+      if (!outcomeKeys.isEmpty()) {
+        LedgerEntry entry = join(outcomeKeys);
+        if (entry instanceof LedgerEntry.Outcomes outcomes) {
+          List<LedgerTry> tries = new ArrayList<>(outcomes.outcomes().size());
+          outcomes.outcomes().forEach(outcome -> tries.add(new LedgerTry(outcome, false,
+              outcomes.header().taskAttempt())));
+          return new Window(tries, List.copyOf(objects.keySet()));
+        }
+        // Outcomes that are not all there, or cannot be read: the intents' keys are looked at instead.
+      }
+      Map<String, DeleteJournal.IntendedRecord> records = new LinkedHashMap<>();
+      LedgerEntry.Header header = null;
+      int lastGroup = 0;
+      for (int group : new TreeSet<>(objects.values().stream().filter(name -> name.kind() == LedgerKeys.Kind.INTENT)
+          .map(LedgerKeys.EntryName::group).toList())) {
+        List<String> groupKeys = keys(LedgerKeys.Kind.INTENT, group);
+        LedgerEntry entry = join(groupKeys);
+        if (groupKeys.stream().anyMatch(reported::contains)) {
+          // Which of its keys were deleted cannot be known until it is read: the window stays whole.
+          objects.keySet().stream().filter(key -> !reported.contains(key)).forEach(key -> report(key,
+              "kept beside an intent of its window that cannot be read"));
+          return null;
+        }
+        if (entry instanceof LedgerEntry.Intent intent) {
+          intent.records().forEach(record -> records.put(record.stateFileKey(), record));
+          header = intent.header();
+          lastGroup = intent.group();
+        }
+      }
+      if (header == null) {
+        return null;
+      }
+      LedgerEntry.Intent intent = new LedgerEntry.Intent(header, lastGroup, List.copyOf(records.values()));
+      List<String> sources = objects.keySet().stream().filter(key -> !reported.contains(key)).toList();
+      try {
+        return new Window(IntentResolution.resolve(intent, store::find), sources);
+      } catch (RuntimeException e) {
+        sources.forEach(key -> report(key, "cannot look at the keys of its window's intent: " + e.getMessage()));
+        return null;
+      }
+    }
+
+    /** The window's objects of one kind (and group, for intents), by part. */
+    private List<String> keys(LedgerKeys.Kind kind, int group) {
+      return objects.entrySet().stream()
+          .filter(entry -> entry.getValue().kind() == kind && entry.getValue().group() == group)
+          .sorted(java.util.Comparator.comparingInt(entry -> entry.getValue().part()))
+          .map(Map.Entry::getKey).toList();
+    }
+
+    /**
+     * The entry of the objects of one intent group, or of the outcomes; null when a part is missing (it was never
+     * written: its writer stopped first) or cannot be read (then each part is reported).
+     */
+    private LedgerEntry join(List<String> keys) {
+      List<LedgerCodec.Part> parts = new ArrayList<>(keys.size());
+      for (String key : keys) {
+        LedgerCodec.Part part = read(key);
+        if (part == null) {
+          keys.stream().filter(other -> !reported.contains(other)).forEach(other -> report(other,
+              "kept beside " + key + ", a part of the same entry that cannot be read"));
+          return null;
+        }
+        parts.add(part);
+      }
+      int declared = parts.get(0).parts();
+      if (parts.size() < declared && parts.stream().allMatch(part -> part.parts() == declared)
+          && parts.stream().map(LedgerCodec.Part::part).distinct().count() == parts.size()) {
+        return null; // parts never written: its writer stopped first
+      }
+      try {
+        return LedgerCodec.join(parts);
+      } catch (IllegalArgumentException e) {
+        keys.forEach(key -> report(key, "Invalid ledger entry of " + String.join(", ", keys) + ": " + e.getMessage()));
+        return null;
+      }
+    }
+
+    /** The object's part, or null when it is gone or cannot be read (then reported). */
+    private LedgerCodec.Part read(String key) {
+      try {
+        byte[] bytes = store.read(key);
+        if (bytes == null) {
+          report(key, "it is gone"); // listed a moment ago: whoever removed it, nothing of its window is guessed
+          return null;
+        }
+        LedgerCodec.Part part = LedgerCodec.read(key, bytes);
+        LedgerKeys.EntryName name = objects.get(key);
+        if (part.kind() != name.kind() || part.group() != name.group() || part.part() != name.part()
+            || part.entry().header().taskAttempt() != name.taskAttempt()
+            || part.entry().header().window() != name.window()) {
+          report(key, "Invalid ledger object " + key + ": its fields are not those of its name");
+          return null;
+        }
+        return part;
+      } catch (RuntimeException e) {
+        report(key, e.getMessage());
+        return null;
+      }
+    }
+
+    private void report(String key, String why) {
+      if (reported.add(key)) {
+        unreadable.accept(key + ": " + why);
+      }
+    }
   }
 }

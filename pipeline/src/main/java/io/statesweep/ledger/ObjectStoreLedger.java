@@ -15,9 +15,6 @@ import java.util.Map;
 
 /** {@link LedgerStore} on an {@link ObjectStore}. */
 public final class ObjectStoreLedger implements LedgerStore {
-  /** A window's ledger object holds at most 1,000 keys: far below this. */
-  private static final int MAX_OBJECT_BYTES = 64 * 1024 * 1024;
-
   private final ObjectStore store;
 
   public ObjectStoreLedger(ObjectStore store) {
@@ -31,13 +28,13 @@ public final class ObjectStoreLedger implements LedgerStore {
 
   @Override
   public byte[] read(String key) {
-    ObjectContent content = store.read(key, MAX_OBJECT_BYTES);
+    ObjectContent content = store.read(key, LedgerCodec.MAX_OBJECT_BYTES);
     if (content == null) {
       return null;
     }
     if (content.truncated()) {
       throw new IllegalArgumentException("Invalid ledger object s3://" + store.bucket() + "/" + key + ": larger than "
-          + MAX_OBJECT_BYTES + " bytes");
+          + LedgerCodec.MAX_OBJECT_BYTES + " bytes");
     }
     return content.bytes();
   }

@@ -91,7 +91,7 @@ public final class RecordHistory {
     } else if (files > 0 && NOT_DUE_ANY_MORE.contains(last.outcome())) {
       outcome = Outcome.CAME_BACK_DURING_DELETE;
       message = "the record came back during its deletion: " + files + " of its files were deleted ("
-          + String.join(", ", keys.stream().map(DeletedKey::key).toList()) + "), then " + last.outcome().label() + ": "
+          + DeletedKey.named(keys) + "), then " + last.outcome().label() + ": "
           + last.message() + "; run Verify bucket in the exporter";
     } else if (files > 0 && last.outcome() == Outcome.ALREADY_DELETED) {
       outcome = Outcome.INTERRUPTED;

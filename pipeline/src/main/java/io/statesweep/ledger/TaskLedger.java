@@ -5,9 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.statesweep.execute.DeleteJournal;
 import io.statesweep.execute.ExecutionOutcome;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,8 +14,9 @@ import java.util.concurrent.Future;
 /**
  * One task attempt's part of an execute's ledger (README, "Every delete on the record"): per window, the intent
  * before its first delete ({@link #intend}; durable when it returns) and the outcomes after
- * ({@link #recordOutcomes}; durable once {@link #flush} or {@link #close} returns), each an object of its own in the
- * partition's folder. Not thread-safe: one per task attempt.
+ * ({@link #recordOutcomes}; durable once {@link #flush} or {@link #close} returns), each in objects of its own in
+ * the partition's folder, as many as its size needs ({@link LedgerCodec#write}). Not thread-safe: one per task
+ * attempt.
  */
 public final class TaskLedger implements DeleteJournal, AutoCloseable {
   private final LedgerStore store;
@@ -25,10 +24,10 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
   private final LedgerEntry.Header header;
   private final Clock clock;
   private int window;
+  /** The groups of deletes the current window intended so far. */
+  private int group;
   private ExecutorService writer;
   private Future<?> pending;
-  /** The records the current window intended so far, by state file: the window's intent object holds them all. */
-  private final Map<String, IntendedRecord> intended = new LinkedHashMap<>();
 
   /** @param header the run, attempt, warehouse, partition and task attempt (its window and time are set here) */
   public TaskLedger(LedgerStore store, String attemptFolder, LedgerEntry.Header header, Clock clock) {
@@ -41,20 +40,23 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
   /** Begins the next window: its intent and outcomes carry its number. */
   public void nextWindow() {
     window++;
-    intended.clear();
+    group = 0;
   }
 
   /**
-   * A window starts its deletes in one group of records or several (README "Deleting"): each call writes the
-   * window's intent object again with every record intended in the window so far, a record's latest intent in
-   * place of an earlier one (it was verified again when its start came too late), so that no write loses another's.
+   * A window starts its deletes in one group of records or several (README "Deleting"): each call writes the intent
+   * of its group in objects of their own, and a record's intent in a later group holds in place of an earlier one
+   * (it was verified again when its start came too late). Returns once every part is written: until then, nothing
+   * of the group is deleted.
    */
   @Override
   public void intend(List<IntendedRecord> records) {
-    current();
-    records.forEach(record -> intended.put(record.stateFileKey(), record));
-    write(new LedgerEntry.Intent(header.at(current(), clock.instant()), List.copyOf(intended.values())),
-        LedgerKeys.Kind.INTENT);
+    int intentGroup = ++group;
+    List<byte[]> parts = LedgerCodec.write(new LedgerEntry.Intent(header.at(current(), clock.instant()), intentGroup,
+        records));
+    for (int part = 0; part < parts.size(); part++) {
+      store.write(LedgerKeys.intent(folder, header.taskAttempt(), window, intentGroup, part + 1), parts.get(part));
+    }
   }
 
   /**
@@ -64,8 +66,9 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
    */
   public void recordOutcomes(List<ExecutionOutcome> outcomes) {
     awaitOutcomes();
-    String key = LedgerKeys.entry(folder, header.taskAttempt(), current(), LedgerKeys.Kind.OUTCOMES);
-    byte[] content = LedgerCodec.write(new LedgerEntry.Outcomes(header.at(current(), clock.instant()), outcomes));
+    int outcomesWindow = current();
+    List<byte[]> parts = LedgerCodec.write(new LedgerEntry.Outcomes(header.at(outcomesWindow, clock.instant()),
+        outcomes));
     if (writer == null) {
       writer = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "statesweep-ledger");
@@ -73,7 +76,11 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
         return thread;
       });
     }
-    pending = writer.submit(() -> store.write(key, content));
+    pending = writer.submit(() -> {
+      for (int part = 0; part < parts.size(); part++) {
+        store.write(LedgerKeys.outcomes(folder, header.taskAttempt(), outcomesWindow, part + 1), parts.get(part));
+      }
+    });
   }
 
   /** Waits until the last outcomes are written; throws why they could not be. */
@@ -115,9 +122,5 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
       throw new IllegalStateException("no window begun");
     }
     return window;
-  }
-
-  private void write(LedgerEntry entry, LedgerKeys.Kind kind) {
-    store.write(LedgerKeys.entry(folder, header.taskAttempt(), window, kind), LedgerCodec.write(entry));
   }
 }

@@ -20,7 +20,7 @@ class IntentResolutionTest {
   private final MemoryLedgerStore bucket = new MemoryLedgerStore();
 
   private ExecutionOutcome resolve() {
-    List<LedgerTry> tries = IntentResolution.resolve(new LedgerEntry.Intent(header(7, 1, INTENDED),
+    List<LedgerTry> tries = IntentResolution.resolve(new LedgerEntry.Intent(header(7, 1, INTENDED), 1,
         List.of(meetingIntent(1))), bucket::find);
     assertThat(tries).singleElement().satisfies(one -> {
       assertThat(one.fromIntent()).isTrue();

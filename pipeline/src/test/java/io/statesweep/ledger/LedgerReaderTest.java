@@ -48,8 +48,8 @@ class LedgerReaderTest {
     ledger.flush();
 
     assertThat(bucket.objects().keySet()).containsExactly(
-        "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-intent.json",
-        "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-outcomes.json");
+        "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-intent-g0001-p00001.json",
+        "cogram.statesweep/journal/20261201T060000Z-aaaaaa/20261201T060500Z-bbbbbb/p00003/t7-w000001-outcomes-p00001.json");
   }
 
   @Test
@@ -67,7 +67,7 @@ class LedgerReaderTest {
 
     assertThat(windows).singleElement().satisfies(window -> assertThat(window.tries())
         .extracting(one -> one.outcome().stateFileKey()).containsExactly(STATE, other.stateFileKey()));
-    assertThat(bucket.objects()).hasSize(1);
+    assertThat(bucket.objects()).as("each group's intent in an object of its own").hasSize(2);
   }
 
   @Test
@@ -76,7 +76,7 @@ class LedgerReaderTest {
     ledger.nextWindow();
     ledger.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
     ledger.close();
-    assertThat(bucket.objects().keySet()).singleElement().asString().endsWith("t7-w000001-outcomes.json");
+    assertThat(bucket.objects().keySet()).singleElement().asString().endsWith("t7-w000001-outcomes-p00001.json");
 
     LedgerStore unwritable = new MemoryLedgerStore() {
       @Override
@@ -110,7 +110,7 @@ class LedgerReaderTest {
       });
       assertThat(window.sources()).hasSize(2);
     });
-    assertThat(bucket.reads()).singleElement().asString().endsWith("-outcomes.json");
+    assertThat(bucket.reads()).singleElement().asString().endsWith("-outcomes-p00001.json");
     assertThat(unreadable).isEmpty();
   }
 
@@ -134,7 +134,7 @@ class LedgerReaderTest {
     assertThat(windows).hasSize(3);
     assertThat(windows.get(0).tries().get(0).outcome().outcome()).isEqualTo(Outcome.ALREADY_DELETED);
     assertThat(windows.get(1).tries().get(0).fromIntent()).isTrue();
-    assertThat(windows.get(1).sources()).singleElement().asString().endsWith("t12-w000002-intent.json");
+    assertThat(windows.get(1).sources()).singleElement().asString().endsWith("t12-w000002-intent-g0001-p00001.json");
     assertThat(windows.get(2).tries().get(0).taskAttempt()).isEqualTo(120);
     assertThat(windows.stream().mapToInt(window -> window.sources().size()).sum()).isEqualTo(bucket.objects().size());
   }
@@ -144,7 +144,7 @@ class LedgerReaderTest {
     TaskLedger ledger = taskLedger(7);
     ledger.nextWindow();
     ledger.intend(List.of(meetingIntent(0)));
-    String outcomes = LedgerKeys.entry(PARTITION, 7, 1, LedgerKeys.Kind.OUTCOMES);
+    String outcomes = LedgerKeys.outcomes(PARTITION, 7, 1, 1);
     bucket.write(outcomes, "{\"version\":1".getBytes(UTF_8));
 
     List<LedgerReader.Window> windows = read();
@@ -152,8 +152,129 @@ class LedgerReaderTest {
     assertThat(unreadable).singleElement().asString().startsWith(outcomes + ": Invalid ledger object " + outcomes);
     // Its intent is looked at instead (the bucket has none of the meeting's keys: all deleted).
     assertThat(windows).singleElement().satisfies(window -> {
-      assertThat(window.sources()).singleElement().asString().endsWith("t7-w000001-intent.json");
+      assertThat(window.sources()).singleElement().asString().endsWith("t7-w000001-intent-g0001-p00001.json");
       assertThat(window.tries().get(0).outcome().outcome()).isEqualTo(Outcome.DELETED);
     });
+  }
+
+  /** A record of a project folder of {@code files} keys of 947 bytes (S3 takes 1,024), then its state file. */
+  private static DeleteJournal.IntendedRecord largeRecord(String record, int files) {
+    String state = "cogram/projects/p1/documents/" + record + "/state.json";
+    String segment = "d".repeat(230);
+    List<DeleteJournal.IntendedKey> keys = new ArrayList<>();
+    for (int i = 0; i < files; i++) {
+      keys.add(new DeleteJournal.IntendedKey("cogram/projects/p1/documents/" + record + "/" + segment + "/" + segment
+          + "/" + segment + "/" + segment.substring(0, 200) + String.format("/%07d", i), DeleteRole.FILE, "etag-" + i));
+    }
+    keys.add(new DeleteJournal.IntendedKey(state, DeleteRole.STATE_FILE, record + "-etag"));
+    return new DeleteJournal.IntendedRecord(state, Action.DELETE_RECORD, record + "-etag", keys, 0, VERIFIED);
+  }
+
+  /** What a window that deleted every key of its record says. */
+  private static io.statesweep.execute.ExecutionOutcome deletedWhole(DeleteJournal.IntendedRecord record) {
+    List<io.statesweep.execute.DeletedKey> deleted = record.keys().stream().map(key ->
+        new io.statesweep.execute.DeletedKey(key.key(), key.role(), key.etag(), ANSWERED, "marker-of-" + key.key()))
+        .toList();
+    return new io.statesweep.execute.ExecutionOutcome(record.stateFileKey(), record.action(), Outcome.DELETED,
+        "deleted", deleted.size() - 1, true, 0, List.of(), VERIFIED, ANSWERED, deleted, null);
+  }
+
+  private List<String> objectsOf(String kind) {
+    return bucket.objects().keySet().stream().filter(key -> key.contains("-" + kind)).toList();
+  }
+
+  @Test
+  void aRecordTooLargeForOneObjectIsWrittenInPartsAndReadWholeWithEveryMarker() {
+    DeleteJournal.IntendedRecord large = largeRecord("d1", 20_000);
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.intend(List.of(meetingIntent(0), large));
+    ledger.recordOutcomes(List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO), deletedWhole(large)));
+    ledger.close();
+
+    assertThat(objectsOf("intent")).as("20,000 keys of 947 bytes: 19 MB in parts of 8 MiB").hasSize(3);
+    assertThat(objectsOf("outcomes")).as("with a delete marker each: 39 MB").hasSize(5);
+    assertThat(bucket.objects().values()).allSatisfy(bytes -> assertThat(bytes.length)
+        .isLessThanOrEqualTo(LedgerCodec.PART_BYTES));
+
+    List<LedgerReader.Window> windows = read();
+
+    assertThat(windows).singleElement().satisfies(window -> {
+      assertThat(window.tries()).extracting(one -> one.outcome().stateFileKey())
+          .containsExactly(STATE, large.stateFileKey());
+      assertThat(window.tries().get(1).outcome().deleted()).hasSize(20_001)
+          .allSatisfy(key -> assertThat(key.deleteMarker()).isEqualTo("marker-of-" + key.key()));
+      assertThat(window.sources()).hasSize(8);
+    });
+    assertThat(unreadable).isEmpty();
+  }
+
+  @Test
+  void outcomesPartlyWrittenWhenTheTaskStoppedFallBackOnItsIntent() {
+    DeleteJournal.IntendedRecord large = largeRecord("d1", 20_000);
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.intend(List.of(large));
+    ledger.recordOutcomes(List.of(deletedWhole(large)));
+    ledger.close();
+    bucket.remove(objectsOf("outcomes").get(2)); // its task stopped before the last part
+
+    List<LedgerReader.Window> windows = read();
+
+    assertThat(windows).singleElement().satisfies(window -> assertThat(window.tries()).singleElement()
+        .satisfies(one -> {
+          assertThat(one.fromIntent()).isTrue();
+          assertThat(one.outcome().outcome()).isEqualTo(Outcome.DELETED);
+          assertThat(one.outcome().deleted()).hasSize(20_001);
+        }));
+    assertThat(unreadable).isEmpty();
+  }
+
+  @Test
+  void aGroupWhoseIntentIsPartlyWrittenSentNoDeleteAndALaterGroupsIntentOfARecordHolds() {
+    // Group 1: the meeting and the document; group 2 verified the document again (it lost a key since), then a
+    // third group's intent stopped half-written, so none of its deletes was sent.
+    DeleteJournal.IntendedRecord large = largeRecord("d1", 20_000);
+    DeleteJournal.IntendedRecord again = new DeleteJournal.IntendedRecord(large.stateFileKey(), large.action(),
+        large.stateEtag(), large.keys().subList(1, large.keys().size()), 1, ANSWERED);
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.intend(List.of(meetingIntent(0), large));
+    ledger.intend(List.of(again));
+    ledger.intend(List.of(largeRecord("d2", 20_000)));
+    bucket.remove(objectsOf("intent-g0003").get(1));
+    bucket.putExportObject(large.keys().get(0).key(), "written-since"); // the key the second verification missed
+
+    List<LedgerReader.Window> windows = read();
+
+    assertThat(windows).singleElement().satisfies(window -> {
+      assertThat(window.tries()).extracting(one -> one.outcome().stateFileKey())
+          .containsExactly(STATE, large.stateFileKey());
+      assertThat(window.tries().get(1).outcome().deleted()).as("the later intent, without the key it found gone")
+          .hasSize(20_000).noneMatch(key -> key.key().equals(large.keys().get(0).key()));
+      assertThat(window.tries().get(1).outcome().keysAlreadyGone()).isEqualTo(1);
+    });
+    assertThat(unreadable).isEmpty();
+  }
+
+  @Test
+  void aPartOfAnIntentThatCannotBeReadKeepsEveryObjectOfItsWindowAndTheNextWindowIsRead() {
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.intend(List.of(largeRecord("d1", 20_000)));
+    ledger.nextWindow();
+    ledger.intend(List.of(meetingIntent(0)));
+    String broken = objectsOf("intent").get(1);
+    bucket.write(broken, "{\"version\":2".getBytes(UTF_8));
+
+    List<LedgerReader.Window> windows = read();
+
+    assertThat(windows).singleElement().satisfies(window -> assertThat(window.tries()).singleElement()
+        .satisfies(one -> assertThat(one.outcome().stateFileKey()).isEqualTo(STATE)));
+    assertThat(unreadable).hasSize(3);
+    assertThat(unreadable).filteredOn(why -> why.startsWith(broken + ": Invalid ledger object " + broken + ": not JSON"))
+        .hasSize(1);
+    assertThat(unreadable).filteredOn(why -> why.endsWith(": kept beside " + broken
+        + ", a part of the same entry that cannot be read")).hasSize(2);
   }
 }

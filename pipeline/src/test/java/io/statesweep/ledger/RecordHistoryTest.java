@@ -26,7 +26,7 @@ class RecordHistoryTest {
     MemoryLedgerStore bucket = new MemoryLedgerStore();
     bucket.putExportObject(AUDIO, "audio-etag");
     bucket.putExportObject(STATE, "state-etag");
-    return IntentResolution.resolve(new LedgerEntry.Intent(header(7, 1, INTENDED), List.of(meetingIntent(0))),
+    return IntentResolution.resolve(new LedgerEntry.Intent(header(7, 1, INTENDED), 1, List.of(meetingIntent(0))),
         bucket::find).get(0);
   }
 
@@ -104,7 +104,7 @@ class RecordHistoryTest {
     MemoryLedgerStore bucket = new MemoryLedgerStore();
     bucket.putExportObject(AUDIO, "audio-etag");
     bucket.putExportObject(STATE, "state-etag");
-    LedgerTry lateCopy = IntentResolution.resolve(new LedgerEntry.Intent(header(8, 1, RETRIED),
+    LedgerTry lateCopy = IntentResolution.resolve(new LedgerEntry.Intent(header(8, 1, RETRIED), 1,
         List.of(meetingIntent(0))), bucket::find).get(0);
     assertThat(lateCopy.outcome().outcome()).isEqualTo(Outcome.INTERRUPTED);
 

@@ -110,17 +110,33 @@ public final class LedgerRecorder {
     return leftovers;
   }
 
-  private static LedgerEntry.Header firstHeader(LedgerStore ledger, String attemptFolder) {
+  /**
+   * The header of the attempt's first ledger object that can be read, or null when none can (each that cannot is
+   * named, and stays: it never stops this execute).
+   */
+  private LedgerEntry.Header firstHeader(LedgerStore ledger, String attemptFolder) {
     Iterator<String> keys = ledger.keys(attemptFolder);
+    int unreadable = 0;
     while (keys.hasNext()) {
       String key = keys.next();
       if (LedgerKeys.parse(key) == null) {
         continue;
       }
-      byte[] bytes = ledger.read(key);
-      if (bytes != null) {
-        return LedgerCodec.read(key, bytes).header();
+      try {
+        byte[] bytes = ledger.read(key);
+        if (bytes != null) {
+          return LedgerCodec.read(key, bytes).entry().header();
+        }
+      } catch (RuntimeException e) {
+        unreadable++;
+        LOG.error("Cannot read the ledger object s3://{}/{}: {}; it stays, and the next of its attempt is read for"
+            + " the attempt's run", bucket, LineText.escape(key), LineText.escape(String.valueOf(e.getMessage())));
       }
+    }
+    if (unreadable > 0) {
+      LOG.error("No object of the ledger s3://{}/{} can be read ({} cannot): what it deleted is not in executions;"
+          + " it stays, and every execute tries it again: inspect its objects, then remove them", bucket,
+          LineText.escape(attemptFolder), unreadable);
     }
     return null;
   }
