@@ -25,6 +25,16 @@ public interface DeleteJournal {
   void intend(List<IntendedRecord> records);
 
   /**
+   * Adds keys of the current group's records that it did not name yet, before they are sent: a group names its keys
+   * a few requests ahead of them, so that a record of any size starts its deletes at once (README "Deleting"). Durable
+   * when it returns; when it throws, none of them is sent. By default, {@link #intend}: for a journal that keeps no
+   * groups apart.
+   */
+  default void intendMore(List<IntendedRecord> records) {
+    intend(records);
+  }
+
+  /**
    * A verified record of a window and what it may delete: its files as verified, then its state file (for a
    * {@code delete_record} row, sent only if every file went and the state file is unchanged).
    *

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -102,6 +103,12 @@ public final class RecordExecutor implements AutoCloseable {
    * such wait is those records' progress (README "Deleting").
    */
   static final int MOST_LATE_STARTS = 3;
+  /**
+   * The keys a group's intent names ahead of its requests, at least: written before its first delete, then again as
+   * its requests reach the end of what it names, so that a record of any number of keys starts its deletes within
+   * {@link #FRESH_FOR}, and no key is sent before the intent that names it is durable (README "Deleting").
+   */
+  static final int INTENDED_AHEAD = 5_000;
 
   private static final long FRESH_NANOS = FRESH_FOR.toNanos();
   private static final long GATHER_NANOS = GATHERS_FOR.toNanos();
@@ -224,6 +231,10 @@ public final class RecordExecutor implements AutoCloseable {
     private final Map<String, DeleteResult.KeyError> errors = new HashMap<>();
     /** The state files read again after their records' files went. */
     private final Map<Integer, Recheck> recheckOf = new HashMap<>();
+    /** The keys of the group whose deletes started last that its intent does not name yet, in the order sent. */
+    private final ArrayDeque<GroupKey> unintended = new ArrayDeque<>();
+    /** The keys of that group that its intent names. */
+    private final Set<String> intended = new HashSet<>();
 
     Window(List<PlannedRecord> records, Instant started, WindowPermits permits) {
       this.records = records;
@@ -588,39 +599,101 @@ public final class RecordExecutor implements AutoCloseable {
     }
 
     /**
-     * Writes the group's intent (every record with a key that may go: its files, then its state file); returns
-     * null when it is written or there is nothing to delete, else why nothing of the group is deleted.
+     * Begins the group's intent: its keys that may go, in the order they would be sent (the files of each record,
+     * then the state files), and writes the first {@link #INTENDED_AHEAD} of them; returns null when they are written
+     * or there is nothing to delete, else why nothing of the group is deleted.
      */
     private String intend(List<Integer> group) {
-      List<DeleteJournal.IntendedRecord> intents = new ArrayList<>();
+      unintended.clear();
+      intended.clear();
       for (int slot : group) {
         Verified record = current[slot];
-        List<DeleteJournal.IntendedKey> keys = new ArrayList<>();
         for (DeleteTarget target : record.targets) {
-          keys.add(new DeleteJournal.IntendedKey(target.key(), record.roleOf(target.key()), record.etagOf(target.key())));
+          unintended.add(new GroupKey(slot, new DeleteJournal.IntendedKey(target.key(), record.roleOf(target.key()),
+              record.etagOf(target.key()))));
         }
-        PlannedRecord plan = record.plan;
+      }
+      for (int slot : group) {
+        PlannedRecord plan = current[slot].plan;
         if (plan.action() == Action.DELETE_RECORD) {
-          keys.add(new DeleteJournal.IntendedKey(plan.stateFileKey(), DeleteRole.STATE_FILE, plan.stateFile().etag()));
-        }
-        if (!keys.isEmpty()) {
-          intents.add(new DeleteJournal.IntendedRecord(plan.stateFileKey(), plan.action(), plan.stateFile().etag(),
-              keys, record.alreadyGone, started));
+          unintended.add(new GroupKey(slot, new DeleteJournal.IntendedKey(plan.stateFileKey(), DeleteRole.STATE_FILE,
+              plan.stateFile().etag())));
         }
       }
-      if (intents.isEmpty()) {
+      if (unintended.isEmpty()) {
         return null;
       }
+      List<GroupKey> taken = takeAhead(List.of());
       try {
-        journal.intend(intents);
-        return null;
+        journal.intend(intents(taken));
       } catch (RuntimeException e) {
         return "cannot record what this window is about to delete, so nothing of it was deleted: " + e.getMessage();
       }
+      taken.forEach(key -> intended.add(key.key().key()));
+      return null;
+    }
+
+    /**
+     * Before a request: names its keys in the group's intent unless it does already, with those that follow up to
+     * {@link #INTENDED_AHEAD}; returns null when they are named, else why none of them is sent.
+     */
+    private String intendBefore(List<DeleteTarget> batch) {
+      if (batch.stream().allMatch(target -> intended.contains(target.key()))) {
+        return null;
+      }
+      List<GroupKey> taken = takeAhead(batch);
+      try {
+        journal.intendMore(intents(taken));
+      } catch (RuntimeException e) {
+        // Not named: none of them is sent, and a later request names them first.
+        for (int i = taken.size() - 1; i >= 0; i--) {
+          unintended.addFirst(taken.get(i));
+        }
+        return "cannot record what this window is about to delete next, so it was not sent: " + e.getMessage();
+      }
+      taken.forEach(key -> intended.add(key.key().key()));
+      return null;
+    }
+
+    /** The next keys of the group to name in its intent: at least {@code batch}'s and {@link #INTENDED_AHEAD}. */
+    private List<GroupKey> takeAhead(List<DeleteTarget> batch) {
+      Set<String> missing = new HashSet<>();
+      batch.forEach(target -> missing.add(target.key()));
+      missing.removeAll(intended);
+      List<GroupKey> taken = new ArrayList<>();
+      while (!unintended.isEmpty() && (taken.size() < INTENDED_AHEAD || !missing.isEmpty())) {
+        GroupKey next = unintended.poll();
+        taken.add(next);
+        missing.remove(next.key().key());
+      }
+      if (!missing.isEmpty()) {
+        throw new IllegalStateException("keys about to be sent are not of the group that started: " + missing);
+      }
+      return taken;
+    }
+
+    /** The intent of {@code keys}, by record. */
+    private List<DeleteJournal.IntendedRecord> intents(List<GroupKey> keys) {
+      Map<Integer, List<DeleteJournal.IntendedKey>> bySlot = new LinkedHashMap<>();
+      keys.forEach(key -> bySlot.computeIfAbsent(key.slot(), slot -> new ArrayList<>()).add(key.key()));
+      List<DeleteJournal.IntendedRecord> intents = new ArrayList<>(bySlot.size());
+      bySlot.forEach((slot, slotKeys) -> {
+        PlannedRecord plan = current[slot].plan;
+        intents.add(new DeleteJournal.IntendedRecord(plan.stateFileKey(), plan.action(), plan.stateFile().etag(),
+            slotKeys, current[slot].alreadyGone, started));
+      });
+      return intents;
     }
 
     /** One DeleteObjects request; its answer, per key, into the window's maps. */
     private void send(List<DeleteTarget> batch) {
+      String notIntended = intendBefore(batch);
+      if (notIntended != null) {
+        for (DeleteTarget target : batch) {
+          errors.put(target.key(), new DeleteResult.KeyError("LedgerUnavailable", notIntended));
+        }
+        return;
+      }
       try {
         DeleteResult result = store.delete(batch);
         long answered = nanoTime.getAsLong();
@@ -639,6 +712,9 @@ public final class RecordExecutor implements AutoCloseable {
       hook.afterBatch(BATCHES.incrementAndGet());
     }
   }
+
+  /** A key of a group whose deletes started, and the record it is of (by its place in the window). */
+  private record GroupKey(int slot, DeleteJournal.IntendedKey key) {}
 
   private static boolean isFresh(Verified record, long at) {
     return at - record.verifiedAt() <= FRESH_NANOS;

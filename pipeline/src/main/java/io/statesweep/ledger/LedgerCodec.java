@@ -20,13 +20,18 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Ledger objects as JSON (ASCII only: every other character escaped, so a key of any bytes travels and reads back
- * as it was). An entry is written in as many parts as its size needs, each at most {@link #PART_BYTES}: a record
- * with more keys than one part holds goes on in the next, as a slice marked {@code continued}. Reading checks every
- * field and names the object and the field of the first that is wrong.
+ * as it was). An entry is written in as many parts as its size needs, each at most {@link #PART_BYTES}, a record
+ * with more keys than one part holds going on in the next. A window's outcomes are written once, their parts counted
+ * ({@code parts}), each slice of a record that goes on from the part before marked {@code continued}: whole only
+ * when every part is there. An intent is written as its group's requests go, each object before the deletes of its
+ * keys: its parts are numbered within their group, uncounted, and what they name together is the group's intent.
+ * Reading checks every field and names the object and the field of the first that is wrong.
  */
 public final class LedgerCodec {
   /** The version written; version 1 (one object per entry, no parts) is read too. */
@@ -49,15 +54,16 @@ public final class LedgerCodec {
   private LedgerCodec() {}
 
   /**
-   * One ledger object as read: part {@code part} of the {@code parts} its entry was written in. Its records (or
-   * outcomes) are slices: {@code continued.get(i)} says the i-th goes on with the record of the slice before it (the
-   * previous part's last, for the first). An outcome's slice counts only the keys it holds.
+   * One ledger object as read: part {@code part} of the {@code parts} its outcomes were written in, or of its
+   * intent's group ({@code parts} 0: uncounted). Its records (or outcomes) are slices: {@code continued.get(i)} says
+   * the i-th outcome goes on with the record of the slice before it (the previous part's last, for the first); an
+   * outcome's slice counts only the keys it holds.
    */
   public record Part(LedgerEntry entry, int part, int parts, List<Boolean> continued) {
     public Part {
       requireNonNull(entry, "entry is null");
       continued = List.copyOf(continued);
-      if (part < 1 || part > parts) {
+      if (part < 1 || parts != 0 && part > parts || (parts == 0) != entry instanceof LedgerEntry.Intent) {
         throw new IllegalArgumentException("part " + part + " of " + parts);
       }
     }
@@ -72,17 +78,23 @@ public final class LedgerCodec {
     }
   }
 
-  /** The entry's parts, in order, each at most {@link #PART_BYTES}. */
-  public static List<byte[]> write(LedgerEntry entry) {
-    return write(entry, PART_BYTES);
+  /**
+   * The entry's parts, in order, each at most {@link #PART_BYTES}: numbered from 1 for outcomes, and from
+   * {@code firstPart} for an intent (the parts its group has so far, plus one).
+   */
+  public static List<byte[]> write(LedgerEntry entry, int firstPart) {
+    return write(entry, firstPart, PART_BYTES);
   }
 
   /** The entry's parts, each at most {@code partBytes} (and never fewer than one key per part). */
-  static List<byte[]> write(LedgerEntry entry, long partBytes) {
+  static List<byte[]> write(LedgerEntry entry, int firstPart, long partBytes) {
+    if (firstPart < 1 || firstPart > 1 && entry instanceof LedgerEntry.Outcomes) {
+      throw new IllegalArgumentException("outcomes start at part 1, an intent at 1 or later: " + firstPart);
+    }
     List<List<SliceBounds>> parts = slices(entry, partBytes);
     List<byte[]> written = new ArrayList<>(parts.size());
     for (int part = 0; part < parts.size(); part++) {
-      byte[] bytes = writePart(entry, parts.get(part), part + 1, parts.size());
+      byte[] bytes = writePart(entry, parts.get(part), firstPart + part, parts.size());
       if (bytes.length > MAX_OBJECT_BYTES) {
         throw new IllegalStateException("a part of the ledger of run " + entry.header().runId() + " is " + bytes.length
             + " bytes, over the " + MAX_OBJECT_BYTES + " its reader takes");
@@ -93,55 +105,53 @@ public final class LedgerCodec {
   }
 
   /**
-   * The entry of a window's parts: all of them, in order of their number (an intent's all of one group). Throws,
-   * saying why, when they are not the whole of one entry.
+   * The entry of a window's parts. Outcomes: all of their parts, in order of their number, else it throws saying
+   * why. An intent: the parts of one group that could be read, in order of their number, each record with every key
+   * any of them names.
    */
   public static LedgerEntry join(List<Part> parts) {
     if (parts.isEmpty()) {
       throw new IllegalArgumentException("no parts");
     }
     Part first = parts.get(0);
-    List<Object> items = new ArrayList<>();
+    if (first.entry() instanceof LedgerEntry.Intent) {
+      Map<String, DeleteJournal.IntendedRecord> records = new LinkedHashMap<>();
+      for (Part part : parts) {
+        if (!(part.entry() instanceof LedgerEntry.Intent intent) || intent.group() != first.group()) {
+          throw new IllegalArgumentException("part " + part.part() + " is not of the intent of group " + first.group());
+        }
+        intent.records().forEach(record -> records.merge(record.stateFileKey(), record, LedgerCodec::joined));
+      }
+      return new LedgerEntry.Intent(parts.get(parts.size() - 1).entry().header(), first.group(),
+          List.copyOf(records.values()));
+    }
+    List<ExecutionOutcome> items = new ArrayList<>();
     for (int i = 0; i < parts.size(); i++) {
       Part part = parts.get(i);
-      if (part.part() != i + 1 || part.parts() != parts.size() || part.kind() != first.kind()
-          || part.group() != first.group()) {
+      if (part.part() != i + 1 || part.parts() != parts.size() || part.kind() != first.kind()) {
         throw new IllegalArgumentException("part " + part.part() + " of " + part.parts() + " is not part " + (i + 1)
             + " of " + parts.size());
       }
-      List<?> slices = part.entry() instanceof LedgerEntry.Intent intent ? intent.records()
-          : ((LedgerEntry.Outcomes) part.entry()).outcomes();
+      List<ExecutionOutcome> slices = ((LedgerEntry.Outcomes) part.entry()).outcomes();
       if (slices.size() != part.continued().size()) {
         throw new IllegalArgumentException("part " + part.part() + " marks " + part.continued().size() + " slices of "
             + slices.size());
       }
       for (int s = 0; s < slices.size(); s++) {
-        Object slice = slices.get(s);
+        ExecutionOutcome slice = slices.get(s);
         if (!part.continued().get(s)) {
           items.add(slice);
           continue;
         }
-        Object before = items.isEmpty() ? null : items.get(items.size() - 1);
-        if (before == null || !stateFileKey(before).equals(stateFileKey(slice))) {
-          throw new IllegalArgumentException("part " + part.part() + " goes on with " + stateFileKey(slice)
+        ExecutionOutcome before = items.isEmpty() ? null : items.get(items.size() - 1);
+        if (before == null || !before.stateFileKey().equals(slice.stateFileKey())) {
+          throw new IllegalArgumentException("part " + part.part() + " goes on with " + slice.stateFileKey()
               + ", which the part before does not end with");
         }
-        items.set(items.size() - 1, slice instanceof DeleteJournal.IntendedRecord record
-            ? joined((DeleteJournal.IntendedRecord) before, record) : joined((ExecutionOutcome) before,
-                (ExecutionOutcome) slice));
+        items.set(items.size() - 1, joined(before, slice));
       }
     }
-    LedgerEntry.Header header = parts.get(parts.size() - 1).entry().header();
-    if (first.entry() instanceof LedgerEntry.Intent) {
-      return new LedgerEntry.Intent(header, first.group(),
-          items.stream().map(DeleteJournal.IntendedRecord.class::cast).toList());
-    }
-    return new LedgerEntry.Outcomes(header, items.stream().map(ExecutionOutcome.class::cast).toList());
-  }
-
-  private static String stateFileKey(Object slice) {
-    return slice instanceof DeleteJournal.IntendedRecord record ? record.stateFileKey()
-        : ((ExecutionOutcome) slice).stateFileKey();
+    return new LedgerEntry.Outcomes(parts.get(parts.size() - 1).entry().header(), items);
   }
 
   private static DeleteJournal.IntendedRecord joined(DeleteJournal.IntendedRecord before,
@@ -278,14 +288,15 @@ public final class LedgerCodec {
       root.put("group", intent.group());
     }
     root.put("part", part);
-    root.put("parts", parts);
+    if (entry instanceof LedgerEntry.Outcomes) {
+      root.put("parts", parts);
+    }
     if (entry instanceof LedgerEntry.Intent intent) {
       ArrayNode records = root.putArray("records");
       for (SliceBounds slice : slices) {
         DeleteJournal.IntendedRecord record = intent.records().get(slice.item());
         ObjectNode node = records.addObject();
         node.put("state_file_key", record.stateFileKey());
-        node.put("continued", slice.continued());
         node.put("action", record.action().label());
         node.put("state_etag", record.stateEtag());
         node.put("keys_already_gone", record.keysAlreadyGone());
@@ -392,9 +403,13 @@ public final class LedgerCodec {
     LedgerEntry.Header header = new LedgerEntry.Header(reader.text(root, "run_id"), reader.text(root, "run_date"),
         reader.text(root, "attempt_id"), reader.text(root, "warehouse"), (int) reader.number(root, "partition"),
         reader.number(root, "task_attempt", Long.MAX_VALUE), (int) reader.number(root, "window"), reader.time(root, "written_at"));
-    int parts = inParts ? (int) reader.number(root, "parts") : 1;
+    boolean intent = kind.equals("intent");
+    int parts = intent ? 0 : inParts ? (int) reader.number(root, "parts") : 1;
     int part = inParts ? (int) reader.number(root, "part") : 1;
-    if (part < 1 || part > parts) {
+    if (part < 1) {
+      throw reader.invalid("part", "is not positive");
+    }
+    if (parts != 0 && part > parts) {
       throw reader.invalid("part", "is " + part + " of " + parts + " parts");
     }
     List<Boolean> continued = new ArrayList<>();
@@ -420,7 +435,7 @@ public final class LedgerCodec {
           records.add(new DeleteJournal.IntendedRecord(reader.text(node, at + "state_file_key"),
               reader.action(node, at + "action"), reader.text(node, at + "state_etag"), keys,
               (int) reader.number(node, at + "keys_already_gone"), reader.time(node, at + "started_at")));
-          continued.add(inParts && reader.bool(node, at + "continued"));
+          continued.add(false);
         }
         return new Part(new LedgerEntry.Intent(header, group, records), part, parts, continued);
       }

@@ -18,10 +18,10 @@ import java.util.function.Consumer;
  * Reads one partition's folder of an execute's ledger a window at a time (memory stays one window): a window whose
  * outcomes are all there is what they say; a window without them (its task attempt stopped after its intent and
  * before its outcomes, or while writing them) is resolved by looking at the keys of its intents
- * ({@link IntentResolution}), each group of deletes by the intent of its parts when they are all there (a group
- * with a part missing stopped while writing it, so none of its deletes was sent). Only ledgers of attempts whose
- * tasks have all ended are read. An object that cannot be read is reported and left in place, never guessed at; when
- * it is an intent's, so is every object of its window, which is left for a later reading.
+ * ({@link IntentResolution}): each group of deletes by every key its intent's objects name (each was written before
+ * the deletes of its keys). Only ledgers of attempts whose tasks have all ended are read. An object that cannot be
+ * read is reported and left in place, never guessed at; when it is an intent's, so is every object of its window,
+ * which is left for a later reading.
  */
 public final class LedgerReader {
   private LedgerReader() {}
@@ -105,7 +105,7 @@ public final class LedgerReader {
     Window read() {
       List<String> outcomeKeys = keys(LedgerKeys.Kind.OUTCOMES, 1);
       if (!outcomeKeys.isEmpty()) {
-        LedgerEntry entry = join(outcomeKeys);
+        LedgerEntry entry = outcomes(outcomeKeys);
         if (entry instanceof LedgerEntry.Outcomes outcomes) {
           List<LedgerTry> tries = new ArrayList<>(outcomes.outcomes().size());
           outcomes.outcomes().forEach(outcome -> tries.add(new LedgerTry(outcome, false,
@@ -119,19 +119,27 @@ public final class LedgerReader {
       int lastGroup = 0;
       for (int group : new TreeSet<>(objects.values().stream().filter(name -> name.kind() == LedgerKeys.Kind.INTENT)
           .map(LedgerKeys.EntryName::group).toList())) {
-        List<String> groupKeys = keys(LedgerKeys.Kind.INTENT, group);
-        LedgerEntry entry = join(groupKeys);
-        if (groupKeys.stream().anyMatch(reported::contains)) {
+        List<LedgerCodec.Part> parts = new ArrayList<>();
+        String unread = null;
+        for (String key : keys(LedgerKeys.Kind.INTENT, group)) {
+          LedgerCodec.Part part = read(key);
+          if (part == null) {
+            unread = key;
+            break;
+          }
+          parts.add(part);
+        }
+        if (unread != null) {
           // Which of its keys were deleted cannot be known until it is read: the window stays whole.
-          objects.keySet().stream().filter(key -> !reported.contains(key)).forEach(key -> report(key,
-              "kept beside an intent of its window that cannot be read"));
+          String cannot = unread;
+          objects.keySet().forEach(key -> report(key, "kept beside " + cannot + ", an intent of its window that cannot"
+              + " be read"));
           return null;
         }
-        if (entry instanceof LedgerEntry.Intent intent) {
-          intent.records().forEach(record -> records.put(record.stateFileKey(), record));
-          header = intent.header();
-          lastGroup = intent.group();
-        }
+        LedgerEntry.Intent intent = (LedgerEntry.Intent) LedgerCodec.join(parts);
+        intent.records().forEach(record -> records.put(record.stateFileKey(), record));
+        header = intent.header();
+        lastGroup = intent.group();
       }
       if (header == null) {
         return null;
@@ -155,10 +163,10 @@ public final class LedgerReader {
     }
 
     /**
-     * The entry of the objects of one intent group, or of the outcomes; null when a part is missing (it was never
-     * written: its writer stopped first) or cannot be read (then each part is reported).
+     * The window's outcomes, from their objects; null when a part is missing (it was never written: its writer
+     * stopped first) or cannot be read (then each part is reported).
      */
-    private LedgerEntry join(List<String> keys) {
+    private LedgerEntry outcomes(List<String> keys) {
       List<LedgerCodec.Part> parts = new ArrayList<>(keys.size());
       for (String key : keys) {
         LedgerCodec.Part part = read(key);

@@ -26,6 +26,8 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
   private int window;
   /** The groups of deletes the current window intended so far. */
   private int group;
+  /** The objects of the current group's intent so far. */
+  private int intentParts;
   private ExecutorService writer;
   private Future<?> pending;
 
@@ -41,21 +43,33 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
   public void nextWindow() {
     window++;
     group = 0;
+    intentParts = 0;
   }
 
   /**
-   * A window starts its deletes in one group of records or several (README "Deleting"): each call writes the intent
-   * of its group in objects of their own, and a record's intent in a later group holds in place of an earlier one
-   * (it was verified again when its start came too late). Returns once every part is written: until then, nothing
-   * of the group is deleted.
+   * A window starts its deletes in one group of records or several (README "Deleting"): each call begins a group
+   * and writes the intent of its records in objects of their own; a record's intent in a later group holds in place of
+   * an earlier one (it was verified again when its start came too late). Returns once every object is written:
+   * until then, none of the keys it names is sent.
    */
   @Override
   public void intend(List<IntendedRecord> records) {
-    int intentGroup = ++group;
-    List<byte[]> parts = LedgerCodec.write(new LedgerEntry.Intent(header.at(current(), clock.instant()), intentGroup,
-        records));
-    for (int part = 0; part < parts.size(); part++) {
-      store.write(LedgerKeys.intent(folder, header.taskAttempt(), window, intentGroup, part + 1), parts.get(part));
+    current();
+    group++;
+    intentParts = 0;
+    intendMore(records);
+  }
+
+  /** Adds keys of the current group's records to its intent, in objects of their own, before they are sent. */
+  @Override
+  public void intendMore(List<IntendedRecord> records) {
+    if (group == 0) {
+      throw new IllegalStateException("no group of deletes begun");
+    }
+    List<byte[]> parts = LedgerCodec.write(new LedgerEntry.Intent(header.at(current(), clock.instant()), group,
+        records), intentParts + 1);
+    for (byte[] part : parts) {
+      store.write(LedgerKeys.intent(folder, header.taskAttempt(), window, group, ++intentParts), part);
     }
   }
 
@@ -68,7 +82,7 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
     awaitOutcomes();
     int outcomesWindow = current();
     List<byte[]> parts = LedgerCodec.write(new LedgerEntry.Outcomes(header.at(outcomesWindow, clock.instant()),
-        outcomes));
+        outcomes), 1);
     if (writer == null) {
       writer = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "statesweep-ledger");

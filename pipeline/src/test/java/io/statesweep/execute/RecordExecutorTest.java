@@ -1251,6 +1251,68 @@ class RecordExecutorTest {
     assertThat(store.keys()).contains(MEETING_STATE, MINUTES, AUDIO);
   }
 
+  /** A document of {@code files} files, due. */
+  private PlannedRecord plannedLargeDocument(int files) {
+    String folder = documentFolder(1);
+    List<StoredObject> stored = new ArrayList<>();
+    for (int i = 0; i < files; i++) {
+      stored.add(store.put(folder + String.format("page-%06d.png", i), BEFORE_STATE));
+    }
+    return dueRecord(store.put(folder + "state.json", STATE_WRITTEN), stored);
+  }
+
+  @Test
+  void aRecordOfManyKeysNamesThemInItsIntentAheadOfTheRequestsThatSendThem() {
+    PlannedRecord document = plannedLargeDocument(12_500);
+    List<Integer> namedBefore = new ArrayList<>();
+    java.util.Set<String> named = new java.util.HashSet<>();
+    List<String> sentUnnamed = new ArrayList<>();
+    DeleteJournal journal = records -> {
+      namedBefore.add(store.deleteRequests().size());
+      records.forEach(record -> record.keys().forEach(key -> named.add(key.key())));
+    };
+    RecordStore watched = new ForwardingRecordStore(store) {
+      @Override
+      public io.statesweep.store.DeleteResult delete(List<io.statesweep.store.DeleteTarget> batch) {
+        batch.stream().map(io.statesweep.store.DeleteTarget::key).filter(key -> !named.contains(key))
+            .forEach(sentUnnamed::add);
+        return super.delete(batch);
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(new RecordExecutor(watched, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(NOW, ZoneOffset.UTC), 1, journal), document);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.DELETED);
+    assertThat(outcome.deleted()).hasSize(12_501);
+    assertThat(sentUnnamed).as("keys sent before an intent named them").isEmpty();
+    assertThat(named).hasSize(12_501);
+    assertThat(namedBefore).as("DeleteObjects requests sent before each intent: 5,000 keys named ahead")
+        .containsExactly(0, 5, 10);
+  }
+
+  @Test
+  void aRecordWhoseLaterIntentCannotBeWrittenSendsNothingMoreAndKeepsItsStateFile() {
+    PlannedRecord document = plannedLargeDocument(7_000);
+    AtomicInteger writes = new AtomicInteger();
+    DeleteJournal failingLater = records -> {
+      if (writes.incrementAndGet() > 1) {
+        throw new StoreException("Cannot write s3://archive/cogram.statesweep/journal/x: SlowDown (503)", "SlowDown",
+            null);
+      }
+    };
+
+    ExecutionOutcome outcome = executeOne(new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), ExecutionHook.NONE, Clock.fixed(NOW, ZoneOffset.UTC), 1, failingLater), document);
+
+    assertThat(outcome.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(outcome.deleted()).as("the keys the first intent named").hasSize(5_000);
+    assertThat(outcome.message()).startsWith("could not delete " + documentFolder(1) + "page-005000.png: cannot record"
+        + " what this window is about to delete next, so it was not sent: Cannot write s3://archive/cogram.statesweep/"
+        + "journal/x: SlowDown (503) (LedgerUnavailable) and 1999 more keys; the state file stays");
+    assertThat(store.keys()).contains(documentFolder(1) + "state.json", documentFolder(1) + "page-005000.png");
+  }
+
   @Test
   void outcomeDeletesAStateFileOnlyWithItsRecord() {
     assertThatThrownBy(() -> new ExecutionOutcome(MEETING_STATE, Action.DELETE_RECORD, Outcome.FAILED, "x", 0, true,

@@ -36,7 +36,7 @@ class LedgerCodecTest {
         new DeleteJournal.IntendedRecord(HOSTILE_KEYS.get(0), Action.DELETE_REMOVED_FILES, "etag", keys, 0,
             INTENDED)));
 
-    List<byte[]> parts = LedgerCodec.write(intent);
+    List<byte[]> parts = LedgerCodec.write(intent, 1);
 
     assertThat(parts).as("a small intent is one object").hasSize(1);
     assertThat(new String(parts.get(0), UTF_8)).as("ASCII only: every other character escaped")
@@ -53,7 +53,7 @@ class LedgerCodecTest {
     LedgerEntry.Outcomes outcomes = new LedgerEntry.Outcomes(header(7, 2, ANSWERED),
         List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES), failed));
 
-    assertThat(LedgerCodec.read("k", LedgerCodec.write(outcomes).get(0)).entry()).isEqualTo(outcomes);
+    assertThat(LedgerCodec.read("k", LedgerCodec.write(outcomes, 1).get(0)).entry()).isEqualTo(outcomes);
     assertThat(LedgerCodec.readOutcome(LedgerCodec.writeOutcome(failed))).isEqualTo(failed);
   }
 
@@ -94,17 +94,14 @@ class LedgerCodecTest {
   void anObjectThatIsNoLedgerObjectNamesTheKeyAndTheField() {
     String key = "cogram.statesweep/journal/R/A/p00003/t7-w000002-intent.json";
     String valid = new String(LedgerCodec.write(new LedgerEntry.Intent(header(7, 2, INTENDED), 1,
-        List.of(meetingIntent(0)))).get(0), UTF_8);
+        List.of(meetingIntent(0))), 1).get(0), UTF_8);
 
     assertThatThrownBy(() -> LedgerCodec.read(key, "{\"version\":1".getBytes(UTF_8)))
         .hasMessageStartingWith("Invalid ledger object " + key + ": not JSON: ");
     assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"version\":2", "\"version\":3").getBytes(UTF_8)))
         .hasMessage("Invalid ledger object " + key + ": field version is 3, this statesweep reads versions 1 and 2");
-    assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"part\":1", "\"part\":2").getBytes(UTF_8)))
-        .hasMessage("Invalid ledger object " + key + ": field part is 2 of 1 parts");
-    assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"continued\":false", "\"continued\":0")
-        .getBytes(UTF_8)))
-        .hasMessage("Invalid ledger object " + key + ": field records[0].continued is not true or false");
+    assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"part\":1", "\"part\":0").getBytes(UTF_8)))
+        .hasMessage("Invalid ledger object " + key + ": field part is not positive");
     assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"role\":\"file\"", "\"role\":\"other\"")
         .getBytes(UTF_8)))
         .hasMessage("Invalid ledger object " + key + ": field records[0].keys[0].role is not a role: other");
@@ -123,12 +120,17 @@ class LedgerCodecTest {
   void outcomesWhoseCountsDoNotHoldTogetherAreRefused() {
     String key = "cogram.statesweep/journal/R/A/p00003/t7-w000002-outcomes.json";
     String valid = new String(LedgerCodec.write(new LedgerEntry.Outcomes(header(7, 2, ANSWERED),
-        List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES)))).get(0), UTF_8);
+        List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES))), 1).get(0), UTF_8);
 
     assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"child_keys_deleted\":1", "\"child_keys_deleted\":5")
         .getBytes(UTF_8)))
         .hasMessage("Invalid ledger object " + key + ": the outcome of " + LedgerFixtures.STATE
             + " does not hold together: the deleted keys of " + LedgerFixtures.STATE + " do not match their counts");
+    assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"part\":1", "\"part\":2").getBytes(UTF_8)))
+        .hasMessage("Invalid ledger object " + key + ": field part is 2 of 1 parts");
+    assertThatThrownBy(() -> LedgerCodec.read(key, valid.replace("\"continued\":false", "\"continued\":0")
+        .getBytes(UTF_8)))
+        .hasMessage("Invalid ledger object " + key + ": field outcomes[0].continued is not true or false");
   }
 
   /** A key of 947 bytes (S3 takes 1,024), its segments short enough for any store, one of them hostile. */
@@ -153,12 +155,15 @@ class LedgerCodecTest {
     for (int i = 0; i < 3_000; i++) {
       keys.add(new DeleteJournal.IntendedKey(longKey(i), DeleteRole.FILE, "\"etag-" + i + "\""));
     }
-    keys.add(new DeleteJournal.IntendedKey(LedgerFixtures.STATE, DeleteRole.STATE_FILE, "state-etag"));
+    keys.add(new DeleteJournal.IntendedKey("cogram/projects/p1/meetings/m2/state.json", DeleteRole.STATE_FILE,
+        "big-etag"));
     LedgerEntry.Intent intent = new LedgerEntry.Intent(header(7, 2, INTENDED), 3, List.of(meetingIntent(0),
         new DeleteJournal.IntendedRecord("cogram/projects/p1/meetings/m2/state.json", Action.DELETE_RECORD, "big-etag",
-            keys, 4, INTENDED), meetingIntent(1)));
+            keys, 4, INTENDED), new DeleteJournal.IntendedRecord("cogram/projects/p1/meetings/m3/state.json",
+            Action.DELETE_RECORD, "m3-etag", List.of(new DeleteJournal.IntendedKey(
+                "cogram/projects/p1/meetings/m3/state.json", DeleteRole.STATE_FILE, "m3-etag")), 1, INTENDED)));
 
-    List<byte[]> parts = LedgerCodec.write(intent, 256 * 1024);
+    List<byte[]> parts = LedgerCodec.write(intent, 1, 256 * 1024);
 
     assertThat(parts).as("3,000 keys of 947 bytes: about 2.9 MB").hasSizeBetween(12, 14);
     assertThat(parts).allSatisfy(part -> assertThat(part.length).isLessThanOrEqualTo(256 * 1024));
@@ -166,12 +171,16 @@ class LedgerCodecTest {
     assertThat(read).extracting(LedgerCodec.Part::part).containsExactlyElementsOf(
         java.util.stream.IntStream.rangeClosed(1, parts.size()).boxed().toList());
     assertThat(read).allSatisfy(part -> {
-      assertThat(part.parts()).isEqualTo(parts.size());
+      assertThat(part.parts()).as("an intent's parts are not counted: each names keys before they go").isZero();
       assertThat(part.group()).isEqualTo(3);
     });
-    assertThat(read.get(1).continued()).first().isEqualTo(true);
     assertThat(LedgerCodec.join(read)).isEqualTo(intent);
-    assertThat(LedgerCodec.write(intent)).as("under the default budget, one object").hasSize(1);
+    assertThat(((LedgerEntry.Intent) LedgerCodec.join(read.subList(0, 2))).records())
+        .as("what some parts name, when the others never were").hasSize(2)
+        .satisfies(records -> assertThat(records.get(1).keys()).isEqualTo(keys.subList(0, records.get(1).keys().size())));
+    assertThat(LedgerCodec.write(intent, 4)).as("numbered on from the parts its group has")
+        .extracting(bytes -> LedgerCodec.read("k", bytes).part()).containsExactly(4);
+    assertThat(LedgerCodec.write(intent, 1)).as("under the default budget, one object").hasSize(1);
   }
 
   @Test
@@ -190,7 +199,7 @@ class LedgerCodecTest {
     LedgerEntry.Outcomes outcomes = new LedgerEntry.Outcomes(header(7, 2, ANSWERED),
         List.of(big, meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES, AUDIO)));
 
-    List<byte[]> parts = LedgerCodec.write(outcomes, 200 * 1024);
+    List<byte[]> parts = LedgerCodec.write(outcomes, 1, 200 * 1024);
 
     assertThat(parts.size()).isGreaterThan(10);
     assertThat(parts).allSatisfy(part -> assertThat(part.length).isLessThanOrEqualTo(200 * 1024));
@@ -212,7 +221,7 @@ class LedgerCodecTest {
     LedgerEntry.Intent intent = new LedgerEntry.Intent(header(7, 2, INTENDED), 1, List.of(
         new DeleteJournal.IntendedRecord(LedgerFixtures.STATE, Action.DELETE_RECORD, "state-etag", keys, 0, INTENDED)));
 
-    List<byte[]> parts = LedgerCodec.write(intent, 64 * 1024);
+    List<byte[]> parts = LedgerCodec.write(intent, 1, 64 * 1024);
 
     assertThat(parts).hasSizeGreaterThanOrEqualTo(19);
     assertThat(parts).allSatisfy(part -> assertThat(part.length).isLessThanOrEqualTo(64 * 1024));
@@ -220,22 +229,23 @@ class LedgerCodecTest {
   }
 
   @Test
-  void partsThatAreNotTheWholeOfOneEntryAreRefused() {
-    List<DeleteJournal.IntendedKey> keys = new java.util.ArrayList<>();
+  void outcomesThatAreNotTheWholeOfTheirPartsAreRefused() {
+    List<DeletedKey> deleted = new java.util.ArrayList<>();
     for (int i = 0; i < 600; i++) {
-      keys.add(new DeleteJournal.IntendedKey(longKey(i), DeleteRole.FILE, "etag-" + i));
+      deleted.add(new DeletedKey(longKey(i), DeleteRole.FILE, "etag-" + i, ANSWERED));
     }
-    List<LedgerCodec.Part> read = readParts(LedgerCodec.write(new LedgerEntry.Intent(header(7, 2, INTENDED), 1,
-        List.of(new DeleteJournal.IntendedRecord("cogram/projects/p1/meetings/m2/state.json", Action.DELETE_RECORD,
-            "state-etag", keys, 0, INTENDED))), 256 * 1024));
+    List<LedgerCodec.Part> read = readParts(LedgerCodec.write(new LedgerEntry.Outcomes(header(7, 2, INTENDED),
+        List.of(new ExecutionOutcome("cogram/projects/p1/meetings/m2/state.json", Action.DELETE_RECORD,
+            Outcome.INTERRUPTED, "interrupted", deleted.size(), false, 0, List.of(), INTENDED, ANSWERED, deleted,
+            null))), 1, 256 * 1024));
     assertThat(read).hasSizeGreaterThan(2);
 
     assertThatThrownBy(() -> LedgerCodec.join(read.subList(0, 2))).hasMessage("part 1 of " + read.size()
         + " is not part 1 of 2");
     assertThatThrownBy(() -> LedgerCodec.join(List.of(read.get(0), read.get(2), read.get(1))))
         .hasMessage("part 3 of " + read.size() + " is not part 2 of 3");
-    LedgerCodec.Part other = new LedgerCodec.Part(new LedgerEntry.Intent(header(7, 2, INTENDED), 1,
-        List.of(meetingIntent(0))), 1, read.size(), List.of(false));
+    LedgerCodec.Part other = new LedgerCodec.Part(new LedgerEntry.Outcomes(header(7, 2, INTENDED),
+        List.of(meetingOutcome(Outcome.DELETED, 0, ANSWERED, MINUTES))), 1, read.size(), List.of(false));
     List<LedgerCodec.Part> mixed = new java.util.ArrayList<>(read);
     mixed.set(0, other);
     assertThatThrownBy(() -> LedgerCodec.join(mixed)).hasMessage("part 2 goes on with"
@@ -245,15 +255,14 @@ class LedgerCodecTest {
   @Test
   void aLedgerObjectOfAnEarlierStatesweepReadsAsTheWholeOfItsEntry() {
     LedgerEntry.Intent intent = new LedgerEntry.Intent(header(7, 2, INTENDED), 1, List.of(meetingIntent(0)));
-    String written = new String(LedgerCodec.write(intent).get(0), UTF_8);
-    String version1 = written.replace("\"version\":2", "\"version\":1").replace("\"group\":1,\"part\":1,\"parts\":1,", "")
-        .replace("\"continued\":false,", "");
-    assertThat(version1).doesNotContain("\"part\"").doesNotContain("continued");
+    String written = new String(LedgerCodec.write(intent, 1).get(0), UTF_8);
+    String version1 = written.replace("\"version\":2", "\"version\":1").replace("\"group\":1,\"part\":1,", "");
+    assertThat(version1).doesNotContain("\"part\"").doesNotContain("group");
 
     LedgerCodec.Part part = LedgerCodec.read("t7-w000002-intent.json", version1.getBytes(UTF_8));
 
     assertThat(part.part()).isEqualTo(1);
-    assertThat(part.parts()).isEqualTo(1);
+    assertThat(part.group()).isEqualTo(1);
     assertThat(LedgerCodec.join(List.of(part))).isEqualTo(intent);
   }
 }

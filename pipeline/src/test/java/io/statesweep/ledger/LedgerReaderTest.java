@@ -14,6 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.statesweep.execute.DeleteJournal;
+import io.statesweep.execute.DeletedKey;
+import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.Outcome;
 import io.statesweep.plan.Action;
 import io.statesweep.plan.DeleteRole;
@@ -171,11 +173,11 @@ class LedgerReaderTest {
   }
 
   /** What a window that deleted every key of its record says. */
-  private static io.statesweep.execute.ExecutionOutcome deletedWhole(DeleteJournal.IntendedRecord record) {
-    List<io.statesweep.execute.DeletedKey> deleted = record.keys().stream().map(key ->
-        new io.statesweep.execute.DeletedKey(key.key(), key.role(), key.etag(), ANSWERED, "marker-of-" + key.key()))
+  private static ExecutionOutcome deletedWhole(DeleteJournal.IntendedRecord record) {
+    List<DeletedKey> deleted = record.keys().stream().map(key ->
+        new DeletedKey(key.key(), key.role(), key.etag(), ANSWERED, "marker-of-" + key.key()))
         .toList();
-    return new io.statesweep.execute.ExecutionOutcome(record.stateFileKey(), record.action(), Outcome.DELETED,
+    return new ExecutionOutcome(record.stateFileKey(), record.action(), Outcome.DELETED,
         "deleted", deleted.size() - 1, true, 0, List.of(), VERIFIED, ANSWERED, deleted, null);
   }
 
@@ -231,28 +233,33 @@ class LedgerReaderTest {
   }
 
   @Test
-  void aGroupWhoseIntentIsPartlyWrittenSentNoDeleteAndALaterGroupsIntentOfARecordHolds() {
-    // Group 1: the meeting and the document; group 2 verified the document again (it lost a key since), then a
-    // third group's intent stopped half-written, so none of its deletes was sent.
+  void anIntentNamesKeysAsTheyAreAboutToGoAndALaterGroupsIntentOfARecordHolds() {
+    // Group 1: the meeting and the document; group 2 verified the document again (it found a key gone since), and
+    // its task stopped after naming the first 12,000 of its keys: none of the others was sent.
     DeleteJournal.IntendedRecord large = largeRecord("d1", 20_000);
-    DeleteJournal.IntendedRecord again = new DeleteJournal.IntendedRecord(large.stateFileKey(), large.action(),
-        large.stateEtag(), large.keys().subList(1, large.keys().size()), 1, ANSWERED);
+    List<DeleteJournal.IntendedKey> again = large.keys().subList(1, large.keys().size());
     TaskLedger ledger = taskLedger(7);
     ledger.nextWindow();
     ledger.intend(List.of(meetingIntent(0), large));
-    ledger.intend(List.of(again));
-    ledger.intend(List.of(largeRecord("d2", 20_000)));
-    bucket.remove(objectsOf("intent-g0003").get(1));
+    ledger.intend(List.of(new DeleteJournal.IntendedRecord(large.stateFileKey(), large.action(), large.stateEtag(),
+        again.subList(0, 5_000), 1, ANSWERED)));
+    ledger.intendMore(List.of(new DeleteJournal.IntendedRecord(large.stateFileKey(), large.action(),
+        large.stateEtag(), again.subList(5_000, 12_000), 1, ANSWERED)));
     bucket.putExportObject(large.keys().get(0).key(), "written-since"); // the key the second verification missed
+    again.subList(12_000, again.size()).forEach(key -> bucket.putExportObject(key.key(), key.etag()));
+    assertThat(objectsOf("intent-g0002")).hasSize(2);
 
     List<LedgerReader.Window> windows = read();
 
     assertThat(windows).singleElement().satisfies(window -> {
       assertThat(window.tries()).extracting(one -> one.outcome().stateFileKey())
           .containsExactly(STATE, large.stateFileKey());
-      assertThat(window.tries().get(1).outcome().deleted()).as("the later intent, without the key it found gone")
-          .hasSize(20_000).noneMatch(key -> key.key().equals(large.keys().get(0).key()));
-      assertThat(window.tries().get(1).outcome().keysAlreadyGone()).isEqualTo(1);
+      ExecutionOutcome document = window.tries().get(1).outcome();
+      assertThat(document.deleted()).as("the keys the later group named, gone").hasSize(12_000)
+          .extracting(DeletedKey::key).containsExactlyElementsOf(again.subList(0, 12_000).stream()
+              .map(DeleteJournal.IntendedKey::key).toList());
+      assertThat(document.outcome()).isEqualTo(Outcome.INTERRUPTED);
+      assertThat(document.keysAlreadyGone()).isEqualTo(1);
     });
     assertThat(unreadable).isEmpty();
   }
@@ -271,10 +278,11 @@ class LedgerReaderTest {
 
     assertThat(windows).singleElement().satisfies(window -> assertThat(window.tries()).singleElement()
         .satisfies(one -> assertThat(one.outcome().stateFileKey()).isEqualTo(STATE)));
+    assertThat(objectsOf("w000001-intent")).hasSize(3);
     assertThat(unreadable).hasSize(3);
     assertThat(unreadable).filteredOn(why -> why.startsWith(broken + ": Invalid ledger object " + broken + ": not JSON"))
         .hasSize(1);
     assertThat(unreadable).filteredOn(why -> why.endsWith(": kept beside " + broken
-        + ", a part of the same entry that cannot be read")).hasSize(2);
+        + ", an intent of its window that cannot be read")).hasSize(2);
   }
 }
