@@ -1292,6 +1292,47 @@ class RecordExecutorTest {
   }
 
   @Test
+  void aTaskThatDiesMidRecordLeavesAnIntentThatNamesEveryKeyItSentAndTheLedgerFindsExactlyThose() {
+    PlannedRecord document = plannedLargeDocument(12_500);
+    Set<String> before = new java.util.TreeSet<>(store.keys());
+    List<List<DeleteJournal.IntendedRecord>> written = new ArrayList<>();
+    DeleteJournal journal = written::add;
+    ExecutionHook dies = new ExecutionHook() {
+      private int batches;
+
+      @Override
+      public void afterBatch(long batchesOfThisJvm) {
+        if (++batches == 7) {
+          throw new IllegalStateException("executor lost (simulated) after 7 requests");
+        }
+      }
+    };
+
+    assertThatThrownBy(() -> executeOne(new RecordExecutor(store, PLANNER, PARSER, 1000, ConditionalDeletes.ON,
+        DeleteThrottle.none(), dies, Clock.fixed(NOW, ZoneOffset.UTC), 1, journal), document))
+        .hasMessageContaining("executor lost (simulated) after 7 requests");
+
+    Set<String> gone = new java.util.TreeSet<>(before);
+    gone.removeAll(store.keys());
+    assertThat(gone).hasSize(7_000);
+    // What the ledger makes of the intent it left: each object a part of the group's intent, the keys looked at.
+    io.statesweep.ledger.LedgerEntry.Header header = new io.statesweep.ledger.LedgerEntry.Header("R", "2026-12-01",
+        "A", "s3a://reports/statesweep", 0, 7, 1, NOW);
+    List<io.statesweep.ledger.LedgerCodec.Part> parts = new ArrayList<>();
+    for (List<DeleteJournal.IntendedRecord> records : written) {
+      parts.add(new io.statesweep.ledger.LedgerCodec.Part(new io.statesweep.ledger.LedgerEntry.Intent(header, 1,
+          records), parts.size() + 1, 0, java.util.Collections.nCopies(records.size(), false)));
+    }
+    assertThat(parts).as("named 5,000 keys ahead: before the first request, and the sixth").hasSize(2);
+    io.statesweep.ledger.LedgerEntry.Intent intent =
+        (io.statesweep.ledger.LedgerEntry.Intent) io.statesweep.ledger.LedgerCodec.join(parts);
+    ExecutionOutcome found = io.statesweep.ledger.IntentResolution.resolve(intent, key -> store.keys().contains(key)
+        ? store.object(key) : null).get(0).outcome();
+    assertThat(found.outcome()).isEqualTo(Outcome.INTERRUPTED);
+    assertThat(found.deletedKeys()).as("exactly the keys the bucket lacks").containsExactlyElementsOf(gone);
+  }
+
+  @Test
   void aRecordWhoseLaterIntentCannotBeWrittenSendsNothingMoreAndKeepsItsStateFile() {
     PlannedRecord document = plannedLargeDocument(7_000);
     AtomicInteger writes = new AtomicInteger();
