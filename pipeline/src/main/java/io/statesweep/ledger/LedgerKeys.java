@@ -34,12 +34,7 @@ public final class LedgerKeys {
    * @param group for an intent, which of its window's groups of deletes it is of (from 1); 1 for outcomes
    * @param part which part of its intent or outcomes it holds (from 1)
    */
-  public record EntryName(long taskAttempt, int window, Kind kind, int group, int part) {
-    /** The key every object of this name's window starts with, in its partition's folder. */
-    public String windowPrefix() {
-      return String.format("t%d-w%06d-", taskAttempt, window);
-    }
-  }
+  public record EntryName(long taskAttempt, int window, Kind kind, int group, int part) {}
 
   /** The ledger's folder of an export prefix ({@code cogram/} gives {@code cogram.statesweep/journal/}). */
   public static String root(String prefix) {
