@@ -285,4 +285,22 @@ class LedgerReaderTest {
     assertThat(unreadable).filteredOn(why -> why.endsWith(": kept beside " + broken
         + ", an intent of its window that cannot be read")).hasSize(2);
   }
+
+  @Test
+  void anObjectWhoseFieldsAreNotThoseOfItsNameIsNeverRead() {
+    // An intent's part copied under another window's name (by hand, or a bucket tool): read, it would claim keys
+    // for that window; it is named and stays, with every object of its window.
+    TaskLedger ledger = taskLedger(7);
+    ledger.nextWindow();
+    ledger.intend(List.of(meetingIntent(0)));
+    String copy = LedgerKeys.intent(PARTITION, 8, 1, 1, 1);
+    bucket.write(copy, bucket.objects().firstEntry().getValue());
+
+    List<LedgerReader.Window> windows = read();
+
+    assertThat(windows).singleElement().satisfies(window -> assertThat(window.sources()).singleElement()
+        .asString().endsWith("t7-w000001-intent-g0001-p00001.json"));
+    assertThat(unreadable).containsExactly(copy + ": Invalid ledger object " + copy
+        + ": its fields are not those of its name");
+  }
 }
