@@ -153,7 +153,11 @@ class DeployDefinitionsTest {
       RunOptions options = job.options();
       if (job.deletes()) {
         assertThat(options.execute().deletes().maxDeletes()).as("%s: --max-deletes", job.where()).isPositive();
-        assertThat(options.execute().deletes().maxDeletesPerSecond()).as("%s: --max-deletes-per-second", job.where()).isPositive();
+        // Paced per lane by what S3 answers, the exporter's share kept (README, "Deleting at the bucket's speed").
+        assertThat(options.execute().deletes().pacing()).as("%s: --pacing", job.where()).isNotNull();
+        assertThat(options.execute().deletes().pacing().margin()).as("%s: --exporter-margin", job.where())
+            .isEqualTo(0.2);
+        assertThat(job.args()).as("%s: --exporter-margin", job.where()).contains("--exporter-margin");
         assertThat(options.export().failOn().losses()).as("%s: --fail-on", job.where())
             .contains(FailOn.Loss.CAME_BACK, FailOn.Loss.MISSING);
         // The plan it executes was made after yesterday's execute: a day old, give or take the plan's duration.

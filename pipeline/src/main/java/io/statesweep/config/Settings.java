@@ -112,6 +112,24 @@ public final class Settings {
       .flag("--max-deletes-per-second").environment("STATESWEEP_MAX_DELETES_PER_SECOND").defaultValue("0")
       .takenBy(DELETING)
       .help("a ceiling on deleted keys per second for the whole job; 0 for none");
+  public static final Setting<Boolean> PACING = Setting.choice("sweep.delete.pacing",
+          choices("adaptive", Boolean.TRUE, "off", Boolean.FALSE))
+      .flag("--pacing").environment("STATESWEEP_PACING").defaultValue("adaptive").takenBy(DELETING)
+      .help(Setting.RANGE + ": pace deletes per lane (folder) of the key space, faster while S3 accepts and slower"
+          + " when it answers SlowDown");
+  public static final Setting<Integer> PARTITION_DELETES_PER_SECOND = Setting.integer(
+          "sweep.delete.partition-keys-per-second", 50, 1_000_000)
+      .flag("--partition-deletes-per-second").environment("STATESWEEP_PARTITION_DELETES_PER_SECOND")
+      .defaultValue("3500").takenBy(DELETING)
+      .help("S3's documented writes per second per partitioned prefix: a lane's limit until the store shows it takes"
+          + " more");
+  public static final Setting<Integer> EXPORTER_MARGIN = Setting.integer("sweep.delete.exporter-margin-percent", 0, 90)
+      .flag("--exporter-margin").environment("STATESWEEP_EXPORTER_MARGIN").defaultValue("20").takenBy(DELETING)
+      .help("after a SlowDown, keep the lane this many percent below the rate at which it came, so that the exporter's"
+          + " uploads into the same partition are not throttled; 0 for none");
+  public static final Setting<Integer> LANE_DEPTH = Setting.integer("sweep.delete.lane-depth", 1, 16)
+      .flag("--lane-depth").environment("STATESWEEP_LANE_DEPTH").defaultValue("2").takenBy(DELETING)
+      .help("folders below the prefix that name a lane, such as projects/p1/ at 2");
 
   public static final Setting<Integer> PAGES_PER_TASK = Setting.integer("sweep.list.pages-per-task", 1, 100_000)
       .flag("--pages-per-task").environment("STATESWEEP_PAGES_PER_TASK").defaultValue("100").takenBy(PLANNING)
@@ -203,7 +221,8 @@ public final class Settings {
   /** Every setting, in the order of the help and of the run's record. */
   public static final List<Setting<?>> ALL = List.of(BUCKET, PREFIX, DRY_RUN, GRACE_DAYS, KIND_GRACE_DAYS, REGION,
       WORKERS, ENDPOINT, PATH_STYLE, WAREHOUSE, LAYOUT, ALLOW_BUCKET_ROOT, LOG_LINES, MAX_STATE_BYTES, BATCH_SIZE,
-      CONDITIONAL_DELETES, MAX_DELETES_PER_SECOND, PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY,
+      CONDITIONAL_DELETES, MAX_DELETES_PER_SECOND, PACING, PARTITION_DELETES_PER_SECOND, EXPORTER_MARGIN, LANE_DEPTH,
+      PAGES_PER_TASK, REUSE_STATE_FILES, LISTING, INVENTORY,
       SKIP_APPROVAL, MAX_PLAN_AGE, LOCK_TTL, UNSAFE_LOCK, PROGRESS_SECONDS, CATALOG_SCHEMA, PRICES, FAIL_ON,
       MAX_DELETES, MAX_BYTES, SCOPE_PREFIXES, SCOPE_PROJECTS, SCOPE_KINDS);
 

@@ -25,6 +25,10 @@ import java.util.List;
  *
  * <p>Several throttles, each with its share of one ceiling, keep the sum of their keys under the sum
  * of their shares in every span (each does in each span). A ceiling of 0 means none.
+ *
+ * <p>A throttle may have a <b>parent</b>: each reservation then holds keys of both, its own first, so that a
+ * partition's ceiling ({@link PacedLane}) and the run's ceiling both hold. The ceiling of a paced throttle moves
+ * ({@link #setCeiling}); a request reserved at a size above a ceiling lowered since goes alone in its second.
  */
 public final class DeleteThrottle {
   /** The span the ceiling is for. */
@@ -57,6 +61,9 @@ public final class DeleteThrottle {
   };
 
   private final Ticker ticker;
+  private final DeleteThrottle parent;
+  /** Whether {@link #setCeiling} may lower the ceiling below a request already sized under it. */
+  private final boolean paced;
   private double keysPerSecond;
   /** Closed permits of the last second: when each was closed and its keys, oldest first. */
   private final ArrayDeque<long[]> closed = new ArrayDeque<>();
@@ -70,8 +77,26 @@ public final class DeleteThrottle {
   }
 
   DeleteThrottle(double keysPerSecond, Ticker ticker) {
+    this(keysPerSecond, ticker, null, false);
+  }
+
+  /** A paced throttle under {@code parent} (null for none): {@link #setCeiling} moves its ceiling either way. */
+  DeleteThrottle(double keysPerSecond, Ticker ticker, DeleteThrottle parent, boolean paced) {
     this.keysPerSecond = checkedCeiling(keysPerSecond);
     this.ticker = requireNonNull(ticker, "ticker is null");
+    this.parent = parent;
+    this.paced = paced;
+    if (paced && keysPerSecond == 0) {
+      throw new IllegalArgumentException("a paced throttle needs a ceiling");
+    }
+  }
+
+  static Ticker systemTicker() {
+    return SYSTEM;
+  }
+
+  Ticker ticker() {
+    return ticker;
   }
 
   private static double checkedCeiling(double keysPerSecond) {
@@ -89,9 +114,34 @@ public final class DeleteThrottle {
     return new DeleteThrottle(0);
   }
 
-  /** Keys per second in any 1-second span; 0 for no ceiling. */
-  public synchronized double keysPerSecond() {
+  /** Keys per second in any 1-second span, its parent's ceiling included where lower; 0 for no ceiling. */
+  public double keysPerSecond() {
+    double own;
+    synchronized (this) {
+      own = keysPerSecond;
+    }
+    double above = parent == null ? 0 : parent.keysPerSecond();
+    return own == 0 ? above : above == 0 ? own : Math.min(own, above);
+  }
+
+  /** This throttle's own ceiling, its parent's left out; 0 for none. */
+  synchronized double ownCeiling() {
     return keysPerSecond;
+  }
+
+  /**
+   * Sets a paced throttle's ceiling, up or down (keys already counted stay counted: a lower ceiling holds from the
+   * second after them).
+   */
+  synchronized void setCeiling(double newKeysPerSecond) {
+    if (!paced) {
+      throw new IllegalStateException("only a paced throttle's ceiling moves both ways");
+    }
+    if (checkedCeiling(newKeysPerSecond) == 0) {
+      throw new IllegalArgumentException("a paced throttle keeps a ceiling");
+    }
+    keysPerSecond = newKeysPerSecond;
+    notifyAll();
   }
 
   /**
@@ -115,8 +165,8 @@ public final class DeleteThrottle {
    * {@code requests x maxBatch}, at most one key per request below the ceiling). Without a ceiling,
    * {@link Integer#MAX_VALUE}.
    */
-  public synchronized int maxBatch() {
-    return maxBatch(keysPerSecond);
+  public int maxBatch() {
+    return maxBatch(keysPerSecond());
   }
 
   static int maxBatch(double keysPerSecond) {
@@ -136,6 +186,20 @@ public final class DeleteThrottle {
    *     wait forever)
    */
   public Permit reserve(int keys) {
+    Permit own = reserveOwn(keys);
+    if (parent == null || !own.counted && keys == 0) {
+      return own;
+    }
+    try {
+      own.above = parent.reserve(keys);
+    } catch (RuntimeException e) {
+      own.closeUnsent();
+      throw e;
+    }
+    return own;
+  }
+
+  private Permit reserveOwn(int keys) {
     if (keys < 0) {
       throw new IllegalArgumentException("keys must not be negative: " + keys);
     }
@@ -143,7 +207,7 @@ public final class DeleteThrottle {
       if (keysPerSecond == 0 || keys == 0) {
         return new Permit(keys, false);
       }
-      if (keys > keysPerSecond) {
+      if (keys > keysPerSecond && !paced) {
         throw new IllegalArgumentException("Cannot reserve " + keys + " keys at once under a ceiling of "
             + ceilingText() + " keys per second: send at most " + maxBatch() + " keys a request");
       }
@@ -173,11 +237,20 @@ public final class DeleteThrottle {
   }
 
   /** The keys, reserved now without waiting, or null when they do not fit yet (nothing is reserved then). */
-  synchronized Permit tryReserve(int keys) {
+  Permit tryReserve(int keys) {
     if (keys < 0) {
       throw new IllegalArgumentException("keys must not be negative: " + keys);
     }
-    return tryReserve(keys, ticker.nanoTime());
+    Permit own = tryReserve(keys, ticker.nanoTime());
+    if (own == null || parent == null || !own.counted && keys == 0) {
+      return own;
+    }
+    own.above = parent.tryReserve(keys);
+    if (own.above == null) {
+      own.closeUnsent();
+      return null;
+    }
+    return own;
   }
 
   /** The keys, reserved now, or null when they do not fit yet (nothing is reserved then). */
@@ -186,7 +259,9 @@ public final class DeleteThrottle {
       return new Permit(keys, false);
     }
     forgetBefore(now);
-    if (closedKeys + openKeys + keys > keysPerSecond + 1e-9) {
+    // A paced ceiling lowered below a request sized under it: the request goes alone in its second.
+    boolean alone = paced && keys > keysPerSecond && closedKeys + openKeys == 0;
+    if (!alone && closedKeys + openKeys + keys > keysPerSecond + 1e-9) {
       return null;
     }
     Permit permit = new Permit(keys, true);
@@ -201,7 +276,7 @@ public final class DeleteThrottle {
    */
   synchronized long nanosUntilRoom(int keys, long now) {
     forgetBefore(now);
-    double excess = closedKeys + openKeys + keys - keysPerSecond;
+    double excess = closedKeys + openKeys + Math.min(keys, paced ? keysPerSecond : keys) - keysPerSecond;
     if (excess <= 1e-9) {
       return 0;
     }
@@ -257,6 +332,8 @@ public final class DeleteThrottle {
     private final int keys;
     private final boolean counted;
     private final Thread holder = Thread.currentThread();
+    /** The same keys under the parent's ceiling, or null. */
+    private Permit above;
 
     private Permit(int keys, boolean counted) {
       this.keys = keys;
@@ -284,6 +361,9 @@ public final class DeleteThrottle {
       }
       if (counted) {
         DeleteThrottle.this.close(this, sent);
+      }
+      if (above != null) {
+        above.closeAfterSending(sent);
       }
     }
 

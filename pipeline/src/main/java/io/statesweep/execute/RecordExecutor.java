@@ -120,7 +120,8 @@ public final class RecordExecutor implements AutoCloseable {
   private final StateParser parser;
   private final int batchSize;
   private final ConditionalDeletes conditional;
-  private final DeleteThrottle throttle;
+  /** The lane of a record, by its state file's key: the throttle its deletes go under, and their SlowDowns. */
+  private final java.util.function.Function<String, PacedLane> lanes;
   private final ExecutionHook hook;
   private final Clock clock;
   private final LongSupplier nanoTime;
@@ -160,10 +161,32 @@ public final class RecordExecutor implements AutoCloseable {
         System::nanoTime);
   }
 
+  /**
+   * As above, each record's deletes paced in its lane ({@link PacedLane}: README, "Deleting at the bucket's speed"),
+   * {@code lanes} giving the lane of a record by its state file's key.
+   */
+  public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, java.util.function.Function<String, PacedLane> lanes, ExecutionHook hook,
+      Clock clock, int verifyThreads, DeleteJournal journal) {
+    this(store, planner, parser, batchSize, conditional, lanes, hook, clock, verifyThreads, journal, System::nanoTime);
+  }
+
   /** With the monotonic time source that measures {@link #FRESH_FOR} (a fake one in tests). */
   RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
       DeleteJournal journal, LongSupplier nanoTime) {
+    this(store, planner, parser, batchSize, conditional, oneLane(throttle), hook, clock, verifyThreads, journal,
+        nanoTime);
+  }
+
+  private static java.util.function.Function<String, PacedLane> oneLane(DeleteThrottle throttle) {
+    PacedLane lane = PacedLane.unpaced("", requireNonNull(throttle, "throttle is null"));
+    return key -> lane;
+  }
+
+  RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
+      ConditionalDeletes conditional, java.util.function.Function<String, PacedLane> lanes, ExecutionHook hook,
+      Clock clock, int verifyThreads, DeleteJournal journal, LongSupplier nanoTime) {
     if (verifyThreads < 1) {
       throw new IllegalArgumentException("verifyThreads must be at least 1: " + verifyThreads);
     }
@@ -176,7 +199,7 @@ public final class RecordExecutor implements AutoCloseable {
     }
     this.batchSize = batchSize;
     this.conditional = requireNonNull(conditional, "conditional is null");
-    this.throttle = requireNonNull(throttle, "throttle is null");
+    this.lanes = requireNonNull(lanes, "lanes is null");
     this.hook = requireNonNull(hook, "hook is null");
     this.clock = requireNonNull(clock, "clock is null");
     this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
@@ -195,11 +218,27 @@ public final class RecordExecutor implements AutoCloseable {
 
   /** Executes a window of records; returns one outcome per record, in order. */
   public List<ExecutionOutcome> execute(List<PlannedRecord> window) {
-    Instant started = clock.instant();
-    int windowKeys = window.stream().mapToInt(record -> record.deletes().size()).sum();
-    try (WindowPermits permits = WindowPermits.reserve(throttle, windowKeys)) {
-      return new Window(window, started, permits).execute();
+    List<ExecutionOutcome> outcomes = new ArrayList<>(window.size());
+    // Each lane's records go under its own throttle: a window of several lanes runs as one window per lane.
+    int from = 0;
+    while (from < window.size()) {
+      PacedLane lane = lanes.apply(window.get(from).stateFileKey());
+      int to = from + 1;
+      while (to < window.size() && lanes.apply(window.get(to).stateFileKey()) == lane) {
+        to++;
+      }
+      List<PlannedRecord> records = window.subList(from, to);
+      Instant started = clock.instant();
+      int windowKeys = records.stream().mapToInt(record -> record.deletes().size()).sum();
+      lane.begin();
+      try (WindowPermits permits = WindowPermits.reserve(lane.throttle(), windowKeys)) {
+        outcomes.addAll(new Window(records, started, permits, lane).execute());
+      } finally {
+        lane.end();
+      }
+      from = to;
     }
+    return outcomes;
   }
 
   /**
@@ -210,6 +249,9 @@ public final class RecordExecutor implements AutoCloseable {
     private final List<PlannedRecord> records;
     private final Instant started;
     private final WindowPermits permits;
+    /** The lane of the window's records, and its throttle. */
+    private final PacedLane lane;
+    private final DeleteThrottle throttle;
     private final int keysPerRequest;
     private final Verifications verifications;
     /** Each record's last verification that allows deletes, by its place in the window. */
@@ -236,10 +278,12 @@ public final class RecordExecutor implements AutoCloseable {
     /** The keys of that group that its intent names. */
     private final Set<String> intended = new HashSet<>();
 
-    Window(List<PlannedRecord> records, Instant started, WindowPermits permits) {
+    Window(List<PlannedRecord> records, Instant started, WindowPermits permits, PacedLane lane) {
       this.records = records;
       this.started = started;
       this.permits = permits;
+      this.lane = lane;
+      this.throttle = lane.throttle();
       this.keysPerRequest = Math.min(batchSize, throttle.maxBatch());
       this.verifications = new Verifications(records, shares(records));
       this.current = new Verified[records.size()];
@@ -696,6 +740,7 @@ public final class RecordExecutor implements AutoCloseable {
       }
       try {
         DeleteResult result = store.delete(batch);
+        lane.answered(batch.size(), result.throttled());
         long answered = nanoTime.getAsLong();
         Instant answeredWhen = clock.instant();
         result.deleted().forEach(key -> {
@@ -705,6 +750,7 @@ public final class RecordExecutor implements AutoCloseable {
         markers.putAll(result.markers());
         errors.putAll(result.errors());
       } catch (StoreException e) {
+        lane.answered(0, e.throttled());
         for (DeleteTarget target : batch) {
           errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
         }

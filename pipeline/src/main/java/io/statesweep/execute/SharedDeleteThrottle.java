@@ -19,13 +19,24 @@ public final class SharedDeleteThrottle {
 
   private final double keysPerSecondPerTask;
   private final DeleteThrottle throttle;
+  private final PacedLane.Pacing pacing;
+  /** The paced lanes of the attempt's deletes in this JVM (README, "Deleting at the bucket's speed"), or null. */
+  private final PacedLane.Pacer pacer;
+  /** Lanes that only count their SlowDowns, where deletes are not paced. */
+  private final Map<String, PacedLane> unpaced = new ConcurrentHashMap<>();
   private int running;
   private int mostRunning;
 
   SharedDeleteThrottle(double keysPerSecondPerTask, DeleteThrottle.Ticker ticker) {
+    this(keysPerSecondPerTask, ticker, null);
+  }
+
+  SharedDeleteThrottle(double keysPerSecondPerTask, DeleteThrottle.Ticker ticker, PacedLane.Pacing pacing) {
     this.keysPerSecondPerTask = keysPerSecondPerTask;
     this.throttle = ticker == null ? new DeleteThrottle(keysPerSecondPerTask)
         : new DeleteThrottle(keysPerSecondPerTask, ticker);
+    this.pacing = pacing;
+    this.pacer = pacing == null ? null : new PacedLane.Pacer(pacing, throttle);
   }
 
   /**
@@ -33,25 +44,39 @@ public final class SharedDeleteThrottle {
    * close the share when the task ends.
    */
   public static Share join(String attemptId, double keysPerSecondPerTask) {
-    if (keysPerSecondPerTask == 0) {
-      return new Share(null, DeleteThrottle.none());
-    }
+    return join(attemptId, keysPerSecondPerTask, null);
+  }
+
+  /**
+   * A task of attempt {@code attemptId} starts here with its share of the run's ceiling (0: none), its deletes paced
+   * per lane by {@code pacing} (null: not paced; the lanes only count SlowDowns).
+   */
+  public static Share join(String attemptId, double keysPerSecondPerTask, PacedLane.Pacing pacing) {
     SharedDeleteThrottle shared = BY_ATTEMPT.computeIfAbsent(attemptId,
-        id -> new SharedDeleteThrottle(keysPerSecondPerTask, null));
-    if (shared.keysPerSecondPerTask != keysPerSecondPerTask) {
+        id -> new SharedDeleteThrottle(keysPerSecondPerTask, null, pacing));
+    if (shared.keysPerSecondPerTask != keysPerSecondPerTask || !java.util.Objects.equals(shared.pacing, pacing)) {
       throw new IllegalArgumentException("Attempt " + attemptId + " has a share of " + shared.keysPerSecondPerTask
-          + " keys per second per task, not " + keysPerSecondPerTask);
+          + " keys per second per task and pacing " + shared.pacing + ", not " + keysPerSecondPerTask + " and "
+          + pacing);
     }
     return shared.join();
   }
 
   synchronized Share join() {
     running++;
-    if (running > mostRunning) {
+    if (running > mostRunning && keysPerSecondPerTask > 0) {
       mostRunning = running;
       throttle.raiseTo(keysPerSecondPerTask * mostRunning);
     }
     return new Share(this, throttle);
+  }
+
+  PacedLane lane(String name) {
+    return pacer != null ? pacer.lane(name) : unpaced.computeIfAbsent(name, folder -> PacedLane.unpaced(folder, throttle));
+  }
+
+  private Iterable<PacedLane> lanes() {
+    return pacer != null ? pacer.lanes() : unpaced.values();
   }
 
   private synchronized void leave() {
@@ -71,6 +96,28 @@ public final class SharedDeleteThrottle {
 
     public DeleteThrottle throttle() {
       return throttle;
+    }
+
+    /** The lane of the folder {@code name} ({@link PacedLane#of}), shared by the attempt's tasks in this JVM. */
+    public PacedLane lane(String name) {
+      return shared == null ? PacedLane.unpaced(name, throttle) : shared.lane(name);
+    }
+
+    /**
+     * The SlowDowns each lane got since the last call, by lane, those with none left out: a task adds them to the
+     * run's metrics when it ends (each count is taken once, by whichever task of this JVM asks first).
+     */
+    public Map<String, Long> takeSlowDowns() {
+      Map<String, Long> taken = new java.util.TreeMap<>();
+      if (shared != null) {
+        shared.lanes().forEach(lane -> {
+          long count = lane.takeSlowDowns();
+          if (count > 0) {
+            taken.put(lane.name(), count);
+          }
+        });
+      }
+      return taken;
     }
 
     /** The task ended: its keys keep counting for their second; its share stays for the next task here. */

@@ -25,6 +25,9 @@ public final class RequestCounts {
   public static final String FAILED = "failed";
 
   static final ExecutionAttribute<RequestCounts> ATTRIBUTE = new ExecutionAttribute<>("statesweep.requestCounts");
+  /** Throttled answers to one call, its retries' included: a call that wants its own count carries one. */
+  static final ExecutionAttribute<java.util.concurrent.atomic.AtomicInteger> CALL_THROTTLED =
+      new ExecutionAttribute<>("statesweep.callThrottled");
 
   private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
 
@@ -70,6 +73,10 @@ public final class RequestCounts {
       int status = context.httpResponse().statusCode();
       if (status == 503 || status == 429) {
         count(attributes, THROTTLED);
+        java.util.concurrent.atomic.AtomicInteger call = attributes.getAttribute(CALL_THROTTLED);
+        if (call != null) {
+          call.incrementAndGet();
+        }
       }
     }
 

@@ -382,22 +382,31 @@ public final class S3ObjectStore implements ObjectStore {
     java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
     java.util.Map<String, DeleteResult.KeyError> errors = new java.util.LinkedHashMap<>();
     java.util.Map<String, String> markers = new java.util.LinkedHashMap<>();
+    java.util.concurrent.atomic.AtomicInteger throttled = new java.util.concurrent.atomic.AtomicInteger();
     List<DeleteTarget> inXml = new ArrayList<>(targets.size());
     for (DeleteTarget target : targets) {
       if (XmlKeys.canTravelInXml(target.key())) {
         inXml.add(target);
       } else {
-        deleteAlone(target, deleted, errors, markers);
+        deleteAlone(target, deleted, errors, markers, throttled);
       }
     }
     if (!inXml.isEmpty()) {
-      deleteInOneRequest(inXml, deleted, errors, markers);
+      deleteInOneRequest(inXml, deleted, errors, markers, throttled);
     }
-    return new DeleteResult(deleted, errors, markers);
+    return new DeleteResult(deleted, errors, markers, throttled.get());
+  }
+
+  /** A delete counted in the store's requests and in {@code throttled}, its own SlowDown answers. */
+  private void countedDelete(AwsRequestOverrideConfiguration.Builder override,
+      java.util.concurrent.atomic.AtomicInteger throttled) {
+    counted(override);
+    override.putExecutionAttribute(RequestCounts.CALL_THROTTLED, throttled);
   }
 
   private void deleteInOneRequest(List<DeleteTarget> targets, java.util.Set<String> deleted,
-      java.util.Map<String, DeleteResult.KeyError> errors, java.util.Map<String, String> markers) {
+      java.util.Map<String, DeleteResult.KeyError> errors, java.util.Map<String, String> markers,
+      java.util.concurrent.atomic.AtomicInteger throttled) {
     List<ObjectIdentifier> identifiers = new ArrayList<>(targets.size());
     for (DeleteTarget target : targets) {
       ObjectIdentifier.Builder identifier = ObjectIdentifier.builder().key(target.key());
@@ -408,10 +417,12 @@ public final class S3ObjectStore implements ObjectStore {
     }
     DeleteObjectsResponse response;
     try {
-      response = client.deleteObjects(b -> b.overrideConfiguration(this::counted).bucket(bucket)
+      response = client.deleteObjects(b -> b.overrideConfiguration(o -> countedDelete(o, throttled)).bucket(bucket)
           .delete(Delete.builder().objects(identifiers).quiet(false).build()));
     } catch (SdkException e) {
-      throw translate("delete", targets.get(0).key() + " and " + (targets.size() - 1) + " more keys", e);
+      StoreException failure = translate("delete", targets.get(0).key() + " and " + (targets.size() - 1)
+          + " more keys", e);
+      throw new StoreException(failure.getMessage(), failure.errorCode(), e, throttled.get());
     }
     java.util.Set<String> asked = new java.util.HashSet<>();
     targets.forEach(target -> asked.add(target.key()));
@@ -431,6 +442,9 @@ public final class S3ObjectStore implements ObjectStore {
       if ("NoSuchKey".equals(error.code())) {
         answered.add(error.key());
       } else {
+        if ("SlowDown".equals(error.code())) {
+          throttled.incrementAndGet(); // a key the answer refused for the partition's rate
+        }
         errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
       }
     }
@@ -460,10 +474,11 @@ public final class S3ObjectStore implements ObjectStore {
    * NoSuchKey) counts as deleted. Any other 404, such as NoSuchBucket, is an error: nothing was deleted.
    */
   private void deleteAlone(DeleteTarget target, java.util.Set<String> deleted,
-      java.util.Map<String, DeleteResult.KeyError> errors, java.util.Map<String, String> markers) {
+      java.util.Map<String, DeleteResult.KeyError> errors, java.util.Map<String, String> markers,
+      java.util.concurrent.atomic.AtomicInteger throttled) {
     try {
       DeleteObjectResponse answer = client.deleteObject(b -> {
-        b.overrideConfiguration(this::counted).bucket(bucket).key(target.key());
+        b.overrideConfiguration(o -> countedDelete(o, throttled)).bucket(bucket).key(target.key());
         if (target.etag() != null) {
           b.ifMatch(quote(target.etag()));
         }

@@ -310,6 +310,7 @@ final class SparkExecuteAction {
     if (!attempt.recordedBefore().isEmpty()) {
       summary = summary.with("ledgers_recorded", String.join(",", attempt.recordedBefore()));
     }
+    summary = AttemptReport.withSlowDowns(summary, attempt.metrics().slowDownsByLane());
     report.logLines(attempt.tables(), runDate, attempt.attemptId(), counts, attempt.lines());
     summary = report.bounded(summary, deleted.bound(), attempt.lines());
     PlanCost cost = null;

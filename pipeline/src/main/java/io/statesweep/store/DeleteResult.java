@@ -10,15 +10,26 @@ import java.util.Set;
  *
  * @param markers key to the version id of the delete marker this request wrote for it (S3's {@code DeleteMarker}
  *     and {@code DeleteMarkerVersionId}); empty on a bucket without versioning, where a delete removes the object
+ * @param throttled SlowDown answers on the way: 503 or 429 answers to the request's attempts (the SDK retried them)
+ *     and keys the answer refused with {@code SlowDown} (README, "Deleting at the bucket's speed")
  */
-public record DeleteResult(Set<String> deleted, Map<String, KeyError> errors, Map<String, String> markers) {
+public record DeleteResult(Set<String> deleted, Map<String, KeyError> errors, Map<String, String> markers,
+    int throttled) {
   public DeleteResult {
+    if (throttled < 0) {
+      throw new IllegalArgumentException("throttled must not be negative: " + throttled);
+    }
     deleted = Set.copyOf(deleted);
     errors = Map.copyOf(errors);
     markers = Map.copyOf(markers);
     if (!deleted.containsAll(markers.keySet())) {
       throw new IllegalArgumentException("a delete marker of a key not deleted: " + markers.keySet());
     }
+  }
+
+  /** The result of a delete that met no SlowDown. */
+  public DeleteResult(Set<String> deleted, Map<String, KeyError> errors, Map<String, String> markers) {
+    this(deleted, errors, markers, 0);
   }
 
   /** The result of a delete that wrote no delete marker (a bucket without versioning). */
@@ -28,6 +39,11 @@ public record DeleteResult(Set<String> deleted, Map<String, KeyError> errors, Ma
 
   /** A store's error for one key, such as {@code AccessDenied}: "message (code)". */
   public record KeyError(String code, String message) {
+    /** The store asked to slow down for this key. */
+    public boolean isSlowDown() {
+      return "SlowDown".equals(code);
+    }
+
     public boolean isPreconditionFailed() {
       return "PreconditionFailed".equals(code);
     }

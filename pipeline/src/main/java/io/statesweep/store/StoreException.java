@@ -5,10 +5,22 @@ public final class StoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final String errorCode;
+  private final int throttled;
 
   public StoreException(String message, String errorCode, Throwable cause) {
+    this(message, errorCode, cause, 0);
+  }
+
+  /** @param throttled SlowDown answers (503, 429) the request got before it failed, its retries' included */
+  public StoreException(String message, String errorCode, Throwable cause, int throttled) {
     super(message, cause);
     this.errorCode = errorCode == null ? "Unknown" : errorCode;
+    this.throttled = throttled;
+  }
+
+  /** SlowDown answers (503, 429) the request got before it failed, its retries' included; 0 where not counted. */
+  public int throttled() {
+    return throttled;
   }
 
   /** The store's error code, such as {@code AccessDenied}, or the exception's class for network errors. */

@@ -20,7 +20,8 @@ class CommandOptionsTest {
   private static final List<String> WRONG = List.of("not-a-value", "-5", "99999999999999999999");
   /** The settings of the deletes a plan prices ({@link PlanOptions#deletes()}): a plan reads them too. */
   private static final Set<Setting<?>> PRICED = Set.of(Settings.BATCH_SIZE, Settings.CONDITIONAL_DELETES,
-      Settings.MAX_DELETES_PER_SECOND, Settings.UNSAFE_LOCK, Settings.MAX_DELETES, Settings.MAX_BYTES);
+      Settings.MAX_DELETES_PER_SECOND, Settings.UNSAFE_LOCK, Settings.MAX_DELETES, Settings.MAX_BYTES, Settings.PACING,
+      Settings.PARTITION_DELETES_PER_SECOND, Settings.EXPORTER_MARGIN, Settings.LANE_DEPTH);
 
   /** A value the setting refuses, or null where it takes every text. */
   private static String refused(Setting<?> setting) {

@@ -90,6 +90,7 @@ public final class SyntheticS3Server implements AutoCloseable {
   private final Queue<ListingTrigger> listingTriggers = new ConcurrentLinkedQueue<>();
   private final Queue<String> unsupported = new ConcurrentLinkedQueue<>();
   private final DeleteLog deleteLog = new DeleteLog();
+  private volatile PartitionModel partitions;
 
   private record Written(byte[] content, String etag, Instant lastModified) {}
 
@@ -133,6 +134,26 @@ public final class SyntheticS3Server implements AutoCloseable {
     server.setExecutor(threads);
     server.createContext("/", this::handle);
     server.start();
+  }
+
+  /**
+   * Takes writes (DeleteObjects, DeleteObject, PUT) as {@code model}'s partitions do, answering 503 SlowDown above
+   * their capacity (counted as SLOWDOWN); null takes every write.
+   */
+  public SyntheticS3Server partitions(PartitionModel model) {
+    this.partitions = model;
+    return this;
+  }
+
+  /** A write the partitions refuse: answered 503 SlowDown. */
+  private boolean refusedByPartitions(HttpExchange exchange, List<String> keys) throws IOException {
+    PartitionModel model = partitions;
+    if (model == null || model.admit(keys)) {
+      return false;
+    }
+    count("SLOWDOWN");
+    error(exchange, 503, "SlowDown", "Please reduce your request rate.", true);
+    return true;
   }
 
   public String endpoint() {
@@ -591,6 +612,9 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   /** DeleteObject: 204 whether or not the key existed; with If-Match, 412 on another ETag, 404 when gone. */
   private void deleteObject(HttpExchange exchange, String key) throws IOException {
+    if (refusedByPartitions(exchange, List.of(key))) {
+      return;
+    }
     String ifMatch = exchange.getRequestHeaders().getFirst("If-Match");
     synchronized (this) {
       Stored stored = lookup(key);
@@ -619,6 +643,9 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   private void put(HttpExchange exchange, String key) throws IOException {
     byte[] content = exchange.getRequestBody().readAllBytes();
+    if (refusedByPartitions(exchange, List.of(key))) {
+      return;
+    }
     String payload = exchange.getRequestHeaders().getFirst("x-amz-content-sha256");
     String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
     if ((payload != null && payload.startsWith("STREAMING-")) || (encoding != null && encoding.contains("aws-chunked"))) {
@@ -649,6 +676,16 @@ public final class SyntheticS3Server implements AutoCloseable {
   private void deleteObjects(HttpExchange exchange) throws IOException {
     String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     boolean quiet = body.contains("<Quiet>true</Quiet>");
+    if (partitions != null) {
+      List<String> keys = new ArrayList<>();
+      Matcher asked = DELETE_OBJECT.matcher(body);
+      while (asked.find()) {
+        keys.add(unescape(asked.group(1)));
+      }
+      if (refusedByPartitions(exchange, keys)) {
+        return;
+      }
+    }
     StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         + "<DeleteResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
     Matcher matcher = DELETE_OBJECT.matcher(body);

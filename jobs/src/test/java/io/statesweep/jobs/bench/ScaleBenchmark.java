@@ -51,6 +51,8 @@ import org.apache.spark.sql.SparkSession;
  * plan and execute under {@code --max-deletes-per-second}, measured at the server.
  * {@code -Dscale.args="missing lines[,lines...] [lost-per-record] [heap] [latency-ms]"} runs {@link MissingLinesRun}:
  * a plan that prints that many {@code missing} lines with a 1 GB heap.
+ * {@code -Dscale.args="pacing [K] [seconds] [exporter%] [margin%]"} runs {@link PacingRun}: fixed ceiling and adaptive
+ * pacing side by side on a model of S3's partitions;
  * {@code -Dscale.args="cpu keys latency-ms [heap]"} runs {@link CpuRun}: CPU per 1,000 keys of each phase of
  * {@code plan} and {@code run --execute}, beside the SDK's own CPU per ListObjectsV2 page.
  * {@code -Dscale.args="warm [rounds] [key=value[,key=value]] ..."} runs {@link WarmRuns}: a plan and an execute of a
@@ -80,6 +82,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("deletes")) {
       DeleteRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("pacing")) {
+      PacingRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("cpu")) {

@@ -103,6 +103,33 @@ public final class AttemptReport {
             : LogLine.cameBackRestored(row.getString(0), row.getString(1), row.getString(2))));
   }
 
+  /** Lanes named in the summary's {@code slowdowns_by_lane}, those with the most first. */
+  static final int SLOWDOWN_LANES_NAMED = 10;
+
+  /**
+   * The summary with the SlowDowns the attempt's deletes got (README, "Deleting at the bucket's speed"):
+   * {@code slowdowns}, their number (those the SDK retried included), and {@code slowdowns_by_lane}, the lanes that
+   * got the most ({@value #SLOWDOWN_LANES_NAMED} at most, {@code lane:count}, the others counted); unchanged when
+   * there were none. The metrics JSON has every lane.
+   */
+  public static RunSummary withSlowDowns(RunSummary summary, Map<String, Long> byLane) {
+    if (byLane.isEmpty()) {
+      return summary;
+    }
+    long total = byLane.values().stream().mapToLong(Long::longValue).sum();
+    List<Map.Entry<String, Long>> most = new ArrayList<>(byLane.entrySet());
+    most.sort(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+    StringBuilder lanes = new StringBuilder();
+    for (Map.Entry<String, Long> lane : most.subList(0, Math.min(SLOWDOWN_LANES_NAMED, most.size()))) {
+      lanes.append(lanes.length() == 0 ? "" : ",").append(lane.getKey().isEmpty() ? "/" : lane.getKey()).append(':')
+          .append(lane.getValue());
+    }
+    if (most.size() > SLOWDOWN_LANES_NAMED) {
+      lanes.append(",+").append(most.size() - SLOWDOWN_LANES_NAMED).append("_lanes");
+    }
+    return summary.with("slowdowns", Long.toString(total)).with("slowdowns_by_lane", lanes.toString());
+  }
+
   /**
    * A run that stopped at its bound ({@code bound} may be null: the delete phase stopped before it): its summary with
    * what it left, and its lines, sent to {@code lines}; the summary as it was otherwise.

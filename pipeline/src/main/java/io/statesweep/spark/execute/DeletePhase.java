@@ -162,7 +162,8 @@ public final class DeletePhase {
     // built from that afterwards, whatever becomes of the tasks, never from their output.
     Spread.byKeyRange(planDS, partitions, "stateFileKey")
         .foreachPartition(new ExecuteFunctions.ExecuteRecords(planner, export.maxStateBytes(), export.s3(),
-            export.bucket(), options.deletes().batchSize(), conditional, perTask, hook, ledgerHeader,
+            export.bucket(), options.deletes().batchSize(), conditional, perTask, options.deletes().pacing(),
+            export.prefix().value(), options.deletes().laneDepth(), hook, ledgerHeader,
             attempt.ledger().folder(attempt.runId(), attempt.attemptId()), export.workers(), attempt.metrics()));
   }
 }

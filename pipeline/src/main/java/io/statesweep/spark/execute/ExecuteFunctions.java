@@ -11,6 +11,7 @@ import io.statesweep.execute.PlannedRecord;
 import io.statesweep.execute.PlannedRow;
 import io.statesweep.execute.RecordExecutor;
 import io.statesweep.execute.RecordStore;
+import io.statesweep.execute.PacedLane;
 import io.statesweep.execute.SharedDeleteThrottle;
 import io.statesweep.ledger.LedgerEntry;
 import io.statesweep.ledger.LedgerKeys;
@@ -61,6 +62,9 @@ public final class ExecuteFunctions {
     private final String ledgerFolder;
     private final int workers;
     private final RunMetrics metrics;
+    private final PacedLane.Pacing pacing;
+    private final String prefix;
+    private final int laneDepth;
 
     /**
      * @param ledgerHeader the run, its date, the attempt and the warehouse that every ledger object of the attempt
@@ -70,6 +74,21 @@ public final class ExecuteFunctions {
     public ExecuteRecords(Planner planner, int maxStateBytes, S3Settings s3, String bucket, int batchSize,
         ConditionalDeletes conditional, double keysPerSecondPerTask, ExecutionHook hook, LedgerEntry.Header ledgerHeader,
         String ledgerFolder, int workers, RunMetrics metrics) {
+      this(planner, maxStateBytes, s3, bucket, batchSize, conditional, keysPerSecondPerTask, null, "", 2, hook,
+          ledgerHeader, ledgerFolder, workers, metrics);
+    }
+
+    /**
+     * @param pacing how each lane's deletes are paced (null: not paced)
+     * @param prefix the export prefix, below which {@code laneDepth} folders name a record's lane
+     */
+    public ExecuteRecords(Planner planner, int maxStateBytes, S3Settings s3, String bucket, int batchSize,
+        ConditionalDeletes conditional, double keysPerSecondPerTask, PacedLane.Pacing pacing, String prefix,
+        int laneDepth, ExecutionHook hook, LedgerEntry.Header ledgerHeader, String ledgerFolder, int workers,
+        RunMetrics metrics) {
+      this.pacing = pacing;
+      this.prefix = requireNonNull(prefix, "prefix is null");
+      this.laneDepth = laneDepth;
       this.metrics = requireNonNull(metrics, "metrics is null");
       this.workers = workers;
       this.planner = requireNonNull(planner, "planner is null");
@@ -97,24 +116,40 @@ public final class ExecuteFunctions {
       }
       TaskLedger ledger = new TaskLedger(new ObjectStoreLedger(store), ledgerFolder, header, Clock.systemUTC());
       // The tasks of this attempt in this JVM share one throttle (see SharedDeleteThrottle).
-      SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(ledgerHeader.attemptId(), keysPerSecondPerTask);
+      SharedDeleteThrottle.Share share = SharedDeleteThrottle.join(ledgerHeader.attemptId(), keysPerSecondPerTask,
+          pacing);
       // A window: records verified in parallel, whose deletes start within a second of each one's own
       // verification (RecordExecutor; README "Deleting"): at most two records per verifying thread, a batch
-      // of keys, and no more keys than one request under the throttle may carry.
+      // of keys, and no more keys than one request under the throttle may carry; the records of one lane,
+      // whose throttle that is (README, "Deleting at the bucket's speed").
       int windowRecords = Math.max(1, 2 * workers);
-      int windowKeys = Math.max(1, Math.min(batchSize, share.throttle().maxBatch()));
       StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
+      java.util.function.Function<String, PacedLane> lanes =
+          stateFileKey -> share.lane(PacedLane.of(stateFileKey, prefix, laneDepth));
       try (RecordExecutor executor = new RecordExecutor(new UnlessKilled(new ObjectStoreRecords(store, maxStateBytes),
-          task), planner, parser, batchSize, conditional, share.throttle(), hook, Clock.systemUTC(), workers, ledger)) {
-        while (rows.hasNext()) {
+          task), planner, parser, batchSize, conditional, lanes, hook, Clock.systemUTC(), workers, ledger)) {
+        PlannedRow next = rows.hasNext() ? PlanRows.read(rows.next()) : null;
+        while (next != null) {
           List<PlannedRecord> records = new ArrayList<>();
           // A row that cannot be executed is kept_refused in its place in the window; the others go on.
           List<ExecutionOutcome> refused = new ArrayList<>();
           List<Integer> refusedAt = new ArrayList<>();
           int rowsRead = 0;
           int keys = 0;
-          while (rows.hasNext() && keys < windowKeys && rowsRead < windowRecords) {
-            PlannedRow planned = PlanRows.read(rows.next());
+          PacedLane lane = null;
+          int windowKeys = Integer.MAX_VALUE;
+          while (next != null && keys < windowKeys && rowsRead < windowRecords) {
+            PlannedRow planned = next;
+            if (planned instanceof PlannedRow.Executable executable) {
+              PacedLane its = lanes.apply(executable.record().stateFileKey());
+              if (lane == null) {
+                lane = its;
+                windowKeys = Math.max(1, Math.min(batchSize, lane.throttle().maxBatch()));
+              } else if (its != lane) {
+                break; // the next lane's records start the next window
+              }
+            }
+            next = rows.hasNext() ? PlanRows.read(rows.next()) : null;
             if (planned instanceof PlannedRow.Executable executable) {
               records.add(executable.record());
               keys += executable.record().deletes().size();
@@ -147,6 +182,7 @@ public final class ExecuteFunctions {
         } finally {
           share.close();
           metrics.addRequests(store.requestCounts());
+          metrics.addSlowDowns(share.takeSlowDowns());
         }
       }
     }

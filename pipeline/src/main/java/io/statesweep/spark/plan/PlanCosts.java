@@ -22,6 +22,7 @@ import io.statesweep.config.Settings;
 import io.statesweep.cost.PlanCost;
 import io.statesweep.cost.PriceTable;
 import io.statesweep.execute.ExecuteRequestEstimate;
+import io.statesweep.execute.PacedLane;
 import io.statesweep.plan.Action;
 import io.statesweep.s3.RequestCounts;
 import io.statesweep.s3.S3Clients;
@@ -140,10 +141,22 @@ public final class PlanCosts {
             expr("coalesce(keys_to_delete, 0) + coalesce(kept_keys, 0)").as("folder_keys"));
     Spread.byKeyRange(rows, DeleteTasks.deletePartitions(parallelism, ceiling), "state_file_key")
         .foreachPartition(new Estimate(options.deletes().batchSize(), options.export().workers(),
-            DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), estimated));
+            windowRate(DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), options), estimated));
     Map<String, Long> requests = new TreeMap<>(estimated.value());
     return plus(requests, ExecuteRequestEstimate.perAttempt(options.deletes().conditionalDeletes(),
         options.export().prefix()));
+  }
+
+  /**
+   * The rate that sizes an execute's windows: the task's share of the run's ceiling, or, where deletes are paced, a
+   * lane's limit when that is lower (a lane climbs to it; its windows are smaller while it climbs).
+   */
+  private static double windowRate(double perTask, PlanOptions options) {
+    PacedLane.Pacing pacing = options.deletes().pacing();
+    if (pacing == null) {
+      return perTask;
+    }
+    return perTask == 0 ? pacing.partitionKeysPerSecond() : Math.min(perTask, pacing.partitionKeysPerSecond());
   }
 
   /** One task's share of the estimate. */

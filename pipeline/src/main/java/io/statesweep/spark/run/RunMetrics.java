@@ -31,6 +31,8 @@ public final class RunMetrics implements Serializable {
   public final LongAccumulator recordsVerified;
   public final LongAccumulator keysDeleted;
   final Requests requests;
+  /** SlowDown answers to deletes by lane (README, "Deleting at the bucket's speed"), those the SDK retried included. */
+  final Requests slowDowns;
   public final Durations verifiedToDeleted;
 
   private RunMetrics(SparkContext spark) {
@@ -41,6 +43,8 @@ public final class RunMetrics implements Serializable {
     keysDeleted = spark.longAccumulator("statesweep.keys_deleted");
     requests = new Requests();
     spark.register(requests, "statesweep.s3_requests");
+    slowDowns = new Requests();
+    spark.register(slowDowns, "statesweep.slowdowns_by_lane");
     verifiedToDeleted = new Durations();
     spark.register(verifiedToDeleted, "statesweep.verified_to_deleted");
   }
@@ -52,6 +56,18 @@ public final class RunMetrics implements Serializable {
   /** Adds what a store counted (in a task, or on the driver). */
   public void addRequests(RequestCounts counts) {
     requests.add(counts.snapshot());
+  }
+
+  /** Adds SlowDowns a task's deletes got, by lane. */
+  public void addSlowDowns(Map<String, Long> byLane) {
+    if (!byLane.isEmpty()) {
+      slowDowns.add(byLane);
+    }
+  }
+
+  /** SlowDown answers to deletes by lane so far. */
+  public Map<String, Long> slowDownsByLane() {
+    return slowDowns.value();
   }
 
   /** Counters by name, for the progress line and the metrics JSON. */
@@ -127,6 +143,11 @@ public final class RunMetrics implements Serializable {
     }
     root.put("retries", retries);
     root.put("throttled", throttled);
+    Map<String, Long> byLane = slowDownsByLane();
+    if (!byLane.isEmpty()) {
+      ObjectNode lanes = root.putObject("delete_slowdowns_by_lane");
+      byLane.forEach((lane, count) -> lanes.put(lane.isEmpty() ? "/" : lane, count));
+    }
     Map<Integer, Long> windows = verifiedToDeleted.value();
     if (!windows.isEmpty()) {
       // From the end of a record's verification to the answer of its last delete: the window in which a

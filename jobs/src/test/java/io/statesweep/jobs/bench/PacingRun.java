@@ -1,0 +1,209 @@
+package io.statesweep.jobs.bench;
+
+import io.statesweep.api.ExecuteResult;
+import io.statesweep.api.PlanResult;
+import io.statesweep.config.RunOptions;
+import io.statesweep.spark.TestActions;
+import io.statesweep.synthetic.DeleteLog;
+import io.statesweep.synthetic.PartitionModel;
+import io.statesweep.synthetic.SyntheticArchive;
+import io.statesweep.synthetic.SyntheticS3Server;
+import io.statesweep.testing.TestOptions;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.spark.sql.SparkSession;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.retries.DefaultRetryStrategy;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * Deletes paced per lane against a model of S3's partitions (README, "Deleting at the bucket's speed"), side by side
+ * in one run: today's fixed ceiling (one partition's rate for the whole job, {@code --pacing off
+ * --max-deletes-per-second K}) and adaptive pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition
+ * that splits under load. The model is S3 scaled down to what this machine serves: each partition takes {@code K}
+ * writes a second (S3 documents 3,500), and statesweep is told so ({@code --partition-deletes-per-second K}). An
+ * exporter writes into every partition meanwhile, {@code exporter%} of its capacity in one-key PUTs the SDK does not
+ * retry, and counts its own SlowDowns.
+ *
+ * <p>For each case: keys/s at steady state (the second half of the deleting) against the model's capacity then,
+ * SlowDowns to deletes per 1,000 keys (the server's count less the exporter's), the exporter's PUTs and how many were
+ * throttled, records the execute left (a request refused three times), the partitions at the end, and wall time.
+ * Arguments: {@code [K (250)] [seconds of deleting per adaptive case (60)] [exporter% (5)] [margin% (20)]}.
+ */
+final class PacingRun {
+  private static final int FILES = 10;
+  private static final int PROJECTS = 16;
+
+  private PacingRun() {}
+
+  private record Case(String name, int partitions, boolean adaptive, int splitAfterSeconds) {}
+
+  static void main(String[] args) throws Exception {
+    int capacity = args.length > 0 ? Integer.parseInt(args[0]) : 250;
+    int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
+    int exporterPercent = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    int margin = args.length > 3 ? Integer.parseInt(args[3]) : 20;
+    System.setProperty("aws.accessKeyId", "synthetic");
+    System.setProperty("aws.secretAccessKey", "synthetic");
+    System.setProperty("aws.region", "us-east-1");
+    System.setProperty("spark.master", "local[16]");
+    System.out.printf(Locale.ROOT, "pacing: partitions of %d writes/s (S3: 3,500), the exporter at %d %% of each, margin"
+        + " %d %%; %d projects of due records (%d keys each); %d cores%n", capacity, exporterPercent, margin, PROJECTS,
+        FILES + 1, Runtime.getRuntime().availableProcessors());
+    List<Case> cases = List.of(
+        new Case("1 partition, fixed ceiling", 1, false, 0),
+        new Case("1 partition, adaptive", 1, true, 0),
+        new Case("4 partitions, fixed ceiling", 4, false, 0),
+        new Case("4 partitions, adaptive", 4, true, 0),
+        new Case("16 partitions, fixed ceiling", 16, false, 0),
+        new Case("16 partitions, adaptive", 16, true, 0),
+        new Case("1 partition splitting, adaptive", 1, true, 10),
+        new Case("1 partition splitting, adaptive, margin 0", 1, true, -10));
+    SparkSession spark = ScaleBenchmark.session();
+    List<String> rows = new ArrayList<>();
+    for (Case one : cases) {
+      rows.add(run(spark, one, capacity, seconds, exporterPercent, margin));
+      System.out.println();
+      System.out.printf("%-44s %9s %9s %8s %10s %10s %8s %6s %8s%n", "case", "keys/s", "capacity", "of cap",
+          "slow/1000", "exp. PUTs", "exp. 503", "left", "wall s");
+      rows.forEach(System.out::println);
+    }
+    spark.stop();
+  }
+
+  private static String run(SparkSession spark, Case one, int capacity, int seconds, int exporterPercent, int margin)
+      throws Exception {
+    int splitAfter = Math.abs(one.splitAfterSeconds());
+    int caseMargin = one.splitAfterSeconds() < 0 ? 0 : margin;
+    // Enough keys for `seconds` at the model's capacity (splits double it at most once or twice), fewer under a
+    // fixed ceiling, whose rate is known: 40 seconds of it.
+    double rate = one.adaptive() ? capacity * one.partitions() * (splitAfter > 0 ? 2.5 : 1) : capacity;
+    long keys = (long) (rate * (one.adaptive() ? seconds : 40));
+    long records = Math.max(PROJECTS, keys / (FILES + 1));
+    long perProject = (records + PROJECTS - 1) / PROJECTS;
+    SyntheticArchive archive = new SyntheticArchive(ScaleBenchmark.PREFIX, perProject * PROJECTS, FILES, perProject,
+        false, 1);
+    List<String> firstKeys = new ArrayList<>();
+    for (int i = 1; i < one.partitions(); i++) {
+      firstKeys.add(String.format(Locale.ROOT, "%sprojects/p%06d/", ScaleBenchmark.PREFIX,
+          (long) i * PROJECTS / one.partitions()));
+    }
+    String warehouse = Files.createTempDirectory("statesweep-pacing").toString();
+    try (SyntheticS3Server server = new SyntheticS3Server(ScaleBenchmark.BUCKET, archive, Duration.ZERO, 0)) {
+      TestOptions builder = TestOptions.of(server.endpoint(), ScaleBenchmark.BUCKET, ScaleBenchmark.PREFIX,
+          warehouse).with("--workers", "16").with("--pages-per-task", "20").with("--dry-run", "false")
+          .with("--conditional-deletes", "on");
+      builder = one.adaptive()
+          ? builder.with("--pacing", "adaptive").with("--partition-deletes-per-second", Integer.toString(capacity))
+              .with("--exporter-margin", Integer.toString(caseMargin))
+          : builder.with("--pacing", "off").with("--max-deletes-per-second", Integer.toString(capacity));
+      RunOptions options = builder.options();
+      PlanResult plan = TestActions.plan(spark, options);
+      if (plan.failure() != null) {
+        throw new IllegalStateException("plan failed: " + plan.failure());
+      }
+      PartitionModel model = new PartitionModel(capacity, firstKeys, splitAfter, 0.5, System::nanoTime);
+      server.partitions(model).resetCounts();
+      Exporter exporter = new Exporter(server.endpoint(), capacity * exporterPercent / 100.0, one.partitions());
+      exporter.start();
+      long started = System.nanoTime();
+      ExecuteResult result;
+      try {
+        result = TestActions.executeOwnPlan(spark, options, plan);
+      } finally {
+        exporter.stop();
+      }
+      double wall = (System.nanoTime() - started) / 1e9;
+      if (result.failure() != null) {
+        throw new IllegalStateException("execute failed: " + result.failure());
+      }
+      System.out.printf("%s: %s%n", one.name(), result.summary().line());
+      DeleteLog log = server.deleteLog();
+      long[] perSecond = log.keysPerSecond();
+      int from = perSecond.length / 2;
+      int to = Math.max(from + 1, perSecond.length - 1); // the last second is partial
+      long steadyKeys = 0;
+      for (int i = from; i < to; i++) {
+        steadyKeys += perSecond[i];
+      }
+      double steady = steadyKeys / (double) (to - from);
+      int partitionsAtEnd = model.firstKeys().size();
+      double capacityAtEnd = capacity * (double) partitionsAtEnd;
+      long serverSlowDowns = server.requestCounts().getOrDefault("SLOWDOWN", 0L);
+      long deleteSlowDowns = serverSlowDowns - exporter.throttled.get();
+      long left = archive.records() - result.summary().recordsDeleted();
+      return String.format(Locale.ROOT, "%-44s %,9.0f %,9.0f %7.1f%% %10.2f %,10d %,8d %,6d %8.1f", one.name(),
+          steady, capacityAtEnd, 100 * steady / capacityAtEnd, 1000.0 * deleteSlowDowns / Math.max(1, log.keys()),
+          exporter.puts.get(), exporter.throttled.get(), left, wall)
+          + (partitionsAtEnd != one.partitions() ? " (" + partitionsAtEnd + " partitions at the end)" : "");
+    }
+  }
+
+  /** One-key PUTs into every project folder, {@code perPartitionPerSecond} a second each, never retried. */
+  private static final class Exporter {
+    final AtomicLong puts = new AtomicLong();
+    final AtomicLong throttled = new AtomicLong();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private final S3Client client;
+    private final double perProjectPerSecond;
+    private final List<Thread> threads = new ArrayList<>();
+
+    Exporter(String endpoint, double perPartitionPerSecond, int partitions) {
+      this.client = S3Client.builder().endpointOverride(java.net.URI.create(endpoint)).forcePathStyle(true)
+          .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+          .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+              software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("synthetic", "synthetic")))
+          .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry())).build();
+      // Each project folder writes its share of its partition's rate.
+      this.perProjectPerSecond = perPartitionPerSecond * partitions / PROJECTS;
+    }
+
+    void start() {
+      for (int project = 0; project < PROJECTS; project++) {
+        int folder = project;
+        Thread thread = new Thread(() -> put(folder), "exporter-" + project);
+        thread.setDaemon(true);
+        thread.start();
+        threads.add(thread);
+      }
+    }
+
+    private void put(int project) {
+      long every = (long) (1e9 / perProjectPerSecond);
+      long next = System.nanoTime() + (long) (Math.random() * every);
+      long n = 0;
+      while (!stopped.get()) {
+        long wait = next - System.nanoTime();
+        if (wait > 0) {
+          java.util.concurrent.locks.LockSupport.parkNanos(wait);
+          continue;
+        }
+        next += every;
+        String key = String.format(Locale.ROOT, "%sprojects/p%06d/exporter/u%09d.bin", ScaleBenchmark.PREFIX,
+            project, n++);
+        puts.incrementAndGet();
+        try {
+          client.putObject(b -> b.bucket(ScaleBenchmark.BUCKET).key(key), RequestBody.fromString("x"));
+        } catch (S3Exception e) {
+          if (e.statusCode() == 503) {
+            throttled.incrementAndGet();
+          }
+        }
+      }
+    }
+
+    void stop() throws InterruptedException {
+      stopped.set(true);
+      for (Thread thread : threads) {
+        thread.join();
+      }
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,282 @@
+package io.statesweep.execute;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayDeque;
+import org.junit.jupiter.api.Test;
+
+/** README, "Deleting at the bucket's speed": a lane's pace, on a fake clock. */
+class PacedLaneTest {
+  private static final long SECOND = DeleteThrottle.SPAN_NANOS;
+  private static final long REQUEST_NANOS = 20_000_000L;
+
+  private final DeleteThrottleTest.FakeTicker ticker = new DeleteThrottleTest.FakeTicker();
+
+  private PacedLane lane(PacedLane.Pacing pacing, double runCeiling) {
+    return new PacedLane.Pacer(pacing, new DeleteThrottle(runCeiling, ticker)).lane("projects/p1/");
+  }
+
+  /**
+   * A partition that takes {@code capacity} keys in any second, sliding: a request that would pass it gets SlowDown,
+   * and so does every request after it until the last second's keys fall under 90 % of the capacity (it sheds load);
+   * an exporter's one-key PUT every {@code exporterEvery} nanoseconds counts in it too.
+   */
+  private static final class Partition {
+    final double capacity;
+    final long exporterEvery;
+    final ArrayDeque<long[]> taken = new ArrayDeque<>();
+    long inLastSecond;
+    long nextPut;
+    long exporterThrottled;
+    long exporterPuts;
+    boolean shedding;
+
+    Partition(double capacity, long exporterEvery) {
+      this.capacity = capacity;
+      this.exporterEvery = exporterEvery;
+    }
+
+    boolean take(long now, int keys) {
+      while (exporterEvery > 0 && nextPut <= now) {
+        exporterPuts++;
+        if (!admit(nextPut, 1)) {
+          exporterThrottled++;
+        }
+        nextPut += exporterEvery;
+      }
+      return admit(now, keys);
+    }
+
+    private boolean admit(long at, int keys) {
+      while (!taken.isEmpty() && taken.peekFirst()[0] <= at - SECOND) {
+        inLastSecond -= taken.pollFirst()[1];
+      }
+      if (shedding && inLastSecond < 0.9 * capacity) {
+        shedding = false;
+      }
+      if (shedding || inLastSecond + keys > capacity) {
+        shedding = true;
+        return false;
+      }
+      taken.addLast(new long[] {at, keys});
+      inLastSecond += keys;
+      return true;
+    }
+  }
+
+  /** What {@code seconds} of deleting came to. */
+  private record Run(long keys, long slowDowns, long keysInLastHalf, double seconds) {
+    double lastHalfRate() {
+      return keysInLastHalf / (seconds / 2);
+    }
+  }
+
+  /** What {@code seconds} of deleting through the lane into {@code partition} came to. */
+  private Run deleteFor(PacedLane lane, Partition partition, int seconds) {
+    return deleteFor(new PacedLane[] {lane}, new Partition[] {partition}, seconds);
+  }
+
+  /**
+   * {@code seconds} of deleting, one request of each lane in turn, lane {@code i} into {@code partitions[i]} (the
+   * same partition for lanes that share one), each lane deleting throughout.
+   */
+  private Run deleteFor(PacedLane[] lanes, Partition[] partitions, int seconds) {
+    long end = ticker.now + seconds * SECOND;
+    long half = ticker.now + seconds * SECOND / 2;
+    long keys = 0;
+    long lastHalf = 0;
+    long slowDowns = 0;
+    for (PacedLane lane : lanes) {
+      lane.begin();
+      slowDowns -= lane.slowDowns();
+    }
+    while (ticker.now < end) {
+      for (int i = 0; i < lanes.length; i++) {
+        PacedLane lane = lanes[i];
+        int batch = lane.throttle().maxBatch();
+        DeleteThrottle.Permit permit = lane.throttle().tryReserve(batch);
+        if (permit == null) {
+          continue;
+        }
+        boolean accepted = partitions[i].take(ticker.now, batch);
+        permit.closeAfterSending(batch);
+        lane.answered(accepted ? batch : 0, accepted ? 0 : 1);
+        if (accepted) {
+          keys += batch;
+          if (ticker.now >= half) {
+            lastHalf += batch;
+          }
+        }
+      }
+      ticker.now += REQUEST_NANOS / lanes.length;
+    }
+    for (PacedLane lane : lanes) {
+      lane.end();
+      slowDowns += lane.slowDowns();
+    }
+    return new Run(keys, slowDowns, lastHalf, seconds);
+  }
+
+  @Test
+  void aLaneStartsAtItsStartRateAndClimbsOnlyWhileItUsesItsRate() {
+    PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0.2), 0);
+    assertThat(lane.rate()).isEqualTo(500);
+    ticker.now += 5 * SECOND;
+    lane.answered(10, 0);
+    assertThat(lane.rate()).as("a lane that sent a trickle learns nothing of the store's rate").isEqualTo(500);
+
+    Run run = deleteFor(lane, new Partition(1_000_000, 0), 31);
+    assertThat(run.slowDowns()).isZero();
+    assertThat(lane.rate()).as("500 + 100 a second reaches the documented rate in 30 s").isEqualTo(3500);
+    assertThat(lane.groupLimit()).isEqualTo(3500);
+  }
+
+  @Test
+  void aSlowDownHalvesTheRateOncePerSecondAndTheMarginCapsTheLaneBelowWhereItCame() {
+    PacedLane lane = lane(new PacedLane.Pacing(2000, 100, 3500, 0.2, 60), 0);
+    lane.answered(0, 3);
+    assertThat(lane.rate()).isEqualTo(1000);
+    assertThat(lane.groupLimit()).as("20 %% below the 2,000 keys/s that met the SlowDown").isEqualTo(1600);
+    lane.answered(0, 1);
+    assertThat(lane.rate()).as("answers to requests of the same second came from the same rate").isEqualTo(1000);
+    ticker.now += SECOND;
+    lane.answered(0, 1);
+    assertThat(lane.rate()).isEqualTo(500);
+    assertThat(lane.groupLimit()).isEqualTo(800);
+    assertThat(lane.slowDowns()).isEqualTo(5);
+    for (int i = 0; i < 20; i++) {
+      ticker.now += SECOND;
+      lane.answered(0, 1);
+    }
+    assertThat(lane.rate()).as("never below a key a second").isEqualTo(1);
+  }
+
+  @Test
+  void withoutTheMarginALaneClimbsBackToTheRateThatMetSlowDown() {
+    PacedLane lane = lane(new PacedLane.Pacing(2000, 100, 3500, 0, 60), 0);
+    lane.answered(0, 1);
+    assertThat(lane.rate()).isEqualTo(1000);
+    assertThat(lane.groupLimit()).isEqualTo(3500);
+  }
+
+  @Test
+  void aLaneAtItsLimitForAMinuteWithoutSlowDownTriesATenthMore() {
+    PacedLane lane = lane(new PacedLane.Pacing(3500, 100, 3500, 0.2, 60), 0);
+    Run run = deleteFor(lane, new Partition(1_000_000, 0), 59);
+    assertThat(run.slowDowns()).isZero();
+    assertThat(lane.groupLimit()).isEqualTo(3500);
+    deleteFor(lane, new Partition(1_000_000, 0), 3);
+    assertThat(lane.groupLimit()).isCloseTo(3850, org.assertj.core.data.Offset.offset(1e-6));
+  }
+
+  @Test
+  void onAPartitionOfOneCapacityALaneRunsAtLeastFourFifthsOfItWithAtMostOneSlowDownPerThousandKeys() {
+    PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0.2), 0);
+    Partition partition = new Partition(2000, SECOND / 50); // the exporter: 50 PUTs a second
+    Run learning = deleteFor(lane, partition, 30);
+    long throttledLearning = partition.exporterThrottled;
+    assertThat(throttledLearning).as("the exporter's PUTs in the seconds the partition shed load").isLessThan(100);
+    Run run = deleteFor(lane, partition, 300);
+
+    assertThat(learning.slowDowns() + run.slowDowns()).as("SlowDowns").isLessThan(20);
+    assertThat(run.lastHalfRate()).as("keys/s in the last 150 s of a partition of 2,000 (50 of them the exporter's)")
+        .isGreaterThanOrEqualTo(0.8 * 1950);
+    assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
+    assertThat(partition.exporterPuts).isGreaterThan(16_000);
+    assertThat(partition.exporterThrottled - throttledLearning)
+        .as("the exporter's PUTs throttled once the lane learnt its rate, with the margin on").isZero();
+  }
+
+  @Test
+  void lanesThatShareAPartitionAreTakenTogetherAndShareIt() {
+    PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.2), new DeleteThrottle(0, ticker));
+    PacedLane[] lanes = new PacedLane[16];
+    Partition[] partitions = new Partition[16];
+    Partition shared = new Partition(3500, SECOND / 100);
+    for (int i = 0; i < lanes.length; i++) {
+      lanes[i] = pacer.lane("projects/p" + i + "/");
+      partitions[i] = shared;
+    }
+    Run learning = deleteFor(lanes, partitions, 60);
+    Run run = deleteFor(lanes, partitions, 300);
+
+    assertThat(lanes[0].sharesWith(lanes[15])).as("taken to share one partition").isTrue();
+    assertThat(run.lastHalfRate()).as("keys/s of 16 lanes in a partition of 3,500 (100 the exporter's)")
+        .isGreaterThanOrEqualTo(0.8 * 3400);
+    assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
+    assertThat(learning.slowDowns() + run.slowDowns()).isLessThan(100);
+  }
+
+  @Test
+  void lanesInPartitionsOfTheirOwnEachReachTheirOwn() {
+    PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.2), new DeleteThrottle(0, ticker));
+    PacedLane[] lanes = new PacedLane[4];
+    Partition[] partitions = new Partition[4];
+    for (int i = 0; i < lanes.length; i++) {
+      lanes[i] = pacer.lane("projects/p" + i + "/");
+      partitions[i] = new Partition(3500, SECOND / 100);
+    }
+    Run run = deleteFor(lanes, partitions, 300);
+
+    assertThat(lanes[0].sharesWith(lanes[1])).as("each reached a partition's rate: not taken together").isFalse();
+    assertThat(run.lastHalfRate()).as("keys/s of 4 lanes in 4 partitions of 3,500").isGreaterThanOrEqualTo(0.8 * 4 * 3400);
+    assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void withoutTheMarginTheLaneKeepsMeetingSlowDownAndTheExporterIsThrottled() {
+    PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0), 0);
+    Partition partition = new Partition(2000, SECOND / 50);
+    Run run = deleteFor(lane, partition, 300);
+
+    assertThat(run.slowDowns()).as("the sawtooth: each climb back meets the partition's rate").isGreaterThan(5);
+    assertThat(partition.exporterThrottled).isPositive();
+  }
+
+  @Test
+  void theRunsCeilingHoldsOverEveryLane() {
+    DeleteThrottle run = new DeleteThrottle(1000, ticker);
+    PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.2), run);
+    PacedLane one = pacer.lane("projects/p1/");
+    PacedLane two = pacer.lane("projects/p2/");
+    long start = ticker.now;
+    long keys = 0;
+    while (ticker.now < start + 20 * SECOND) {
+      for (PacedLane lane : new PacedLane[] {one, two}) {
+        int batch = lane.throttle().maxBatch();
+        DeleteThrottle.Permit permit = lane.throttle().reserve(batch);
+        assertThat(run.countedKeys(ticker.now)).isLessThanOrEqualTo(1000);
+        ticker.now += REQUEST_NANOS;
+        permit.close();
+        lane.answered(batch, 0);
+        keys += batch;
+      }
+    }
+    assertThat(keys / 20.0).as("keys/s of both lanes under a run ceiling of 1,000").isBetween(850.0, 1050.0);
+  }
+
+  @Test
+  void aRequestSizedBeforeTheRateFellGoesAloneInItsSecond() {
+    PacedLane lane = lane(new PacedLane.Pacing(3500, 100, 3500, 0.2, 60), 0);
+    DeleteThrottle.Permit sized = lane.throttle().reserve(100);
+    sized.close();
+    for (int i = 0; i < 12; i++) {
+      ticker.now += SECOND;
+      lane.answered(0, 1);
+    }
+    assertThat(lane.rate()).isLessThan(100);
+    DeleteThrottle.Permit alone = lane.throttle().reserve(100);
+    assertThat(alone.keys()).isEqualTo(100);
+    alone.close();
+  }
+
+  @Test
+  void aLaneIsItsFoldersBelowThePrefix() {
+    assertThat(PacedLane.of("cogram/projects/p1/emails/e1/state.json", "cogram/", 2)).isEqualTo("projects/p1/");
+    assertThat(PacedLane.of("cogram/projects/p1/emails/e1/state.json", "cogram/", 1)).isEqualTo("projects/");
+    assertThat(PacedLane.of("cogram/organization/state.json", "cogram/", 2)).isEqualTo("organization/");
+    assertThat(PacedLane.of("cogram/state.json", "cogram/", 2)).isEmpty();
+    assertThatThrownBy(() -> PacedLane.of("cogram/a/b", "cogram/", 0)).isInstanceOf(IllegalArgumentException.class);
+  }
+}
