@@ -156,7 +156,7 @@ class DeployDefinitionsTest {
         // Paced per lane by what S3 answers, the exporter's share kept (README, "Deleting at the bucket's speed").
         assertThat(options.execute().deletes().pacing()).as("%s: --pacing", job.where()).isNotNull();
         assertThat(options.execute().deletes().pacing().margin()).as("%s: --exporter-margin", job.where())
-            .isEqualTo(0.2);
+            .isEqualTo(0.1);
         assertThat(job.args()).as("%s: --exporter-margin", job.where()).contains("--exporter-margin");
         assertThat(options.export().failOn().losses()).as("%s: --fail-on", job.where())
             .contains(FailOn.Loss.CAME_BACK, FailOn.Loss.MISSING);

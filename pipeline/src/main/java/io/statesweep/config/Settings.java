@@ -124,7 +124,7 @@ public final class Settings {
       .help("S3's documented writes per second per partitioned prefix: a lane's limit until the store shows it takes"
           + " more");
   public static final Setting<Integer> EXPORTER_MARGIN = Setting.integer("sweep.delete.exporter-margin-percent", 0, 90)
-      .flag("--exporter-margin").environment("STATESWEEP_EXPORTER_MARGIN").defaultValue("20").takenBy(DELETING)
+      .flag("--exporter-margin").environment("STATESWEEP_EXPORTER_MARGIN").defaultValue("10").takenBy(DELETING)
       .help("after a SlowDown, keep the lane this many percent below the rate at which it came, so that the exporter's"
           + " uploads into the same partition are not throttled; 0 for none");
   public static final Setting<Integer> LANE_DEPTH = Setting.integer("sweep.delete.lane-depth", 1, 16)

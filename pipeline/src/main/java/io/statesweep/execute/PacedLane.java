@@ -11,29 +11,31 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The deletes of one lane of the key space, a folder (README, "Deleting at the bucket's speed"), paced by what the
- * store answers. Each lane has a {@link DeleteThrottle} of its own under the run's. Lanes that meet SlowDown in the
- * same second while their rates add up to about one partition's are taken to share an S3 partition from then on:
- * they form one <b>group</b>, whose rate is paced as a whole (additive increase while the store accepts,
- * multiplicative decrease when it answers SlowDown) and shared evenly by its lanes that are deleting. A lane that
- * never met SlowDown so with another is a group of its own; lanes that each reached a partition's rate are not
- * taken together, whenever their SlowDowns come.
+ * store answers. Each lane has a {@link DeleteThrottle} of its own under the run's. Lanes side by side in key order
+ * are taken to share an S3 partition until the store shows otherwise (S3 partitions are key ranges, and an archive
+ * written at the exporter's pace has few): they form a <b>group</b>, whose rate is paced as a whole (additive
+ * increase while the store accepts, multiplicative decrease when it answers SlowDown) and shared evenly by its
+ * lanes that are deleting. All lanes start in one group; a lane seen later joins its neighbour's.
  * <ul>
  *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and climbs {@link Pacing#stepKeysPerSecond()} per
  *       second in which its lanes used at least half its rate and met no SlowDown, up to its limit.</li>
  *   <li>The limit is S3's documented rate per partitioned prefix ({@link Pacing#partitionKeysPerSecond()}) or,
  *       once a SlowDown came with the exporter's margin on, that margin below the group's rate when it came: the
  *       exporter, writing into the same partition, keeps its share.</li>
- *   <li>A SlowDown halves the group's rate, once per second however many of that second's requests it answers
- *       (they all came from the same rate).</li>
- *   <li>A group at its limit for {@link Pacing#probeAfterSeconds()} without a SlowDown raises the limit by a tenth:
- *       that is how a partition that S3 split since, or one that always took more, shows it takes more. Nothing
- *       else goes above the documented rate. With the margin on, a group that met SlowDown probes no more: it
- *       knows its partition's rate, and each probe past it would throttle the exporter's uploads.</li>
+ *   <li>A SlowDown halves the group's rate, once per second, and only for requests sent after its last decrease
+ *       (an SDK retry answers seconds later, from the rate before).</li>
+ *   <li>A group that sent at its limit for {@link Pacing#probeAfterSeconds()} without a SlowDown has shown that its
+ *       range takes the documented rate: it splits in two by key order, each half with half the rate and the whole limit
+ *       (where both halves are in one partition, they meet SlowDown together, and learn their shares); a group of
+ *       one lane raises its limit by a tenth instead. Nothing else goes above the documented rate. With the margin
+ *       on, a group that met SlowDown does neither: it knows its partition's rate, and each probe past it would
+ *       throttle the exporter's uploads.</li>
  * </ul>
  * Thread-safe: the tasks of an attempt in one JVM share the lanes ({@link Pacer}, held by
  * {@link SharedDeleteThrottle}).
  */
 public final class PacedLane {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PacedLane.class);
   /** A lane's rate never falls below one key a second. */
   static final double FLOOR_KEYS_PER_SECOND = 1;
   private static final long SECOND = DeleteThrottle.SPAN_NANOS;
@@ -64,11 +66,12 @@ public final class PacedLane {
     /**
      * A limit of {@code partitionKeysPerSecond} (S3 documents 3,500 writes per second per partitioned prefix), a
      * start of a seventh of it (500 for 3,500), climbing a thirty-fifth of it a second (100): the limit in 30
-     * seconds; {@code margin} below where a SlowDown came; a tenth more tried after a minute at the limit.
+     * seconds; {@code margin} below where a SlowDown came; a range split, or a tenth more tried, after 5 seconds at
+     * the limit (a split that was wrong costs one SlowDown).
      */
     public static Pacing s3(double partitionKeysPerSecond, double margin) {
       return new Pacing(Math.max(FLOOR_KEYS_PER_SECOND, partitionKeysPerSecond / 7),
-          Math.max(1, partitionKeysPerSecond / 35), partitionKeysPerSecond, margin, 60);
+          Math.max(1, partitionKeysPerSecond / 35), partitionKeysPerSecond, margin, 5);
     }
   }
 
@@ -78,6 +81,8 @@ public final class PacedLane {
   private final Pacer pacer;
   private Group group;
   private int deleting;
+  /** When its last window ended: a lane between two windows (verifying the next) keeps its share a second. */
+  private long endedAt = Long.MIN_VALUE / 2;
   private long slowDowns;
   private long untaken;
 
@@ -153,7 +158,7 @@ public final class PacedLane {
       synchronized (pacer) {
         deleting++;
         if (deleting == 1) {
-          group.share();
+          group.share(pacer.ticker.nanoTime());
         }
       }
     }
@@ -165,7 +170,7 @@ public final class PacedLane {
       synchronized (pacer) {
         deleting--;
         if (deleting == 0) {
-          group.share();
+          endedAt = pacer.ticker.nanoTime();
         }
       }
     }
@@ -173,6 +178,15 @@ public final class PacedLane {
 
   /** A request of {@code keys} keys was answered after {@code throttled} SlowDown answers (503, 429, or per key). */
   public void answered(int keys, int throttled) {
+    answered(keys, throttled, Long.MAX_VALUE);
+  }
+
+  /**
+   * As above, for a request sent at {@code sentAt} ({@link DeleteThrottle.Ticker#nanoTime()}): a SlowDown to a
+   * request sent before the group's last decrease (an SDK retry of it comes seconds later) came from the rate
+   * before it, and decreases nothing more; it is counted all the same.
+   */
+  public void answered(int keys, int throttled, long sentAt) {
     if (keys < 0 || throttled < 0) {
       throw new IllegalArgumentException("keys and throttled must not be negative: " + keys + ", " + throttled);
     }
@@ -185,7 +199,12 @@ public final class PacedLane {
       }
       return;
     }
-    pacer.answered(this, throttled);
+    pacer.answered(this, keys, throttled, sentAt);
+  }
+
+  /** The time source of the lane's throttle. */
+  long nanoTime() {
+    return throttle.ticker().nanoTime();
   }
 
   /** The rate of the lane's group, and its limit. */
@@ -208,16 +227,14 @@ public final class PacedLane {
     }
   }
 
-  /**
-   * The lanes of one attempt in one JVM, under its run's throttle, and their groups.
-   */
+  /** The lanes of one attempt in one JVM, under its run's throttle, and their groups. */
   static final class Pacer {
     private final Pacing pacing;
     private final DeleteThrottle run;
     private final DeleteThrottle.Ticker ticker;
-    private final Map<String, PacedLane> lanes = new ConcurrentHashMap<>();
-    /** Groups that met SlowDown, and when: a group that meets it within a second of another's joins it. */
-    private final List<Group> lastSlowed = new ArrayList<>();
+    /** By name, so by key order: a new lane joins the group of the lane before it (or after it). */
+    private final java.util.concurrent.ConcurrentSkipListMap<String, PacedLane> lanes =
+        new java.util.concurrent.ConcurrentSkipListMap<>();
 
     Pacer(Pacing pacing, DeleteThrottle run) {
       this.pacing = requireNonNull(pacing, "pacing is null");
@@ -231,12 +248,21 @@ public final class PacedLane {
         return lane;
       }
       synchronized (this) {
-        return lanes.computeIfAbsent(name, folder -> {
-          PacedLane made = new PacedLane(folder, new DeleteThrottle(pacing.startKeysPerSecond(), ticker, run, true),
-              this);
-          made.group = new Group(made, pacing, ticker.nanoTime());
-          return made;
-        });
+        lane = lanes.get(name);
+        if (lane != null) {
+          return lane;
+        }
+        Map.Entry<String, PacedLane> neighbour = lanes.lowerEntry(name);
+        if (neighbour == null) {
+          neighbour = lanes.higherEntry(name);
+        }
+        Group group = neighbour == null ? new Group(pacing, ticker.nanoTime()) : neighbour.getValue().group;
+        lane = new PacedLane(name, new DeleteThrottle(group.rate, ticker, run, true), this);
+        lane.group = group;
+        group.lanes.add(lane);
+        lanes.put(name, lane);
+        group.share(ticker.nanoTime());
+        return lane;
       }
     }
 
@@ -244,122 +270,151 @@ public final class PacedLane {
       return lanes.values();
     }
 
-    synchronized void answered(PacedLane lane, int throttled) {
+    /** How many groups the lanes are in now. */
+    synchronized int groups() {
+      return (int) lanes.values().stream().map(lane -> lane.group).distinct().count();
+    }
+
+    synchronized void answered(PacedLane lane, int keys, int throttled, long sentAt) {
       long now = ticker.nanoTime();
-      Group group = lane.group;
       if (throttled > 0) {
         lane.slowDowns += throttled;
         lane.untaken += throttled;
-        lastSlowed.removeIf(other -> now - other.lastSlowDown >= SECOND || other.lanes.isEmpty());
-        for (Group other : new ArrayList<>(lastSlowed)) {
-          // Together they could be one partition only if their rates add up to about one partition's: lanes
-          // that each reached a partition's rate before meeting SlowDown are in partitions of their own.
-          double one = Math.max(pacing.partitionKeysPerSecond(), Math.max(group.limit, other.limit));
-          if (other != group && group.rate + other.rate <= 1.25 * one) {
-            group = merge(group, other);
-          }
-        }
-        group.slowedDown(now);
-        if (!lastSlowed.contains(group)) {
-          lastSlowed.add(group);
-        }
+        lane.group.slowedDown(now, Math.min(sentAt, now));
         return;
       }
-      group.accepted(now);
-    }
-
-    /** Two groups that met SlowDown in the same second: one group from now on, the sum of their rates. */
-    private Group merge(Group into, Group other) {
-      lastSlowed.remove(other);
-      into.rate += other.rate;
-      // One partition's rate (or what a probe showed), or what the two learnt together where that is less.
-      into.limit = Math.min(Math.max(pacing.partitionKeysPerSecond(), Math.max(into.limit, other.limit)),
-          into.limit + other.limit);
-      into.learned = into.learned || other.learned;
-      into.lastSlowDown = Math.max(into.lastSlowDown, other.lastSlowDown);
-      for (PacedLane moved : other.lanes) {
-        moved.group = into;
-        into.lanes.add(moved);
+      Group split = lane.group.accepted(now, keys);
+      if (split != null) {
+        split.share(now);
       }
-      other.lanes.clear();
-      into.share();
-      return into;
     }
   }
 
   /** Lanes taken to share a partition, and their rate together. */
   private static final class Group {
     private final Pacing pacing;
-    private final Set<PacedLane> lanes = new LinkedHashSet<>();
+    /** In key order. */
+    private final java.util.TreeSet<PacedLane> lanes =
+        new java.util.TreeSet<>(java.util.Comparator.comparing(PacedLane::name));
     double rate;
     double limit;
     boolean learned;
     long lastRaise;
+    /** Keys accepted since {@link #lastRaise}. */
+    long acceptedKeys;
     long lastSlowDown = Long.MIN_VALUE / 2;
     long atLimitSince = Long.MIN_VALUE;
 
-    Group(PacedLane first, Pacing pacing, long now) {
+    Group(Pacing pacing, long now) {
       this.pacing = pacing;
       this.rate = pacing.startKeysPerSecond();
       this.limit = pacing.partitionKeysPerSecond();
       this.lastRaise = now;
-      lanes.add(first);
     }
 
-    /** Lanes deleting now share the rate evenly; one that is not keeps the share it had. */
-    void share() {
+    /**
+     * Lanes deleting now, or in the last second (between two windows), share the rate evenly; one that is not keeps
+     * the share it had.
+     */
+    void share(long now) {
       int deleting = 0;
       for (PacedLane lane : lanes) {
-        deleting += lane.deleting > 0 ? 1 : 0;
+        deleting += deleting(lane, now) ? 1 : 0;
       }
       double each = Math.max(FLOOR_KEYS_PER_SECOND, rate / Math.max(1, deleting));
       for (PacedLane lane : lanes) {
-        if (lane.deleting > 0 || deleting == 0) {
+        if (deleting(lane, now) || deleting == 0) {
           lane.throttle.setCeiling(each);
         }
       }
     }
 
-    void slowedDown(long now) {
-      if (now - lastSlowDown < SECOND) {
-        return;
+    private static boolean deleting(PacedLane lane, long now) {
+      return lane.deleting > 0 || now - lane.endedAt < SECOND;
+    }
+
+    /** A SlowDown answered a request sent at {@code sentAt}. */
+    void slowedDown(long now, long sentAt) {
+      if (now - lastSlowDown < SECOND || sentAt < lastSlowDown) {
+        return; // the same second's, or sent before the last decrease: from the rate before it
       }
       double cameAt = rate;
       rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, lanes.size()), rate / 2);
       if (pacing.margin() > 0) {
-        limit = Math.max(rate, cameAt * (1 - pacing.margin()));
+        // The first SlowDown says where the partition is; a later one, below it, comes as often from the retries
+        // and uploads around it as from a smaller partition: it lowers the limit by a tenth at most.
+        double below = cameAt * (1 - pacing.margin());
+        limit = Math.max(rate, learned ? Math.min(limit, Math.max(below, limit * 0.9)) : below);
         learned = true;
       }
       lastSlowDown = now;
       lastRaise = now;
       atLimitSince = Long.MIN_VALUE;
-      share();
+      share(now);
+      LOG.info("Deletes of {} met SlowDown at {} keys/s: now {} keys/s, at most {}", this, Math.round(cameAt),
+          Math.round(rate), Math.round(limit));
     }
 
-    void accepted(long now) {
+    /** A request of {@code keys} keys was accepted; returns the group split off this one, if it split. */
+    Group accepted(long now, int keys) {
+      acceptedKeys += keys;
       long seconds = (now - lastRaise) / SECOND;
       if (seconds < 1) {
-        return;
+        return null;
       }
       lastRaise += seconds * SECOND;
+      long used = acceptedKeys;
+      acceptedKeys = 0;
+      Group split = null;
       boolean probes = pacing.margin() == 0 || !learned;
-      if (rate >= limit && probes) {
+      // At the limit only while its lanes sent at about the limit: a group slowed by its own verifications showed
+      // nothing of what the store takes.
+      boolean full = used >= seconds * rate * 0.9;
+      if (!full) {
+        atLimitSince = Long.MIN_VALUE;
+      }
+      if (rate >= limit && probes && full) {
         if (atLimitSince == Long.MIN_VALUE) {
           atLimitSince = now;
         } else if (now - atLimitSince >= pacing.probeAfterSeconds() * SECOND) {
-          limit *= 1.1; // the store has taken the limit that long: try a tenth more
           atLimitSince = Long.MIN_VALUE;
+          if (lanes.size() > 1) {
+            split = split(now);
+          } else {
+            limit *= 1.1; // the store has taken the limit that long: try a tenth more
+          }
         }
       }
       // Only a group that used its rate learns that the store takes it.
-      long used = 0;
-      for (PacedLane lane : lanes) {
-        used += lane.throttle.countedKeys(now);
-      }
-      if (used >= rate / 2 && rate < limit) {
+      if (used >= seconds * rate / 2 && rate < limit) {
         rate = Math.min(limit, rate + seconds * pacing.stepKeysPerSecond());
-        share();
       }
+      share(now); // also when lanes stopped deleting: their shares go to the others
+      return split;
+    }
+
+    /** The lanes after the middle one in key order go to a group of their own; each group takes half the rate. */
+    private Group split(long now) {
+      Group after = new Group(pacing, now);
+      after.limit = limit;
+      rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);
+      after.rate = rate;
+      int keep = lanes.size() / 2;
+      List<PacedLane> moving = new ArrayList<>(lanes).subList(keep, lanes.size());
+      for (PacedLane lane : moving) {
+        lanes.remove(lane);
+        lane.group = after;
+        after.lanes.add(lane);
+      }
+      LOG.info("Deletes of {} ran at {} keys/s for {} s without SlowDown: {} go on as a group of their own", this,
+          Math.round(limit), pacing.probeAfterSeconds(), after);
+      return after;
+    }
+
+    @Override
+    public String toString() {
+      String first = lanes.isEmpty() ? "?" : io.statesweep.plan.LineText.escape(lanes.first().name);
+      return lanes.size() <= 1 ? "lane " + first : "lanes " + first + " and " + (lanes.size() - 1) + " more";
     }
   }
 }

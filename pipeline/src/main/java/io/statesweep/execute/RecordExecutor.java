@@ -738,9 +738,10 @@ public final class RecordExecutor implements AutoCloseable {
         }
         return;
       }
+      long sentAt = lane.nanoTime();
       try {
         DeleteResult result = store.delete(batch);
-        lane.answered(batch.size(), result.throttled());
+        lane.answered(batch.size(), result.throttled(), sentAt);
         long answered = nanoTime.getAsLong();
         Instant answeredWhen = clock.instant();
         result.deleted().forEach(key -> {
@@ -750,7 +751,7 @@ public final class RecordExecutor implements AutoCloseable {
         markers.putAll(result.markers());
         errors.putAll(result.errors());
       } catch (StoreException e) {
-        lane.answered(0, e.throttled());
+        lane.answered(0, e.throttled(), sentAt);
         for (DeleteTarget target : batch) {
           errors.put(target.key(), new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
         }

@@ -85,7 +85,7 @@ class SettingsTest {
         row("sweep.delete.pacing", "--pacing", "STATESWEEP_PACING", "adaptive", DELETING),
         row("sweep.delete.partition-keys-per-second", "--partition-deletes-per-second",
             "STATESWEEP_PARTITION_DELETES_PER_SECOND", "3500", DELETING),
-        row("sweep.delete.exporter-margin-percent", "--exporter-margin", "STATESWEEP_EXPORTER_MARGIN", "20", DELETING),
+        row("sweep.delete.exporter-margin-percent", "--exporter-margin", "STATESWEEP_EXPORTER_MARGIN", "10", DELETING),
         row("sweep.delete.lane-depth", "--lane-depth", "STATESWEEP_LANE_DEPTH", "2", DELETING),
         row("sweep.list.pages-per-task", "--pages-per-task", "STATESWEEP_PAGES_PER_TASK", "100", PLANNING),
         row("sweep.state.reuse", "--reuse-state-files", "STATESWEEP_REUSE_STATE_FILES", "true", PLANNING),
@@ -133,7 +133,7 @@ class SettingsTest {
     expected.put(Settings.MAX_DELETES_PER_SECOND, 0);
     expected.put(Settings.PACING, true);
     expected.put(Settings.PARTITION_DELETES_PER_SECOND, 3500);
-    expected.put(Settings.EXPORTER_MARGIN, 20);
+    expected.put(Settings.EXPORTER_MARGIN, 10);
     expected.put(Settings.LANE_DEPTH, 2);
     expected.put(Settings.PAGES_PER_TASK, 100);
     expected.put(Settings.REUSE_STATE_FILES, true);

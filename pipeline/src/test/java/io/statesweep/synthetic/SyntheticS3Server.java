@@ -145,13 +145,16 @@ public final class SyntheticS3Server implements AutoCloseable {
     return this;
   }
 
-  /** A write the partitions refuse: answered 503 SlowDown. */
-  private boolean refusedByPartitions(HttpExchange exchange, List<String> keys) throws IOException {
+  /** A write the partitions refuse: answered 503 SlowDown, counted as SLOWDOWN and SLOWDOWN_{operation}. */
+  private boolean refusedByPartitions(HttpExchange exchange, String operation, List<String> keys) throws IOException {
     PartitionModel model = partitions;
     if (model == null || model.admit(keys)) {
       return false;
     }
     count("SLOWDOWN");
+    // Keys outside the archive (the ledger's, the lock's, the exporter's own folder is inside) counted apart.
+    count("SLOWDOWN_" + operation + (keys.isEmpty() || keys.get(0).startsWith(archive.prefix()) ? ""
+        : "_OUTSIDE_ARCHIVE"));
     error(exchange, 503, "SlowDown", "Please reduce your request rate.", true);
     return true;
   }
@@ -167,7 +170,8 @@ public final class SyntheticS3Server implements AutoCloseable {
   /**
    * Requests answered so far, by operation: LIST (V2), LIST_V1, GET, HEAD, PUT, DELETE (DeleteObjects),
    * DELETE_OBJECT, HEAD_BUCKET, LOCATION, LIST_UPLOADS, LIST_BUCKETS, OTHER (answered 501); throttled
-   * ones as SLOWDOWN.
+   * ones as SLOWDOWN, and those {@link #partitions} refused also as SLOWDOWN_PUT, SLOWDOWN_DELETE (DeleteObjects) or
+   * SLOWDOWN_DELETE_OBJECT, with _OUTSIDE_ARCHIVE after it for keys outside the archive's prefix.
    */
   public Map<String, Long> requestCounts() {
     Map<String, Long> counts = new HashMap<>();
@@ -612,7 +616,7 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   /** DeleteObject: 204 whether or not the key existed; with If-Match, 412 on another ETag, 404 when gone. */
   private void deleteObject(HttpExchange exchange, String key) throws IOException {
-    if (refusedByPartitions(exchange, List.of(key))) {
+    if (refusedByPartitions(exchange, "DELETE_OBJECT", List.of(key))) {
       return;
     }
     String ifMatch = exchange.getRequestHeaders().getFirst("If-Match");
@@ -643,7 +647,7 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   private void put(HttpExchange exchange, String key) throws IOException {
     byte[] content = exchange.getRequestBody().readAllBytes();
-    if (refusedByPartitions(exchange, List.of(key))) {
+    if (refusedByPartitions(exchange, "PUT", List.of(key))) {
       return;
     }
     String payload = exchange.getRequestHeaders().getFirst("x-amz-content-sha256");
@@ -682,7 +686,7 @@ public final class SyntheticS3Server implements AutoCloseable {
       while (asked.find()) {
         keys.add(unescape(asked.group(1)));
       }
-      if (refusedByPartitions(exchange, keys)) {
+      if (refusedByPartitions(exchange, "DELETE", keys)) {
         return;
       }
     }

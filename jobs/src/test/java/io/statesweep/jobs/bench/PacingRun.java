@@ -32,9 +32,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * retry, and counts its own SlowDowns.
  *
  * <p>For each case: keys/s at steady state (the second half of the deleting) against the model's capacity then,
- * SlowDowns to deletes per 1,000 keys (the server's count less the exporter's), the exporter's PUTs and how many were
+ * SlowDowns to deletes per 1,000 keys (those of the ledger's PUTs, in the first partition, are noted beside), the exporter's PUTs and how many were
  * throttled, records the execute left (a request refused three times), the partitions at the end, and wall time.
- * Arguments: {@code [K (250)] [seconds of deleting per adaptive case (60)] [exporter% (5)] [margin% (20)]}.
+ * Arguments: {@code [K (250)] [seconds of deleting per adaptive case (60)] [exporter% (5)] [margin% (20)]
+ * [cases: those whose name, spaces as dashes, holds this]}.
  */
 final class PacingRun {
   private static final int FILES = 10;
@@ -49,6 +50,7 @@ final class PacingRun {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
     int exporterPercent = args.length > 2 ? Integer.parseInt(args[2]) : 5;
     int margin = args.length > 3 ? Integer.parseInt(args[3]) : 20;
+    String only = args.length > 4 ? args[4] : "";
     System.setProperty("aws.accessKeyId", "synthetic");
     System.setProperty("aws.secretAccessKey", "synthetic");
     System.setProperty("aws.region", "us-east-1");
@@ -68,6 +70,9 @@ final class PacingRun {
     SparkSession spark = ScaleBenchmark.session();
     List<String> rows = new ArrayList<>();
     for (Case one : cases) {
+      if (!one.name().replace(" ", "-").contains(only)) {
+        continue;
+      }
       rows.add(run(spark, one, capacity, seconds, exporterPercent, margin));
       System.out.println();
       System.out.printf("%-44s %9s %9s %8s %10s %10s %8s %6s %8s%n", "case", "keys/s", "capacity", "of cap",
@@ -124,6 +129,12 @@ final class PacingRun {
         throw new IllegalStateException("execute failed: " + result.failure());
       }
       System.out.printf("%s: %s%n", one.name(), result.summary().line());
+      if (result.summary().errors() > 0) {
+        io.statesweep.testing.TableReader.of(result.tables()).executions(plan.runId())
+            .filter("outcome <> 'deleted'").groupBy("outcome", "message").count()
+            .collectAsList().forEach(row -> System.out.printf("  left: %s x %d: %s%n", row.getString(0), row.getLong(2),
+                row.getString(1)));
+      }
       DeleteLog log = server.deleteLog();
       long[] perSecond = log.keysPerSecond();
       int from = perSecond.length / 2;
@@ -135,12 +146,16 @@ final class PacingRun {
       double steady = steadyKeys / (double) (to - from);
       int partitionsAtEnd = model.firstKeys().size();
       double capacityAtEnd = capacity * (double) partitionsAtEnd;
-      long serverSlowDowns = server.requestCounts().getOrDefault("SLOWDOWN", 0L);
-      long deleteSlowDowns = serverSlowDowns - exporter.throttled.get();
+      java.util.Map<String, Long> counts = server.requestCounts();
+      long deleteSlowDowns = counts.getOrDefault("SLOWDOWN_DELETE", 0L)
+          + counts.getOrDefault("SLOWDOWN_DELETE_OBJECT", 0L);
+      long ledgerSlowDowns = counts.getOrDefault("SLOWDOWN_PUT_OUTSIDE_ARCHIVE", 0L)
+          + counts.getOrDefault("SLOWDOWN_DELETE_OUTSIDE_ARCHIVE", 0L);
       long left = archive.records() - result.summary().recordsDeleted();
       return String.format(Locale.ROOT, "%-44s %,9.0f %,9.0f %7.1f%% %10.2f %,10d %,8d %,6d %8.1f", one.name(),
           steady, capacityAtEnd, 100 * steady / capacityAtEnd, 1000.0 * deleteSlowDowns / Math.max(1, log.keys()),
           exporter.puts.get(), exporter.throttled.get(), left, wall)
+          + (ledgerSlowDowns > 0 ? " (" + ledgerSlowDowns + " SlowDowns to the ledger's PUTs)" : "")
           + (partitionsAtEnd != one.partitions() ? " (" + partitionsAtEnd + " partitions at the end)" : "");
     }
   }
