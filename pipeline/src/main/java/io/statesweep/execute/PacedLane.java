@@ -14,8 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * store answers. Each lane has a {@link DeleteThrottle} of its own under the run's. Lanes side by side in key order
  * are taken to share an S3 partition until the store shows otherwise (S3 partitions are key ranges, and an archive
  * written at the exporter's pace has few): they form a <b>group</b>, whose rate is paced as a whole (additive
- * increase while the store accepts, multiplicative decrease when it answers SlowDown) and shared evenly by its
- * lanes that are deleting. All lanes start in one group; a lane seen later joins its neighbour's.
+ * increase while the store accepts, multiplicative decrease when it answers SlowDown) under one throttle that its
+ * lanes share, as the tasks of a JVM share the run's. All lanes start in one group; a lane seen later joins its
+ * neighbour's.
  * <ul>
  *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and climbs {@link Pacing#stepKeysPerSecond()} per
  *       second in which its lanes used at least half its rate and met no SlowDown, up to its limit.</li>
@@ -76,19 +77,17 @@ public final class PacedLane {
   }
 
   private final String name;
-  private final DeleteThrottle throttle;
+  /** The run's throttle: of an unpaced lane, and above a paced lane's group's. */
+  private final DeleteThrottle run;
   /** The pacer of paced lanes; null for a lane that only counts its SlowDowns. */
   private final Pacer pacer;
-  private Group group;
-  private int deleting;
-  /** When its last window ended: a lane between two windows (verifying the next) keeps its share a second. */
-  private long endedAt = Long.MIN_VALUE / 2;
+  private volatile Group group;
   private long slowDowns;
   private long untaken;
 
-  private PacedLane(String name, DeleteThrottle throttle, Pacer pacer) {
+  private PacedLane(String name, DeleteThrottle run, Pacer pacer) {
     this.name = requireNonNull(name, "name is null");
-    this.throttle = requireNonNull(throttle, "throttle is null");
+    this.run = requireNonNull(run, "run is null");
     this.pacer = pacer;
   }
 
@@ -122,14 +121,19 @@ public final class PacedLane {
     return name;
   }
 
-  /** The throttle every request of the lane reserves its keys from (the run's ceiling holds through it too). */
+  /**
+   * The throttle every request of the lane reserves its keys from: its group's, shared by the group's lanes as the
+   * run's is by tasks (the run's ceiling holds through it too). A window takes it once, at its start: a window
+   * that began before a split goes on under the throttle it began with.
+   */
   public DeleteThrottle throttle() {
-    return throttle;
+    Group now = group;
+    return now == null ? run : now.throttle;
   }
 
-  /** The lane's rate now: its share of its group's. */
+  /** The lane's rate now: its group's. */
   public double rate() {
-    return throttle.ownCeiling();
+    return throttle().ownCeiling();
   }
 
   /** SlowDown answers the lane's requests got, those the SDK retried included. */
@@ -150,30 +154,6 @@ public final class PacedLane {
 
   private Object lock() {
     return pacer == null ? this : pacer;
-  }
-
-  /** A window of the lane's records begins deleting: the lane takes its share of its group's rate. */
-  void begin() {
-    if (pacer != null) {
-      synchronized (pacer) {
-        deleting++;
-        if (deleting == 1) {
-          group.share(pacer.ticker.nanoTime());
-        }
-      }
-    }
-  }
-
-  /** The window ended: the lane's share goes to the others of its group. */
-  void end() {
-    if (pacer != null) {
-      synchronized (pacer) {
-        deleting--;
-        if (deleting == 0) {
-          endedAt = pacer.ticker.nanoTime();
-        }
-      }
-    }
   }
 
   /** A request of {@code keys} keys was answered after {@code throttled} SlowDown answers (503, 429, or per key). */
@@ -204,7 +184,7 @@ public final class PacedLane {
 
   /** The time source of the lane's throttle. */
   long nanoTime() {
-    return throttle.ticker().nanoTime();
+    return run.ticker().nanoTime();
   }
 
   /** The rate of the lane's group, and its limit. */
@@ -256,12 +236,11 @@ public final class PacedLane {
         if (neighbour == null) {
           neighbour = lanes.higherEntry(name);
         }
-        Group group = neighbour == null ? new Group(pacing, ticker.nanoTime()) : neighbour.getValue().group;
-        lane = new PacedLane(name, new DeleteThrottle(group.rate, ticker, run, true), this);
+        Group group = neighbour == null ? new Group(pacing, run, ticker.nanoTime()) : neighbour.getValue().group;
+        lane = new PacedLane(name, run, this);
         lane.group = group;
         group.lanes.add(lane);
         lanes.put(name, lane);
-        group.share(ticker.nanoTime());
         return lane;
       }
     }
@@ -283,16 +262,15 @@ public final class PacedLane {
         lane.group.slowedDown(now, Math.min(sentAt, now));
         return;
       }
-      Group split = lane.group.accepted(now, keys);
-      if (split != null) {
-        split.share(now);
-      }
+      lane.group.accepted(now, keys);
     }
   }
 
-  /** Lanes taken to share a partition, and their rate together. */
+  /** Lanes taken to share a partition, and their rate together: one throttle for all of them. */
   private static final class Group {
     private final Pacing pacing;
+    private final DeleteThrottle run;
+    final DeleteThrottle throttle;
     /** In key order. */
     private final java.util.TreeSet<PacedLane> lanes =
         new java.util.TreeSet<>(java.util.Comparator.comparing(PacedLane::name));
@@ -305,32 +283,22 @@ public final class PacedLane {
     long lastSlowDown = Long.MIN_VALUE / 2;
     long atLimitSince = Long.MIN_VALUE;
 
-    Group(Pacing pacing, long now) {
+    Group(Pacing pacing, DeleteThrottle run, long now) {
+      this(pacing, run, now, pacing.startKeysPerSecond());
+    }
+
+    private Group(Pacing pacing, DeleteThrottle run, long now, double rate) {
       this.pacing = pacing;
-      this.rate = pacing.startKeysPerSecond();
+      this.run = run;
+      this.rate = rate;
       this.limit = pacing.partitionKeysPerSecond();
       this.lastRaise = now;
+      this.throttle = new DeleteThrottle(rate, run.ticker(), run, true);
     }
 
-    /**
-     * Lanes deleting now, or in the last second (between two windows), share the rate evenly; one that is not keeps
-     * the share it had.
-     */
-    void share(long now) {
-      int deleting = 0;
-      for (PacedLane lane : lanes) {
-        deleting += deleting(lane, now) ? 1 : 0;
-      }
-      double each = Math.max(FLOOR_KEYS_PER_SECOND, rate / Math.max(1, deleting));
-      for (PacedLane lane : lanes) {
-        if (deleting(lane, now) || deleting == 0) {
-          lane.throttle.setCeiling(each);
-        }
-      }
-    }
-
-    private static boolean deleting(PacedLane lane, long now) {
-      return lane.deleting > 0 || now - lane.endedAt < SECOND;
+    /** The group's throttle takes its rate. */
+    void share() {
+      throttle.setCeiling(rate);
     }
 
     /** A SlowDown answered a request sent at {@code sentAt}. */
@@ -350,7 +318,7 @@ public final class PacedLane {
       lastSlowDown = now;
       lastRaise = now;
       atLimitSince = Long.MIN_VALUE;
-      share(now);
+      share();
       LOG.info("Deletes of {} met SlowDown at {} keys/s: now {} keys/s, at most {}", this, Math.round(cameAt),
           Math.round(rate), Math.round(limit));
     }
@@ -389,16 +357,15 @@ public final class PacedLane {
       if (used >= seconds * rate / 2 && rate < limit) {
         rate = Math.min(limit, rate + seconds * pacing.stepKeysPerSecond());
       }
-      share(now); // also when lanes stopped deleting: their shares go to the others
+      share();
       return split;
     }
 
     /** The lanes after the middle one in key order go to a group of their own; each group takes half the rate. */
     private Group split(long now) {
-      Group after = new Group(pacing, now);
-      after.limit = limit;
       rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);
-      after.rate = rate;
+      Group after = new Group(pacing, run, now, rate);
+      after.limit = limit;
       int keep = lanes.size() / 2;
       List<PacedLane> moving = new ArrayList<>(lanes).subList(keep, lanes.size());
       for (PacedLane lane : moving) {

@@ -230,11 +230,9 @@ public final class RecordExecutor implements AutoCloseable {
       List<PlannedRecord> records = window.subList(from, to);
       Instant started = clock.instant();
       int windowKeys = records.stream().mapToInt(record -> record.deletes().size()).sum();
-      lane.begin();
-      try (WindowPermits permits = WindowPermits.reserve(lane.throttle(), windowKeys)) {
-        outcomes.addAll(new Window(records, started, permits, lane).execute());
-      } finally {
-        lane.end();
+      DeleteThrottle throttle = lane.throttle(); // once: the lane's group may split meanwhile
+      try (WindowPermits permits = WindowPermits.reserve(throttle, windowKeys)) {
+        outcomes.addAll(new Window(records, started, permits, lane, throttle).execute());
       }
       from = to;
     }
@@ -278,12 +276,13 @@ public final class RecordExecutor implements AutoCloseable {
     /** The keys of that group that its intent names. */
     private final Set<String> intended = new HashSet<>();
 
-    Window(List<PlannedRecord> records, Instant started, WindowPermits permits, PacedLane lane) {
+    Window(List<PlannedRecord> records, Instant started, WindowPermits permits, PacedLane lane,
+        DeleteThrottle throttle) {
       this.records = records;
       this.started = started;
       this.permits = permits;
       this.lane = lane;
-      this.throttle = lane.throttle();
+      this.throttle = throttle;
       this.keysPerRequest = Math.min(batchSize, throttle.maxBatch());
       this.verifications = new Verifications(records, shares(records));
       this.current = new Verified[records.size()];

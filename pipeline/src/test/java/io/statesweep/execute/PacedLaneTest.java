@@ -88,7 +88,6 @@ class PacedLaneTest {
     long lastHalf = 0;
     long slowDowns = 0;
     for (PacedLane lane : lanes) {
-      lane.begin();
       slowDowns -= lane.slowDowns();
     }
     while (ticker.now < end) {
@@ -112,7 +111,6 @@ class PacedLaneTest {
       ticker.now += REQUEST_NANOS / lanes.length;
     }
     for (PacedLane lane : lanes) {
-      lane.end();
       slowDowns += lane.slowDowns();
     }
     return new Run(keys, slowDowns, lastHalf, seconds);
