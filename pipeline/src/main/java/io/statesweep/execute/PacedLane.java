@@ -335,9 +335,10 @@ public final class PacedLane {
       acceptedKeys = 0;
       Group split = null;
       boolean probes = pacing.margin() == 0 || !learned;
-      // At the limit only while its lanes sent at about the limit: a group slowed by its own verifications showed
-      // nothing of what the store takes.
-      boolean full = used >= seconds * rate * 0.9;
+      // At the limit only while its lanes sent at least half of it (a throttle's sliding second and the
+      // verifications between requests leave less than the whole): a group held back by its own verifications
+      // showed nothing of what the store takes.
+      boolean full = used >= seconds * rate / 2;
       if (!full) {
         atLimitSince = Long.MIN_VALUE;
       }
