@@ -251,7 +251,7 @@ class DeployDefinitionsTest {
       long timeout = task.path("timeout_seconds").asLong();
       assertThat(timeout).as(task.get("task_key").asText()).isPositive();
       if (jobs.get(i).deletes()) {
-        assertThat(timeout).as("the execute deletes its bound at its rate ceiling, twice over, within its timeout")
+        assertThat(timeout).as("the execute deletes its bound at its slowest, twice over, within its timeout")
             .isGreaterThanOrEqualTo(2 * secondsToDelete(jobs.get(i).options()));
       }
       total += timeout;
@@ -339,7 +339,7 @@ class DeployDefinitionsTest {
     }
     Job execute = jobs("emr-serverless").get(0);
     assertThat(read("emr-serverless-execute-run.json").path("executionTimeoutMinutes").asLong() * 60)
-        .as("the execute deletes its bound at its rate ceiling, twice over, within its timeout")
+        .as("the execute deletes its bound at its slowest, twice over, within its timeout")
         .isGreaterThanOrEqualTo(2 * secondsToDelete(execute.options()));
   }
 
@@ -822,10 +822,21 @@ class DeployDefinitionsTest {
     return environment;
   }
 
-  /** Seconds a run needs to delete its bound at its rate ceiling. */
+  /**
+   * Seconds a run needs to delete its bound at its slowest: at its rate ceiling, or, paced, on a bucket of one
+   * partition, at the exporter's margin below S3's documented rate, after 30 seconds of climbing to it.
+   */
   private static long secondsToDelete(RunOptions options) {
-    assertThat(options.execute().deletes().maxDeletesPerSecond()).isPositive();
-    return (options.execute().deletes().maxDeletes() + options.execute().deletes().maxDeletesPerSecond() - 1) / options.execute().deletes().maxDeletesPerSecond();
+    var deletes = options.execute().deletes();
+    long rate = deletes.maxDeletesPerSecond();
+    long climb = 0;
+    if (deletes.pacing() != null) {
+      long paced = (long) Math.floor(deletes.pacing().partitionKeysPerSecond() * (1 - deletes.pacing().margin()));
+      rate = rate == 0 ? paced : Math.min(rate, paced);
+      climb = 30;
+    }
+    assertThat(rate).as("a run that deletes has a ceiling or is paced").isPositive();
+    return climb + (deletes.maxDeletes() + rate - 1) / rate;
   }
 
   // ---------------------------------------------------------------------------------------------------------

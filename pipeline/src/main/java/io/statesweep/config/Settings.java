@@ -118,8 +118,8 @@ public final class Settings {
       .help(Setting.RANGE + ": pace deletes per lane (folder) of the key space, faster while S3 accepts and slower"
           + " when it answers SlowDown");
   public static final Setting<Integer> PARTITION_DELETES_PER_SECOND = Setting.integer(
-          "sweep.delete.partition-keys-per-second", 50, 1_000_000)
-      .flag("--partition-deletes-per-second").environment("STATESWEEP_PARTITION_DELETES_PER_SECOND")
+          "sweep.delete.partition-rate", 50, 1_000_000)
+      .flag("--partition-deletes-per-second").environment("STATESWEEP_PARTITION_RATE")
       .defaultValue("3500").takenBy(DELETING)
       .help("S3's documented writes per second per partitioned prefix: a lane's limit until the store shows it takes"
           + " more");
