@@ -91,10 +91,6 @@ public final class DeleteThrottle {
     }
   }
 
-  static Ticker systemTicker() {
-    return SYSTEM;
-  }
-
   Ticker ticker() {
     return ticker;
   }

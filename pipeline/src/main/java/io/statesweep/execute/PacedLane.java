@@ -187,13 +187,7 @@ public final class PacedLane {
     return run.ticker().nanoTime();
   }
 
-  /** The rate of the lane's group, and its limit. */
-  double groupRate() {
-    synchronized (pacer) {
-      return group.rate;
-    }
-  }
-
+  /** The limit of the lane's group. */
   double groupLimit() {
     synchronized (pacer) {
       return group.limit;

@@ -90,7 +90,7 @@ public final class SharedDeleteThrottle {
     private boolean closed;
 
     private Share(SharedDeleteThrottle shared, DeleteThrottle throttle) {
-      this.shared = shared;
+      this.shared = java.util.Objects.requireNonNull(shared, "shared is null");
       this.throttle = throttle;
     }
 
@@ -100,7 +100,7 @@ public final class SharedDeleteThrottle {
 
     /** The lane of the folder {@code name} ({@link PacedLane#of}), shared by the attempt's tasks in this JVM. */
     public PacedLane lane(String name) {
-      return shared == null ? PacedLane.unpaced(name, throttle) : shared.lane(name);
+      return shared.lane(name);
     }
 
     /**
@@ -109,21 +109,19 @@ public final class SharedDeleteThrottle {
      */
     public Map<String, Long> takeSlowDowns() {
       Map<String, Long> taken = new java.util.TreeMap<>();
-      if (shared != null) {
-        shared.lanes().forEach(lane -> {
-          long count = lane.takeSlowDowns();
-          if (count > 0) {
-            taken.put(lane.name(), count);
-          }
-        });
-      }
+      shared.lanes().forEach(lane -> {
+        long count = lane.takeSlowDowns();
+        if (count > 0) {
+          taken.put(lane.name(), count);
+        }
+      });
       return taken;
     }
 
     /** The task ended: its keys keep counting for their second; its share stays for the next task here. */
     @Override
     public synchronized void close() {
-      if (!closed && shared != null) {
+      if (!closed) {
         closed = true;
         shared.leave();
       }

@@ -39,10 +39,6 @@ public record DeleteResult(Set<String> deleted, Map<String, KeyError> errors, Ma
 
   /** A store's error for one key, such as {@code AccessDenied}: "message (code)". */
   public record KeyError(String code, String message) {
-    /** The store asked to slow down for this key. */
-    public boolean isSlowDown() {
-      return "SlowDown".equals(code);
-    }
 
     public boolean isPreconditionFailed() {
       return "PreconditionFailed".equals(code);
