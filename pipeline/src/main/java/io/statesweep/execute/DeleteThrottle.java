@@ -37,6 +37,11 @@ public final class DeleteThrottle {
   static final int MIN_KEYS_PER_REQUEST = 50;
   /** The most requests a ceiling is split into per second: fine enough that several callers fill it. */
   static final int MAX_REQUESTS_PER_SPAN = 32;
+  /**
+   * The same for a paced throttle, a group of lanes ({@link PacedLane}): coarser, as its rate is a partition's (3,500
+   * keys/s: requests of about 220 keys rather than 110), and its tasks wait their turn within the second.
+   */
+  static final int MAX_PACED_REQUESTS_PER_SPAN = 16;
   /** When only reservations of other threads stand in the way, how long to wait before looking again. */
   private static final long POLL_NANOS = 10_000_000L;
 
@@ -156,20 +161,26 @@ public final class DeleteThrottle {
 
   /**
    * The most keys one request should carry under this ceiling: the ceiling split into at most
-   * {@value #MAX_REQUESTS_PER_SPAN} requests of at least {@value #MIN_KEYS_PER_REQUEST} keys where it
+   * {@value #MAX_REQUESTS_PER_SPAN} requests ({@value #MAX_PACED_REQUESTS_PER_SPAN} for a paced one) of at least {@value #MIN_KEYS_PER_REQUEST} keys where it
    * allows (never more than the ceiling, so that a request can always go; whole keys fill
    * {@code requests x maxBatch}, at most one key per request below the ceiling). Without a ceiling,
    * {@link Integer#MAX_VALUE}.
    */
   public int maxBatch() {
-    return maxBatch(keysPerSecond());
+    return maxBatch(keysPerSecond(), paced);
   }
 
   static int maxBatch(double keysPerSecond) {
+    return maxBatch(keysPerSecond, false);
+  }
+
+  /** As {@link #maxBatch()}, for a throttle of {@code keysPerSecond}, paced or not. */
+  static int maxBatch(double keysPerSecond, boolean paced) {
     if (keysPerSecond == 0) {
       return Integer.MAX_VALUE;
     }
-    int requests = (int) Math.max(1, Math.min(MAX_REQUESTS_PER_SPAN, Math.floor(keysPerSecond / MIN_KEYS_PER_REQUEST)));
+    int most = paced ? MAX_PACED_REQUESTS_PER_SPAN : MAX_REQUESTS_PER_SPAN;
+    int requests = (int) Math.max(1, Math.min(most, Math.floor(keysPerSecond / MIN_KEYS_PER_REQUEST)));
     return (int) Math.max(1, Math.min(1000, Math.floor(keysPerSecond / requests)));
   }
 

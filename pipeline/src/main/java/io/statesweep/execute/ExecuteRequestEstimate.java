@@ -60,11 +60,20 @@ public final class ExecuteRequestEstimate {
    * @param keysPerSecondPerTask the task's share of {@code --max-deletes-per-second}; 0 for none
    */
   public ExecuteRequestEstimate(int batchSize, int workers, double keysPerSecondPerTask) {
+    this(batchSize, workers, keysPerSecondPerTask, false);
+  }
+
+  /**
+   * @param keysPerSecond the task's share of {@code --max-deletes-per-second}, or a lane's limit where deletes are
+   *     paced; 0 for none
+   * @param paced whether deletes are paced (requests sized as a lane's throttle sizes them)
+   */
+  public ExecuteRequestEstimate(int batchSize, int workers, double keysPerSecond, boolean paced) {
     if (batchSize < 1 || batchSize > 1000) {
       throw new IllegalArgumentException("batchSize must be from 1 to 1000: " + batchSize);
     }
     this.batchSize = batchSize;
-    this.maxBatch = DeleteThrottle.maxBatch(keysPerSecondPerTask);
+    this.maxBatch = DeleteThrottle.maxBatch(keysPerSecond, paced && keysPerSecond > 0);
     this.windowRecords = Math.max(1, 2 * workers);
     this.windowKeys = Math.max(1, Math.min(batchSize, maxBatch));
   }

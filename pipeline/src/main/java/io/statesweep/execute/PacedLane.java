@@ -20,17 +20,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and climbs {@link Pacing#stepKeysPerSecond()} per
  *       second in which its lanes used at least half its rate and met no SlowDown, up to its limit.</li>
- *   <li>The limit is S3's documented rate per partitioned prefix ({@link Pacing#partitionKeysPerSecond()}) or,
- *       once a SlowDown came with the exporter's margin on, that margin below the group's rate when it came: the
- *       exporter, writing into the same partition, keeps its share.</li>
+ *   <li>The limit is S3's documented rate per partitioned prefix ({@link Pacing#partitionKeysPerSecond()}), with the
+ *       exporter's margin below it when the margin is on; once a SlowDown came, that margin below the group's rate
+ *       when it came: the exporter, writing into the same partition, keeps its share.</li>
  *   <li>A SlowDown halves the group's rate, once per second, and only for requests sent after its last decrease
  *       (an SDK retry answers seconds later, from the rate before).</li>
- *   <li>A group that sent at its limit for {@link Pacing#probeAfterSeconds()} without a SlowDown has shown that its
- *       range takes the documented rate: it splits in two by key order, each half with half the rate and the whole limit
- *       (where both halves are in one partition, they meet SlowDown together, and learn their shares); a group of
- *       one lane raises its limit by a tenth instead. Nothing else goes above the documented rate. With the margin
- *       on, a group that met SlowDown does neither: it knows its partition's rate, and each probe past it would
- *       throttle the exporter's uploads.</li>
+ *   <li>A group that sent at its limit for {@link Pacing#probeAfterSeconds()} without a SlowDown probes: it splits
+ *       in two by key order, each half with half the rate, the whole limit and nothing learnt (where they are in
+ *       different partitions, each climbs to a partition's rate). A group of one lane raises its limit by a tenth
+ *       instead, unless a SlowDown already showed its partition's rate with the margin on: nothing else goes above the
+ *       documented rate.</li>
+ *   <li>Halves of a split of which one meets SlowDown below the limit a group starts with, before either learnt its
+ *       rate, share a partition (alone, it would have met none there): they become one group again, whose limit is
+ *       the margin below their rates together. So a split that was wrong costs one SlowDown, and a partition has one
+ *       group, which alone climbs into it. (Groups that meet SlowDown in the same second are not taken to share one:
+ *       groups at their limits probe at the same moments.)</li>
+ *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
+ *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
+ *       seldom meet a SlowDown, and a range the store split for the load is found all the same.</li>
  * </ul>
  * Thread-safe: the tasks of an attempt in one JVM share the lanes ({@link Pacer}, held by
  * {@link SharedDeleteThrottle}).
@@ -40,6 +47,8 @@ public final class PacedLane {
   /** A lane's rate never falls below one key a second. */
   static final double FLOOR_KEYS_PER_SECOND = 1;
   private static final long SECOND = DeleteThrottle.SPAN_NANOS;
+  /** A group waits at most this many times {@link Pacing#probeAfterSeconds()} at its limit before it probes. */
+  static final int MAX_PROBE_WAITS = 64;
 
   /**
    * How deletes are paced.
@@ -49,7 +58,8 @@ public final class PacedLane {
    * @param partitionKeysPerSecond S3's documented rate per partitioned prefix, the limit until the store shows more
    * @param margin the exporter's share: after a SlowDown, a group stays this fraction below the rate at which it
    *     came (0: none; the group climbs back to it, and meets SlowDown again)
-   * @param probeAfterSeconds seconds at the limit without a SlowDown before a group tries a tenth more
+   * @param probeAfterSeconds seconds at the limit without a SlowDown before a group probes (splits, or tries a
+   *     tenth more), at first: each SlowDown doubles it for the group
    */
   public record Pacing(double startKeysPerSecond, double stepKeysPerSecond, double partitionKeysPerSecond,
       double margin, int probeAfterSeconds) implements java.io.Serializable {
@@ -67,8 +77,8 @@ public final class PacedLane {
     /**
      * A limit of {@code partitionKeysPerSecond} (S3 documents 3,500 writes per second per partitioned prefix), a
      * start of a seventh of it (500 for 3,500), climbing a thirty-fifth of it a second (100): the limit in 30
-     * seconds; {@code margin} below where a SlowDown came; a range split, or a tenth more tried, after 5 seconds at
-     * the limit (a split that was wrong costs one SlowDown).
+     * seconds; {@code margin} below it, and below where a SlowDown came; a range split, or a tenth more tried,
+     * after 5 seconds at the limit (a split that was wrong costs one SlowDown, and doubles that wait).
      */
     public static Pacing s3(double partitionKeysPerSecond, double margin) {
       return new Pacing(Math.max(FLOOR_KEYS_PER_SECOND, partitionKeysPerSecond / 7),
@@ -253,7 +263,11 @@ public final class PacedLane {
       if (throttled > 0) {
         lane.slowDowns += throttled;
         lane.untaken += throttled;
-        lane.group.slowedDown(now, Math.min(sentAt, now));
+        Group group = lane.group;
+        Group sibling = group.slowedDown(now, Math.min(sentAt, now));
+        if (sibling != null) {
+          group.merge(sibling, sibling.rate, now);
+        }
         return;
       }
       lane.group.accepted(now, keys);
@@ -270,7 +284,14 @@ public final class PacedLane {
         new java.util.TreeSet<>(java.util.Comparator.comparing(PacedLane::name));
     double rate;
     double limit;
+    /** Whether a SlowDown set {@link #limit} (with the margin on) since the group began. */
     boolean learned;
+    /** Seconds at the limit before the group probes: {@link Pacing#probeAfterSeconds()}, doubled per SlowDown. */
+    long probeWait;
+    /** The rate at the last SlowDown. */
+    double cameAt;
+    /** The other half of this group's last split, until either learnt its rate or they became one again. */
+    Group sibling;
     long lastRaise;
     /** Keys accepted since {@link #lastRaise}. */
     long acceptedKeys;
@@ -285,7 +306,8 @@ public final class PacedLane {
       this.pacing = pacing;
       this.run = run;
       this.rate = rate;
-      this.limit = pacing.partitionKeysPerSecond();
+      this.limit = Math.max(rate, pacing.partitionKeysPerSecond() * (1 - pacing.margin()));
+      this.probeWait = pacing.probeAfterSeconds();
       this.lastRaise = now;
       this.throttle = new DeleteThrottle(rate, run.ticker(), run, true);
     }
@@ -295,12 +317,19 @@ public final class PacedLane {
       throttle.setCeiling(rate);
     }
 
-    /** A SlowDown answered a request sent at {@code sentAt}. */
-    void slowedDown(long now, long sentAt) {
+    /**
+     * A SlowDown answered a request sent at {@code sentAt}; returns the group that shares this one's partition and
+     * should become one with it, or null.
+     */
+    Group slowedDown(long now, long sentAt) {
       if (now - lastSlowDown < SECOND || sentAt < lastSlowDown) {
-        return; // the same second's, or sent before the last decrease: from the rate before it
+        return null; // the same second's, or sent before the last decrease: from the rate before it
       }
-      double cameAt = rate;
+      cameAt = rate;
+      // Alone in a partition, a half would have met no SlowDown below the documented rate (less the exporter's share).
+      double alone = pacing.partitionKeysPerSecond() * Math.min(1 - pacing.margin(), 0.9);
+      Group shares = sibling != null && !learned && !sibling.learned && rate < alone && !sibling.lanes.isEmpty()
+          ? sibling : null;
       rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, lanes.size()), rate / 2);
       if (pacing.margin() > 0) {
         // The first SlowDown says where the partition is; a later one, below it, comes as often from the retries
@@ -312,9 +341,44 @@ public final class PacedLane {
       lastSlowDown = now;
       lastRaise = now;
       atLimitSince = Long.MIN_VALUE;
+      probeWait = Math.min(probeWait * 2, (long) pacing.probeAfterSeconds() * MAX_PROBE_WAITS);
       share();
       LOG.info("Deletes of {} met SlowDown at {} keys/s: now {} keys/s, at most {}", this, Math.round(cameAt),
           Math.round(rate), Math.round(limit));
+      return shares;
+    }
+
+    /**
+     * {@code other}, the other half of this group's split, shares its partition, which answered SlowDown when
+     * {@code other} sent at {@code otherCameAt}: its lanes join this group, whose rate is both rates, and whose limit, with the
+     * margin on, the margin below both rates when the SlowDown came.
+     */
+    void merge(Group other, double otherCameAt, long now) {
+      for (PacedLane lane : other.lanes) {
+        lane.group = this;
+        lanes.add(lane);
+      }
+      other.lanes.clear();
+      if (other.sibling != null && other.sibling != this) {
+        other.sibling.sibling = null;
+      }
+      sibling = null;
+      rate += other.rate;
+      cameAt += otherCameAt;
+      if (pacing.margin() > 0) {
+        limit = Math.max(rate, cameAt * (1 - pacing.margin()));
+        learned = true;
+      } else {
+        limit = Math.max(limit, other.limit);
+      }
+      probeWait = Math.max(probeWait, other.probeWait);
+      lastSlowDown = now;
+      lastRaise = now;
+      acceptedKeys = 0;
+      atLimitSince = Long.MIN_VALUE;
+      share();
+      LOG.info("Deletes of {} met SlowDown together at {} keys/s: one partition, now {} keys/s, at most {}", this,
+          Math.round(cameAt), Math.round(rate), Math.round(limit));
     }
 
     /** A request of {@code keys} keys was accepted; returns the group split off this one, if it split. */
@@ -328,7 +392,6 @@ public final class PacedLane {
       long used = acceptedKeys;
       acceptedKeys = 0;
       Group split = null;
-      boolean probes = pacing.margin() == 0 || !learned;
       // At the limit only while its lanes sent at least half of it (a throttle's sliding second and the
       // verifications between requests leave less than the whole): a group held back by its own verifications
       // showed nothing of what the store takes.
@@ -336,14 +399,14 @@ public final class PacedLane {
       if (!full) {
         atLimitSince = Long.MIN_VALUE;
       }
-      if (rate >= limit && probes && full) {
+      if (rate >= limit && full) {
         if (atLimitSince == Long.MIN_VALUE) {
           atLimitSince = now;
-        } else if (now - atLimitSince >= pacing.probeAfterSeconds() * SECOND) {
+        } else if (now - atLimitSince >= probeWait * SECOND) {
           atLimitSince = Long.MIN_VALUE;
           if (lanes.size() > 1) {
             split = split(now);
-          } else {
+          } else if (pacing.margin() == 0 || !learned) {
             limit *= 1.1; // the store has taken the limit that long: try a tenth more
           }
         }
@@ -356,11 +419,21 @@ public final class PacedLane {
       return split;
     }
 
-    /** The lanes after the middle one in key order go to a group of their own; each group takes half the rate. */
+    /**
+     * The lanes after the middle one in key order go to a group of their own; each group takes half the rate and the
+     * whole limit, and learns its partition's rate afresh.
+     */
     private Group split(long now) {
       rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);
+      learned = false;
       Group after = new Group(pacing, run, now, rate);
       after.limit = limit;
+      after.probeWait = probeWait;
+      if (sibling != null) {
+        sibling.sibling = null;
+      }
+      after.sibling = this;
+      sibling = after;
       int keep = lanes.size() / 2;
       List<PacedLane> moving = new ArrayList<>(lanes).subList(keep, lanes.size());
       for (PacedLane lane : moving) {
@@ -369,7 +442,7 @@ public final class PacedLane {
         after.lanes.add(lane);
       }
       LOG.info("Deletes of {} ran at {} keys/s for {} s without SlowDown: {} go on as a group of their own", this,
-          Math.round(limit), pacing.probeAfterSeconds(), after);
+          Math.round(limit), probeWait, after);
       return after;
     }
 

@@ -68,6 +68,11 @@ public final class DeleteLog {
     return most;
   }
 
+  /** When the first key was deleted ({@code System.nanoTime()}), or 0 when none was. */
+  public synchronized long firstDeletedAt() {
+    return keys == 0 ? 0 : sorted()[0];
+  }
+
   /** Keys deleted in each calendar second from the first deletion on (the last, partial second left out). */
   public synchronized long[] keysPerSecond() {
     long[] sorted = sorted();

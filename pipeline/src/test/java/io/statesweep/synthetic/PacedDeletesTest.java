@@ -32,16 +32,16 @@ class PacedDeletesTest {
 
   @Test
   void lanesBackOffOnSlowDownAndEverySlowDownIsCountedInItsLane(@TempDir Path warehouse) throws Exception {
-    // Two projects of 30 due records, 11 keys each, in one partition of 60 writes a second: the lanes start
-    // together at 57 keys/s (400 / 7) and climb, so they meet SlowDown within a second or two.
+    // Two projects of 30 due records, 11 keys each, in one partition of 200 writes a second: the lanes start
+    // together at 400 keys/s (2,800 / 7), in requests of 50 keys, so they meet SlowDown in their first second.
     SyntheticArchive archive = new SyntheticArchive("cogram/", 60, 10, 30, false, 1);
     try (SyntheticS3Server server = new SyntheticS3Server("paced", archive, Duration.ZERO, 0)) {
       RunOptions options = TestOptions.of(server.endpoint(), "paced", "cogram/", warehouse)
           .with("--dry-run", "false").with("--conditional-deletes", "on")
-          .with("--partition-deletes-per-second", "400").options();
+          .with("--partition-deletes-per-second", "2800").options();
       PlanResult plan = TestActions.plan(SharedSpark.session(), options);
       assertThat(plan.failure()).isNull();
-      server.partitions(new PartitionModel(60, List.of(), 0, 1, System::nanoTime)).resetCounts();
+      server.partitions(new PartitionModel(200, List.of(), 0, 1, System::nanoTime)).resetCounts();
 
       ExecuteResult result = TestActions.executeOwnPlan(SharedSpark.session(), options, plan);
 

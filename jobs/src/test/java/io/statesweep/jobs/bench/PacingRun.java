@@ -32,9 +32,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * retry, and counts its own SlowDowns.
  *
  * <p>For each case: keys/s at steady state (the second half of the deleting) against the model's capacity then,
- * SlowDowns to deletes per 1,000 keys (those of the ledger's PUTs, in the first partition, are noted beside), the exporter's PUTs and how many were
- * throttled, records the execute left (a request refused three times), the partitions at the end, and wall time.
- * Arguments: {@code [K (250)] [seconds of deleting per adaptive case (60)] [exporter% (5)] [margin% (20)]
+ * SlowDowns to deletes per 1,000 keys (those of the ledger's PUTs, in the first partition, are noted beside), the
+ * exporter's PUTs and how many were throttled, and at steady state its throttled PUTs of those it sent then, records the execute left (a request refused three times), the partitions at the end, and wall time.
+ * Arguments: {@code [K (250)] [seconds of deleting per adaptive case (60)] [exporter% (5)] [margin% (10)]
  * [cases: those whose name, spaces as dashes, holds this]}.
  */
 final class PacingRun {
@@ -49,7 +49,7 @@ final class PacingRun {
     int capacity = args.length > 0 ? Integer.parseInt(args[0]) : 250;
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
     int exporterPercent = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-    int margin = args.length > 3 ? Integer.parseInt(args[3]) : 20;
+    int margin = args.length > 3 ? Integer.parseInt(args[3]) : 10;
     String only = args.length > 4 ? args[4] : "";
     System.setProperty("aws.accessKeyId", "synthetic");
     System.setProperty("aws.secretAccessKey", "synthetic");
@@ -75,8 +75,8 @@ final class PacingRun {
       }
       rows.add(run(spark, one, capacity, seconds, exporterPercent, margin));
       System.out.println();
-      System.out.printf("%-44s %9s %9s %8s %10s %10s %8s %6s %8s%n", "case", "keys/s", "capacity", "of cap",
-          "slow/1000", "exp. PUTs", "exp. 503", "left", "wall s");
+      System.out.printf("%-44s %9s %9s %8s %10s %10s %8s %9s %6s %8s%n", "case", "keys/s", "capacity", "of cap",
+          "slow/1000", "exp. PUTs", "exp. 503", "steady", "left", "wall s");
       rows.forEach(System.out::println);
     }
     spark.stop();
@@ -144,6 +144,10 @@ final class PacingRun {
         steadyKeys += perSecond[i];
       }
       double steady = steadyKeys / (double) (to - from);
+      long steadyFrom = log.firstDeletedAt() + from * 1_000_000_000L;
+      long steadyTo = log.firstDeletedAt() + to * 1_000_000_000L;
+      long steadyThrottled = exporter.throttledAt.stream().filter(at -> at >= steadyFrom && at < steadyTo).count();
+      long steadyPuts = (long) ((to - from) * exporter.perProjectPerSecond * PROJECTS);
       int partitionsAtEnd = model.firstKeys().size();
       double capacityAtEnd = capacity * (double) partitionsAtEnd;
       java.util.Map<String, Long> counts = server.requestCounts();
@@ -152,9 +156,9 @@ final class PacingRun {
       long ledgerSlowDowns = counts.getOrDefault("SLOWDOWN_PUT_OUTSIDE_ARCHIVE", 0L)
           + counts.getOrDefault("SLOWDOWN_DELETE_OUTSIDE_ARCHIVE", 0L);
       long left = archive.records() - result.summary().recordsDeleted();
-      return String.format(Locale.ROOT, "%-44s %,9.0f %,9.0f %7.1f%% %10.2f %,10d %,8d %,6d %8.1f", one.name(),
+      return String.format(Locale.ROOT, "%-44s %,9.0f %,9.0f %7.1f%% %10.2f %,10d %,8d %9s %,6d %8.1f", one.name(),
           steady, capacityAtEnd, 100 * steady / capacityAtEnd, 1000.0 * deleteSlowDowns / Math.max(1, log.keys()),
-          exporter.puts.get(), exporter.throttled.get(), left, wall)
+          exporter.puts.get(), exporter.throttled.get(), steadyThrottled + "/" + steadyPuts, left, wall)
           + (ledgerSlowDowns > 0 ? " (" + ledgerSlowDowns + " SlowDowns to the ledger's PUTs)" : "")
           + (partitionsAtEnd != one.partitions() ? " (" + partitionsAtEnd + " partitions at the end)" : "");
     }
@@ -164,9 +168,11 @@ final class PacingRun {
   private static final class Exporter {
     final AtomicLong puts = new AtomicLong();
     final AtomicLong throttled = new AtomicLong();
+    /** When each throttled PUT was sent ({@code System.nanoTime()}). */
+    final java.util.Queue<Long> throttledAt = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final S3Client client;
-    private final double perProjectPerSecond;
+    final double perProjectPerSecond;
     private final List<Thread> threads = new ArrayList<>();
 
     Exporter(String endpoint, double perPartitionPerSecond, int partitions) {
@@ -203,11 +209,13 @@ final class PacingRun {
         String key = String.format(Locale.ROOT, "%sprojects/p%06d/exporter/u%09d.bin", ScaleBenchmark.PREFIX,
             project, n++);
         puts.incrementAndGet();
+        long sent = System.nanoTime();
         try {
           client.putObject(b -> b.bucket(ScaleBenchmark.BUCKET).key(key), RequestBody.fromString("x"));
         } catch (S3Exception e) {
           if (e.statusCode() == 503) {
             throttled.incrementAndGet();
+            throttledAt.add(sent);
           }
         }
       }

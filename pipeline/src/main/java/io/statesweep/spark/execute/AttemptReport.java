@@ -109,8 +109,10 @@ public final class AttemptReport {
   /**
    * The summary with the SlowDowns the attempt's deletes got (README, "Deleting at the bucket's speed"):
    * {@code slowdowns}, their number (those the SDK retried included), and {@code slowdowns_by_lane}, the lanes that
-   * got the most ({@value #SLOWDOWN_LANES_NAMED} at most, {@code lane:count}, the others counted); unchanged when
-   * there were none. The metrics JSON has every lane.
+   * got the most ({@value #SLOWDOWN_LANES_NAMED} at most, {@code lane:count}, the others counted; a lane's folder
+   * names percent-encoded but for letters, digits and {@code . _ - * /}, so that a hostile key's folder can neither
+   * split the summary's pairs nor pose as another lane); unchanged when there were none. The metrics JSON has every
+   * lane as it is.
    */
   public static RunSummary withSlowDowns(RunSummary summary, Map<String, Long> byLane) {
     if (byLane.isEmpty()) {
@@ -121,13 +123,19 @@ public final class AttemptReport {
     most.sort(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
     StringBuilder lanes = new StringBuilder();
     for (Map.Entry<String, Long> lane : most.subList(0, Math.min(SLOWDOWN_LANES_NAMED, most.size()))) {
-      lanes.append(lanes.length() == 0 ? "" : ",").append(lane.getKey().isEmpty() ? "/" : lane.getKey()).append(':')
-          .append(lane.getValue());
+      lanes.append(lanes.length() == 0 ? "" : ",").append(lane.getKey().isEmpty() ? "/" : laneText(lane.getKey()))
+          .append(':').append(lane.getValue());
     }
     if (most.size() > SLOWDOWN_LANES_NAMED) {
       lanes.append(",+").append(most.size() - SLOWDOWN_LANES_NAMED).append("_lanes");
     }
     return summary.with("slowdowns", Long.toString(total)).with("slowdowns_by_lane", lanes.toString());
+  }
+
+  /** A lane's folder as {@code slowdowns_by_lane} names it: percent-encoded (UTF-8), but for its slashes. */
+  static String laneText(String lane) {
+    return java.net.URLEncoder.encode(lane, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20")
+        .replace("%2F", "/");
   }
 
   /**

@@ -141,7 +141,8 @@ public final class PlanCosts {
             expr("coalesce(keys_to_delete, 0) + coalesce(kept_keys, 0)").as("folder_keys"));
     Spread.byKeyRange(rows, DeleteTasks.deletePartitions(parallelism, ceiling), "state_file_key")
         .foreachPartition(new Estimate(options.deletes().batchSize(), options.export().workers(),
-            windowRate(DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), options), estimated));
+            windowRate(DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), options),
+            options.deletes().pacing() != null, estimated));
     Map<String, Long> requests = new TreeMap<>(estimated.value());
     return plus(requests, ExecuteRequestEstimate.perAttempt(options.deletes().conditionalDeletes(),
         options.export().prefix()));
@@ -156,7 +157,8 @@ public final class PlanCosts {
     if (pacing == null) {
       return perTask;
     }
-    return perTask == 0 ? pacing.partitionKeysPerSecond() : Math.min(perTask, pacing.partitionKeysPerSecond());
+    double limit = pacing.partitionKeysPerSecond() * (1 - pacing.margin());
+    return perTask == 0 ? limit : Math.min(perTask, limit);
   }
 
   /** One task's share of the estimate. */
@@ -165,18 +167,21 @@ public final class PlanCosts {
     private final int batchSize;
     private final int workers;
     private final double keysPerSecondPerTask;
+    private final boolean paced;
     private final RunMetrics.Requests estimated;
 
-    Estimate(int batchSize, int workers, double keysPerSecondPerTask, RunMetrics.Requests estimated) {
+    Estimate(int batchSize, int workers, double keysPerSecondPerTask, boolean paced,
+        RunMetrics.Requests estimated) {
       this.batchSize = batchSize;
       this.workers = workers;
       this.keysPerSecondPerTask = keysPerSecondPerTask;
+      this.paced = paced;
       this.estimated = requireNonNull(estimated, "estimated is null");
     }
 
     @Override
     public void call(Iterator<Row> rows) {
-      ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(batchSize, workers, keysPerSecondPerTask);
+      ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(batchSize, workers, keysPerSecondPerTask, paced);
       while (rows.hasNext()) {
         Row row = rows.next();
         estimate.add(row.getString(0), row.isNullAt(2) ? 0 : row.getLong(2),
