@@ -161,7 +161,8 @@ public final class DeleteThrottle {
 
   /**
    * The most keys one request should carry under this ceiling: the ceiling split into at most
-   * {@value #MAX_REQUESTS_PER_SPAN} requests ({@value #MAX_PACED_REQUESTS_PER_SPAN} for a paced one) of at least {@value #MIN_KEYS_PER_REQUEST} keys where it
+   * {@value #MAX_REQUESTS_PER_SPAN} requests ({@value #MAX_PACED_REQUESTS_PER_SPAN} for a paced one) of at least
+   * {@value #MIN_KEYS_PER_REQUEST} keys where it
    * allows (never more than the ceiling, so that a request can always go; whole keys fill
    * {@code requests x maxBatch}, at most one key per request below the ceiling). Without a ceiling,
    * {@link Integer#MAX_VALUE}.

@@ -266,7 +266,8 @@ public final class PacedLane {
         Group group = lane.group;
         Group sibling = group.slowedDown(now, Math.min(sentAt, now));
         if (sibling != null) {
-          group.merge(sibling, sibling.rate, now);
+          // What the other half sent, not its rate: a half that sent less asked less of the partition.
+          group.merge(sibling, Math.min(sibling.rate, sibling.used), now);
         }
         return;
       }
@@ -295,6 +296,8 @@ public final class PacedLane {
     long lastRaise;
     /** Keys accepted since {@link #lastRaise}. */
     long acceptedKeys;
+    /** Keys a second the group's lanes sent in the last whole seconds it was answered: what it used of its rate. */
+    double used;
     long lastSlowDown = Long.MIN_VALUE / 2;
     long atLimitSince = Long.MIN_VALUE;
 
@@ -350,8 +353,8 @@ public final class PacedLane {
 
     /**
      * {@code other}, the other half of this group's split, shares its partition, which answered SlowDown when
-     * {@code other} sent at {@code otherCameAt}: its lanes join this group, whose rate is both rates, and whose limit, with the
-     * margin on, the margin below both rates when the SlowDown came.
+     * {@code other} sent at {@code otherCameAt}: its lanes join this group, whose rate is both rates, and whose limit,
+     * with the margin on, the margin below both rates when the SlowDown came.
      */
     void merge(Group other, double otherCameAt, long now) {
       for (PacedLane lane : other.lanes) {
@@ -363,14 +366,14 @@ public final class PacedLane {
         other.sibling.sibling = null;
       }
       sibling = null;
-      rate += other.rate;
       cameAt += otherCameAt;
       if (pacing.margin() > 0) {
-        limit = Math.max(rate, cameAt * (1 - pacing.margin()));
+        limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), cameAt * (1 - pacing.margin()));
         learned = true;
       } else {
         limit = Math.max(limit, other.limit);
       }
+      rate = Math.min(limit, rate + other.rate);
       probeWait = Math.max(probeWait, other.probeWait);
       lastSlowDown = now;
       lastRaise = now;
@@ -391,6 +394,7 @@ public final class PacedLane {
       lastRaise += seconds * SECOND;
       long used = acceptedKeys;
       acceptedKeys = 0;
+      this.used = used / (double) seconds;
       Group split = null;
       // At the limit only while its lanes sent at least half of it (a throttle's sliding second and the
       // verifications between requests leave less than the whole): a group held back by its own verifications

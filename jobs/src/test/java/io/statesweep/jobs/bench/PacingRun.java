@@ -27,13 +27,16 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * in one run: today's fixed ceiling (one partition's rate for the whole job, {@code --pacing off
  * --max-deletes-per-second K}) and adaptive pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition
  * that splits under load. The model is S3 scaled down to what this machine serves: each partition takes {@code K}
- * writes a second (S3 documents 3,500), and statesweep is told so ({@code --partition-deletes-per-second K}). An
+ * writes a second (S3 documents 3,500), and statesweep is told so ({@code --partition-deletes-per-second K}); its
+ * requests are scaled as well ({@code --batch-size}: what a group at 3,150 keys/s sends, 197 keys, times K / 3,500;
+ * 14 keys at K = 250), or a request would be a fifth of a partition's second. An
  * exporter writes into every partition meanwhile, {@code exporter%} of its capacity in one-key PUTs the SDK does not
  * retry, and counts its own SlowDowns.
  *
  * <p>For each case: keys/s at steady state (the second half of the deleting) against the model's capacity then,
  * SlowDowns to deletes per 1,000 keys (those of the ledger's PUTs, in the first partition, are noted beside), the
- * exporter's PUTs and how many were throttled, and at steady state its throttled PUTs of those it sent then, records the execute left (a request refused three times), the partitions at the end, and wall time.
+ * exporter's PUTs and how many were throttled, and at steady state its throttled PUTs of those it sent then, records
+ * the execute left (a request refused three times), the partitions at the end, and wall time.
  * Arguments: {@code [K (250)] [seconds of deleting per adaptive case (60)] [exporter% (5)] [margin% (10)]
  * [cases: those whose name, spaces as dashes, holds this]}.
  */
@@ -103,7 +106,8 @@ final class PacingRun {
     try (SyntheticS3Server server = new SyntheticS3Server(ScaleBenchmark.BUCKET, archive, Duration.ZERO, 0)) {
       TestOptions builder = TestOptions.of(server.endpoint(), ScaleBenchmark.BUCKET, ScaleBenchmark.PREFIX,
           warehouse).with("--workers", "16").with("--pages-per-task", "20").with("--dry-run", "false")
-          .with("--conditional-deletes", "on");
+          .with("--conditional-deletes", "on")
+          .with("--batch-size", Long.toString(Math.max(1, Math.round(capacity * (3150.0 / 16) / 3500))));
       builder = one.adaptive()
           ? builder.with("--pacing", "adaptive").with("--partition-deletes-per-second", Integer.toString(capacity))
               .with("--exporter-margin", Integer.toString(caseMargin))
