@@ -3,11 +3,8 @@ package io.statesweep.execute;
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The deletes of one lane of the key space, a folder (README, "Deleting at the bucket's speed"), paced by what the
@@ -94,6 +91,8 @@ public final class PacedLane {
   private volatile Group group;
   private long slowDowns;
   private long untaken;
+  /** When the lane was last asked for or answered ({@link DeleteThrottle.Ticker#nanoTime()}). */
+  private volatile long lastUsed;
 
   private PacedLane(String name, DeleteThrottle run, Pacer pacer) {
     this.name = requireNonNull(name, "name is null");
@@ -213,40 +212,80 @@ public final class PacedLane {
 
   /** The lanes of one attempt in one JVM, under its run's throttle, and their groups. */
   static final class Pacer {
+    /** A lane that nothing asked for or answered in this long, with no SlowDowns left to take, is let go. */
+    static final long IDLE_NANOS = 60 * SECOND;
+    /** The null of a JVM whose deletes are not paced: its lanes only count their SlowDowns. */
     private final Pacing pacing;
     private final DeleteThrottle run;
     private final DeleteThrottle.Ticker ticker;
-    /** By name, so by key order: a new lane joins the group of the lane before it (or after it). */
+    /**
+     * By name, so by key order: a new lane joins the group of the lane before it (or after it). Only lanes in use:
+     * an archive of millions of folders holds a few here at a time.
+     */
     private final java.util.concurrent.ConcurrentSkipListMap<String, PacedLane> lanes =
         new java.util.concurrent.ConcurrentSkipListMap<>();
+    private long lastSweep;
 
     Pacer(Pacing pacing, DeleteThrottle run) {
-      this.pacing = requireNonNull(pacing, "pacing is null");
+      this.pacing = pacing;
       this.run = requireNonNull(run, "run is null");
       this.ticker = run.ticker();
+      this.lastSweep = ticker.nanoTime();
     }
 
     PacedLane lane(String name) {
+      long now = ticker.nanoTime();
       PacedLane lane = lanes.get(name);
       if (lane != null) {
+        lane.lastUsed = now;
         return lane;
       }
       synchronized (this) {
+        sweep(now);
         lane = lanes.get(name);
-        if (lane != null) {
-          return lane;
+        if (lane == null) {
+          lane = new PacedLane(name, run, this);
+          join(lane, now);
         }
-        Map.Entry<String, PacedLane> neighbour = lanes.lowerEntry(name);
-        if (neighbour == null) {
-          neighbour = lanes.higherEntry(name);
-        }
-        Group group = neighbour == null ? new Group(pacing, run, ticker.nanoTime()) : neighbour.getValue().group;
-        lane = new PacedLane(name, run, this);
-        lane.group = group;
-        group.lanes.add(lane);
-        lanes.put(name, lane);
+        lane.lastUsed = now;
         return lane;
       }
+    }
+
+    /** {@code lane} joins the lanes, and the group of its neighbour in key order (or a group of its own). */
+    private void join(PacedLane lane, long now) {
+      if (pacing != null) {
+        Map.Entry<String, PacedLane> neighbour = lanes.lowerEntry(lane.name);
+        if (neighbour == null) {
+          neighbour = lanes.higherEntry(lane.name);
+        }
+        Group group = neighbour == null ? new Group(pacing, run, now) : neighbour.getValue().group;
+        lane.group = group;
+        group.lanes.add(lane);
+      }
+      lanes.put(lane.name, lane);
+    }
+
+    /** Lets go of the lanes idle for {@link #IDLE_NANOS} whose SlowDowns were taken; every 10 s at most. */
+    private void sweep(long now) {
+      if (now - lastSweep < 10 * SECOND) {
+        return;
+      }
+      lastSweep = now;
+      for (java.util.Iterator<PacedLane> it = lanes.values().iterator(); it.hasNext(); ) {
+        PacedLane lane = it.next();
+        if (now - lane.lastUsed > IDLE_NANOS && lane.untaken == 0) {
+          it.remove();
+          if (lane.group != null) {
+            lane.group.lanes.remove(lane);
+          }
+        }
+      }
+    }
+
+    /** How many lanes are held now. */
+    int size() {
+      return lanes.size();
     }
 
     Iterable<PacedLane> lanes() {
@@ -260,10 +299,31 @@ public final class PacedLane {
 
     synchronized void answered(PacedLane lane, int keys, int throttled, long sentAt) {
       long now = ticker.nanoTime();
+      PacedLane held = lanes.get(lane.name);
+      if (held == null) {
+        // Let go while a window still held it (a record verified for longer than a minute): it is in use again.
+        if (lane.group != null && lane.group.lanes.isEmpty()) {
+          lane.group = null;
+        }
+        if (lane.group == null) {
+          join(lane, now);
+        } else {
+          lane.group.lanes.add(lane);
+          lanes.put(lane.name, lane);
+        }
+        held = lane;
+      }
+      held.lastUsed = now;
       if (throttled > 0) {
-        lane.slowDowns += throttled;
-        lane.untaken += throttled;
-        Group group = lane.group;
+        held.slowDowns += throttled;
+        held.untaken += throttled;
+      }
+      if (pacing == null) {
+        return;
+      }
+      // A lane let go and asked for again meanwhile has a new object: the answer is the new one's, in its group.
+      Group group = held.group;
+      if (throttled > 0) {
         Group sibling = group.slowedDown(now, Math.min(sentAt, now));
         if (sibling != null) {
           // What the other half sent, not its rate: a half that sent less asked less of the partition.
@@ -271,7 +331,7 @@ public final class PacedLane {
         }
         return;
       }
-      lane.group.accepted(now, keys);
+      group.accepted(now, keys);
     }
   }
 

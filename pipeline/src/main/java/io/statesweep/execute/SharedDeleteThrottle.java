@@ -20,10 +20,11 @@ public final class SharedDeleteThrottle {
   private final double keysPerSecondPerTask;
   private final DeleteThrottle throttle;
   private final PacedLane.Pacing pacing;
-  /** The paced lanes of the attempt's deletes in this JVM (README, "Deleting at the bucket's speed"), or null. */
+  /**
+   * The lanes of the attempt's deletes in this JVM (README, "Deleting at the bucket's speed"): paced, or, where
+   * deletes are not, only counting their SlowDowns.
+   */
   private final PacedLane.Pacer pacer;
-  /** Lanes that only count their SlowDowns, where deletes are not paced. */
-  private final Map<String, PacedLane> unpaced = new ConcurrentHashMap<>();
   private int running;
   private int mostRunning;
 
@@ -36,7 +37,7 @@ public final class SharedDeleteThrottle {
     this.throttle = ticker == null ? new DeleteThrottle(keysPerSecondPerTask)
         : new DeleteThrottle(keysPerSecondPerTask, ticker);
     this.pacing = pacing;
-    this.pacer = pacing == null ? null : new PacedLane.Pacer(pacing, throttle);
+    this.pacer = new PacedLane.Pacer(pacing, throttle);
   }
 
   /**
@@ -72,11 +73,11 @@ public final class SharedDeleteThrottle {
   }
 
   PacedLane lane(String name) {
-    return pacer != null ? pacer.lane(name) : unpaced.computeIfAbsent(name, folder -> PacedLane.unpaced(folder, throttle));
+    return pacer.lane(name);
   }
 
   private Iterable<PacedLane> lanes() {
-    return pacer != null ? pacer.lanes() : unpaced.values();
+    return pacer.lanes();
   }
 
   private synchronized void leave() {

@@ -332,6 +332,28 @@ class PacedLaneTest {
   }
 
   @Test
+  void lanesOutOfUseAreLetGoSoMillionsOfFoldersHoldAFewAtATime() {
+    for (PacedLane.Pacing pacing : new PacedLane.Pacing[] {PacedLane.Pacing.s3(3500, 0.1), null}) {
+      PacedLane.Pacer pacer = new PacedLane.Pacer(pacing, new DeleteThrottle(0, ticker));
+      PacedLane late = pacer.lane("projects/p0000000/");
+      for (int i = 1; i <= 100_000; i++) {
+        PacedLane lane = pacer.lane(String.format("projects/p%07d/", i));
+        lane.answered(10, i % 1000 == 0 ? 1 : 0);
+        ticker.now += SECOND / 100;
+      }
+      assertThat(pacer.size()).as("lanes held after 100,000 folders, %s", pacing == null ? "unpaced" : "paced")
+          .isLessThan(10_000);
+      // A window that held its lane through a long verification is answered after the lane was let go.
+      late.answered(0, 2);
+      long counted = 0;
+      for (PacedLane lane : pacer.lanes()) {
+        counted += lane.takeSlowDowns();
+      }
+      assertThat(counted).as("every SlowDown not yet taken, the late lane's included").isEqualTo(100 + 2);
+    }
+  }
+
+  @Test
   void aLaneIsItsFoldersBelowThePrefix() {
     assertThat(PacedLane.of("cogram/projects/p1/emails/e1/state.json", "cogram/", 2)).isEqualTo("projects/p1/");
     assertThat(PacedLane.of("cogram/projects/p1/emails/e1/state.json", "cogram/", 1)).isEqualTo("projects/");
