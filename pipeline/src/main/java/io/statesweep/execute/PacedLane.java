@@ -396,9 +396,14 @@ public final class PacedLane {
       rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, lanes.size()), rate / 2);
       if (pacing.margin() > 0) {
         // The first SlowDown says where the partition is; a later one, below it, comes as often from the retries
-        // and uploads around it as from a smaller partition: it lowers the limit by a tenth at most.
+        // and uploads around it as from a smaller partition: near the limit it lowers it by a tenth at most, far
+        // below it (under four fifths) not at all.
         double below = cameAt * (1 - pacing.margin());
-        limit = Math.max(rate, learned ? Math.min(limit, Math.max(below, limit * 0.9)) : below);
+        if (!learned) {
+          limit = Math.max(rate, below);
+        } else if (cameAt >= 0.8 * limit) {
+          limit = Math.max(rate, Math.min(limit, Math.max(below, limit * 0.9)));
+        } // far below its limit, a SlowDown comes from the load around the group: its rate backs off, its limit stays
         learned = true;
       }
       lastSlowDown = now;
@@ -433,7 +438,8 @@ public final class PacedLane {
       } else {
         limit = Math.max(limit, other.limit);
       }
-      rate = Math.min(limit, rate + other.rate);
+      // The partition answered SlowDown to both: the other half backs off too.
+      rate = Math.min(limit, rate + other.rate / 2);
       probeWait = Math.max(probeWait, other.probeWait);
       lastSlowDown = now;
       lastRaise = now;

@@ -150,8 +150,16 @@ class PacedLaneTest {
     ticker.now += SECOND;
     lane.answered(0, 1);
     assertThat(lane.rate()).isEqualTo(500);
-    assertThat(lane.groupLimit()).as("a later SlowDown lowers the limit by a tenth at most").isEqualTo(1440);
-    assertThat(lane.slowDowns()).isEqualTo(5);
+    assertThat(lane.groupLimit()).as("a SlowDown far below the limit comes from the load around the lane")
+        .isEqualTo(1600);
+    for (int i = 0; i < 11; i++) {
+      ticker.now += SECOND;
+      lane.answered(2000, 0);
+    }
+    assertThat(lane.rate()).isEqualTo(1600);
+    lane.answered(0, 1);
+    assertThat(lane.groupLimit()).as("a later SlowDown near the limit lowers it by a tenth at most").isEqualTo(1440);
+    assertThat(lane.slowDowns()).isEqualTo(6);
     for (int i = 0; i < 20; i++) {
       ticker.now += SECOND;
       lane.answered(0, 1);
