@@ -28,10 +28,10 @@ import java.util.Map;
  *       instead, unless a SlowDown already showed its partition's rate with the margin on: nothing else goes above the
  *       documented rate.</li>
  *   <li>Halves of a split of which one meets SlowDown below the limit a group starts with, before either learnt its
- *       rate, share a partition (alone, it would have met none there): they become one group again, whose limit is
- *       the margin below their rates together. So a split that was wrong costs one SlowDown, and a partition has one
- *       group, which alone climbs into it. (Groups that meet SlowDown in the same second are not taken to share one:
- *       groups at their limits probe at the same moments.)</li>
+ *       rate, share a partition (alone, it would have met none there): they become one group again, back at the
+ *       limit of the group they split from, which held it without SlowDown. So a split that was wrong costs one
+ *       SlowDown, and a partition has one group, which alone climbs into it. (Groups that meet SlowDown in the same
+ *       second are not taken to share one: groups at their limits probe at the same moments.)</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
  *       seldom meet a SlowDown, and a range the store split for the load is found all the same.</li>
@@ -326,8 +326,7 @@ public final class PacedLane {
       if (throttled > 0) {
         Group sibling = group.slowedDown(now, Math.min(sentAt, now));
         if (sibling != null) {
-          // What the other half sent, not its rate: a half that sent less asked less of the partition.
-          group.merge(sibling, Math.min(sibling.rate, sibling.used), now);
+          group.merge(sibling, now);
         }
         return;
       }
@@ -353,11 +352,13 @@ public final class PacedLane {
     double cameAt;
     /** The other half of this group's last split, until either learnt its rate or they became one again. */
     Group sibling;
+    /** The limit of the group this one split from. */
+    double splitFrom;
+    /** When the group took its lanes (it began, or split): a SlowDown to a request sent before is not its own. */
+    long since;
     long lastRaise;
     /** Keys accepted since {@link #lastRaise}. */
     long acceptedKeys;
-    /** Keys a second the group's lanes sent in the last whole seconds it was answered: what it used of its rate. */
-    double used;
     long lastSlowDown = Long.MIN_VALUE / 2;
     long atLimitSince = Long.MIN_VALUE;
 
@@ -372,6 +373,7 @@ public final class PacedLane {
       this.limit = Math.max(rate, pacing.partitionKeysPerSecond() * (1 - pacing.margin()));
       this.probeWait = pacing.probeAfterSeconds();
       this.lastRaise = now;
+      this.since = now;
       this.throttle = new DeleteThrottle(rate, run.ticker(), run, true);
     }
 
@@ -385,8 +387,8 @@ public final class PacedLane {
      * should become one with it, or null.
      */
     Group slowedDown(long now, long sentAt) {
-      if (now - lastSlowDown < SECOND || sentAt < lastSlowDown) {
-        return null; // the same second's, or sent before the last decrease: from the rate before it
+      if (now - lastSlowDown < SECOND || sentAt < lastSlowDown || sentAt < since) {
+        return null; // the same second's, or sent before the last decrease or the split: from the rate before it
       }
       cameAt = rate;
       // Alone in a partition, a half would have met no SlowDown below the documented rate (less the exporter's share).
@@ -417,37 +419,30 @@ public final class PacedLane {
     }
 
     /**
-     * {@code other}, the other half of this group's split, shares its partition, which answered SlowDown when
-     * {@code other} sent at {@code otherCameAt}: its lanes join this group, whose rate is both rates, and whose limit,
-     * with the margin on, the margin below both rates when the SlowDown came.
+     * {@code other}, the other half of this group's split, shares its partition, which answered SlowDown to this
+     * half: its lanes join this group, which goes back to the limit of the group they split from (held for a probe's
+     * wait without SlowDown: the partition takes it), at that limit (a halving would leave the partition idle for
+     * the seconds of climbing back; the limit is below where the SlowDown came).
      */
-    void merge(Group other, double otherCameAt, long now) {
+    void merge(Group other, long now) {
       for (PacedLane lane : other.lanes) {
         lane.group = this;
         lanes.add(lane);
       }
       other.lanes.clear();
-      if (other.sibling != null && other.sibling != this) {
-        other.sibling.sibling = null;
-      }
       sibling = null;
-      cameAt += otherCameAt;
-      if (pacing.margin() > 0) {
-        limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), cameAt * (1 - pacing.margin()));
-        learned = true;
-      } else {
-        limit = Math.max(limit, other.limit);
-      }
-      // The partition answered SlowDown to both: the other half backs off too.
-      rate = Math.min(limit, rate + other.rate / 2);
+      double cameTogether = cameAt + other.rate;
+      limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), splitFrom);
+      learned = pacing.margin() > 0;
+      rate = limit;
       probeWait = Math.max(probeWait, other.probeWait);
       lastSlowDown = now;
       lastRaise = now;
       acceptedKeys = 0;
       atLimitSince = Long.MIN_VALUE;
       share();
-      LOG.info("Deletes of {} met SlowDown together at {} keys/s: one partition, now {} keys/s, at most {}", this,
-          Math.round(cameAt), Math.round(rate), Math.round(limit));
+      LOG.info("Deletes of {} met SlowDown at {} keys/s as two halves: one partition, back to {} keys/s", this,
+          Math.round(cameTogether), Math.round(rate));
     }
 
     /** A request of {@code keys} keys was accepted; returns the group split off this one, if it split. */
@@ -460,7 +455,6 @@ public final class PacedLane {
       lastRaise += seconds * SECOND;
       long used = acceptedKeys;
       acceptedKeys = 0;
-      this.used = used / (double) seconds;
       Group split = null;
       // At the limit only while its lanes sent at least half of it (a throttle's sliding second and the
       // verifications between requests leave less than the whole): a group held back by its own verifications
@@ -504,6 +498,9 @@ public final class PacedLane {
       }
       after.sibling = this;
       sibling = after;
+      splitFrom = limit;
+      after.splitFrom = limit;
+      since = now;
       int keep = lanes.size() / 2;
       List<PacedLane> moving = new ArrayList<>(lanes).subList(keep, lanes.size());
       for (PacedLane lane : moving) {
