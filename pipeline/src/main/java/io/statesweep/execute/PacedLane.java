@@ -13,7 +13,8 @@ import java.util.Map;
  * written at the exporter's pace has few): they form a <b>group</b>, whose rate is paced as a whole (additive
  * increase while the store accepts, multiplicative decrease when it answers SlowDown) under one throttle that its
  * lanes share, as the tasks of a JVM share the run's. All lanes start in one group; a lane seen later joins its
- * neighbour's.
+ * neighbour's, unless that group learnt its partition's rate: then it starts a group beside it, as the other half
+ * of a split.
  * <ul>
  *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and climbs {@link Pacing#stepKeysPerSecond()} per
  *       second in which its lanes used at least half its rate and met no SlowDown, up to its limit.</li>
@@ -259,7 +260,22 @@ public final class PacedLane {
         if (neighbour == null) {
           neighbour = lanes.higherEntry(lane.name);
         }
-        Group group = neighbour == null ? new Group(pacing, run, now) : neighbour.getValue().group;
+        Group beside = neighbour == null ? null : neighbour.getValue().group;
+        Group group;
+        if (beside == null) {
+          group = new Group(pacing, run, now);
+        } else if (!beside.learned) {
+          group = beside;
+        } else {
+          // The neighbour's group knows its partition's rate, and adds nothing by taking one more lane: the lane
+          // starts a group of its own, as the other half of a split would, and goes back to the neighbour's if
+          // the two meet SlowDown together.
+          group = new Group(pacing, run, now);
+          group.sibling = beside;
+          group.splitFrom = beside.limit;
+          beside.sibling = group;
+          beside.splitFrom = beside.limit;
+        }
         lane.group = group;
         group.lanes.add(lane);
       }
@@ -350,7 +366,10 @@ public final class PacedLane {
     long probeWait;
     /** The rate at the last SlowDown. */
     double cameAt;
-    /** The other half of this group's last split, until either learnt its rate or they became one again. */
+    /**
+     * The other half of this group's last split (or the learnt group beside whose lanes this one began), until they
+     * became one again or either split again.
+     */
     Group sibling;
     /** The limit of the group this one split from. */
     double splitFrom;
@@ -393,8 +412,8 @@ public final class PacedLane {
       cameAt = rate;
       // Alone in a partition, a half would have met no SlowDown below the documented rate (less the exporter's share).
       double alone = pacing.partitionKeysPerSecond() * Math.min(1 - pacing.margin(), 0.9);
-      Group shares = sibling != null && !learned && !sibling.learned && rate < alone && !sibling.lanes.isEmpty()
-          ? sibling : null;
+      Group shares = sibling != null && sibling.sibling == this && !learned && rate < alone
+          && !sibling.lanes.isEmpty() ? sibling : null;
       rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, lanes.size()), rate / 2);
       if (pacing.margin() > 0) {
         // The first SlowDown says where the partition is; a later one, below it, comes as often from the retries

@@ -290,6 +290,14 @@ class PacedLaneTest {
     PacedLane two = pacer.lane("projects/p2/");
     assertThat(two.sharesWith(one)).isTrue();
     assertThat(three.sharesWith(one)).isTrue();
+
+    one.answered(0, 1);
+    PacedLane four = pacer.lane("projects/p4/");
+    assertThat(four.sharesWith(three)).as("a group that learnt its partition's rate takes no more lanes").isFalse();
+    assertThat(four.rate()).isEqualTo(500);
+    four.answered(0, 1);
+    assertThat(four.sharesWith(three)).as("they met SlowDown together: one partition").isTrue();
+    assertThat(four.rate()).isEqualTo(four.groupLimit());
   }
 
   @Test
