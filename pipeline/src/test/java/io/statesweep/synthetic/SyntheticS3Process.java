@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * A {@link SyntheticS3Server} in a JVM of its own, so that its threads, CPU allocation and memory do
  * not count in the JVM measured (a benchmark's Spark driver). {@link #start} launches it with the
  * caller's classpath; {@link #main} is the child: it prints {@code endpoint <url>} and then answers
- * commands on stdin, one a line ({@code counts}, {@code reset}), until stdin closes.
+ * commands on stdin, one a line ({@code counts}, {@code reset}, {@code deleted}, {@code touch every offset}), until
+ * stdin closes.
  */
 public final class SyntheticS3Process implements AutoCloseable {
   private final Process process;
@@ -81,6 +82,19 @@ public final class SyntheticS3Process implements AutoCloseable {
     command("reset");
   }
 
+  /** The archive's keys the server deleted (see {@link SyntheticS3Server#deletedKeys()}). */
+  public synchronized KeyDigest deletedKeys() throws IOException {
+    return KeyDigest.parse(command("deleted").substring("deleted".length()));
+  }
+
+  /**
+   * Writes the state files of records {@code offset}, {@code offset + every}, ... again as the exporter would (their
+   * generated content, a new ETag, LastModified now; a deleted one comes back); returns how many.
+   */
+  public synchronized long touchStateFiles(long every, long offset) throws IOException {
+    return Long.parseLong(command("touch " + every + " " + offset).substring("touched ".length()));
+  }
+
   private String command(String command) throws IOException {
     in.write(command + "\n");
     in.flush();
@@ -138,7 +152,15 @@ public final class SyntheticS3Process implements AutoCloseable {
             server.resetCounts();
             stdout.println("reset");
           }
-          default -> stdout.println("unknown " + line);
+          case "deleted" -> stdout.println("deleted " + server.deletedKeys());
+          default -> {
+            String[] words = line.trim().split(" ");
+            if (words.length == 3 && words[0].equals("touch")) {
+              stdout.println("touched " + touch(server, archive, Long.parseLong(words[1]), Long.parseLong(words[2])));
+            } else {
+              stdout.println("unknown " + line);
+            }
+          }
         }
       }
       List<String> unsupported = server.unsupportedRequests();
@@ -146,5 +168,16 @@ public final class SyntheticS3Process implements AutoCloseable {
         System.err.println("synthetic S3: requests answered 501: " + unsupported);
       }
     }
+  }
+
+  /** Writes the state files of records offset, offset + every, ... again ({@link #touchStateFiles}). */
+  private static long touch(SyntheticS3Server server, SyntheticArchive archive, long every, long offset) {
+    int stateFile = archive.keysPerRecord() - 1;
+    long touched = 0;
+    for (long record = offset; record < archive.records(); record += every) {
+      server.put(archive.key(record, stateFile), archive.content(record, stateFile));
+      touched++;
+    }
+    return touched;
   }
 }

@@ -290,6 +290,13 @@ public final class SyntheticS3Server implements AutoCloseable {
     return deleteLog;
   }
 
+  /** The archive's keys deleted here and not written again since, as a count and a digest. */
+  public KeyDigest deletedKeys() {
+    KeyDigest digest = new KeyDigest();
+    deleted.forEach(digest::add);
+    return digest;
+  }
+
   /** Rewrites a key as the exporter would: new content, a new ETag, LastModified now. */
   public void put(String key, byte[] content) {
     put(key, content, Instant.now());

@@ -139,7 +139,7 @@ final class CpuRun {
   }
 
   /** The figures whose keys start with {@code prefix}, by the rest of their key, in the order they were printed. */
-  private static Map<String, Double> groups(Map<String, String> result, String prefix) {
+  static Map<String, Double> groups(Map<String, String> result, String prefix) {
     Map<String, Double> groups = new LinkedHashMap<>();
     result.forEach((key, value) -> {
       if (key.startsWith(prefix)) {
@@ -158,7 +158,7 @@ final class CpuRun {
   }
 
   /** The keys an execute deleted: {@code keys_deleted} of its metrics line. */
-  private static long keysDeleted(String metricsLines) throws Exception {
+  static long keysDeleted(String metricsLines) throws Exception {
     List<JsonNode> executes = new ArrayList<>();
     for (String line : metricsLines.split("\n")) {
       if (!line.isBlank()) {

@@ -116,98 +116,16 @@ public final class HeapRun {
     Map<String, String> result = new LinkedHashMap<>();
     result.put("keys", Long.toString(archive.keys()));
     result.put("records", Long.toString(archive.records()));
-    Map<String, Long> lines = new LinkedHashMap<>();
     Path warehouse = Files.createTempDirectory("statesweep-heap-run");
-    Path dumps = Path.of("jobs", "target", "heap-run").toAbsolutePath();
-    Files.createDirectories(dumps);
     try (SyntheticS3Process server = SyntheticS3Process.start(ScaleBenchmark.BUCKET, archive,
         Duration.ofMillis(latencyMillis), "512m")) {
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.add("-Xmx" + heap);
-      command.add("-XX:+HeapDumpOnOutOfMemoryError");
-      command.add("-XX:HeapDumpPath=" + dumps);
-      for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-        // Spark's Java 17 flags and the logging configuration, as this JVM got them from the pom.
-        if (flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
-            || flag.startsWith("-Djdk.reflect") || flag.startsWith("-Dlog4j2.configurationFile")) {
-          command.add(flag);
-        }
-      }
-      command.add("-Daws.accessKeyId=synthetic");
-      command.add("-Daws.secretAccessKey=synthetic");
-      command.add("-Daws.region=us-east-1");
-      command.add("-Dspark.extraListeners=" + PlanHeapProbe.Phases.class.getName());
-      command.add("-Dheap-probe.live-every-s=10");
-      if (!master.equals("default")) {
-        command.addAll(List.of("-Dspark.master=" + master, "-Dspark.driver.host=127.0.0.1",
-            "-Dspark.driver.bindAddress=127.0.0.1", "-Dspark.ui.enabled=false", "-Dspark.sql.shuffle.partitions=16"));
-      }
-      command.addAll(jvmOptions);
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"), PlanHeapProbe.class.getName()));
-      command.addAll(commandWords);
-      command.addAll(List.of("--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint",
+      List<String> arguments = new ArrayList<>(commandWords);
+      arguments.addAll(List.of("--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint",
           server.endpoint(), "--warehouse", warehouse.toString(), "--workers", "16", "--pages-per-task", "20"));
-      command.addAll(planOptions);
+      arguments.addAll(planOptions);
       System.out.printf("%n== %d keys (%d records): server pid %d at %s; plan: -Xmx%s %s%n", archive.keys(),
           archive.records(), server.pid(), server.endpoint(), heap, master);
-      ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-      builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-      Process plan = builder.start();
-      // If this harness is stopped (Ctrl-C, a timeout), the plan's JVM goes with it; the server's JVM
-      // ends by itself when its stdin closes.
-      Thread stop = new Thread(plan::destroyForcibly, "heap-run-stop");
-      Runtime.getRuntime().addShutdownHook(stop);
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(plan.getInputStream(), UTF_8))) {
-        for (String line = out.readLine(); line != null; line = out.readLine()) {
-          String kind = lineKind(line);
-          long seen = kind == null ? 0 : lines.merge(kind, 1L, Long::sum);
-          if (seen <= 3) {
-            System.out.println("  | " + line);
-          } else if (seen == 4) {
-            System.out.println("  | ... (more '" + kind + "' lines, counted)");
-          }
-          if (line.contains("java.lang.OutOfMemoryError") && !result.containsKey("oom")) {
-            // After an OutOfMemoryError Spark may fail the run, or go on thrashing for long: give it a
-            // minute, then stop it (SIGTERM, so the probe still reports).
-            result.put("oom", "true");
-            Thread watchdog = new Thread(() -> {
-              try {
-                if (!plan.waitFor(60, TimeUnit.SECONDS)) {
-                  System.out.println("heap run: the plan JVM is still running a minute after an OutOfMemoryError;"
-                      + " stopping it");
-                  plan.destroy();
-                  if (!plan.waitFor(30, TimeUnit.SECONDS)) {
-                    plan.destroyForcibly();
-                  }
-                }
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }, "heap-run-oom-watchdog");
-            watchdog.setDaemon(true);
-            watchdog.start();
-          }
-          if (line.startsWith("metrics: ")) {
-            result.merge("metrics", line.substring("metrics: ".length()), (a, b) -> a + "\n" + b);
-          } else if (line.startsWith("heap-probe-broadcast-joins: ")) {
-            result.put("broadcast_joins", line.substring(line.indexOf(':') + 2));
-          } else if (line.startsWith("summary: ") || line.startsWith("heap-probe: ")
-              || line.startsWith("heap-probe-cpu: ")) {
-            for (String pair : line.substring(line.indexOf(':') + 2).split(" ")) {
-              int equals = pair.indexOf('=');
-              if (equals > 0) {
-                result.put(pair.substring(0, equals), pair.substring(equals + 1));
-              }
-            }
-          }
-        }
-      } finally {
-        int exit = plan.waitFor();
-        result.put("exit", exit + (result.containsKey("oom") ? "/OOM" : ""));
-        lines.forEach((kind, count) -> result.put("lines_" + kind, Long.toString(count)));
-        Runtime.getRuntime().removeShutdownHook(stop);
-      }
+      result.putAll(launch(heap, master, jvmOptions, arguments));
       result.putAll(toStrings(server.requestCounts()));
     } finally {
       deleteRecursively(warehouse);
@@ -225,6 +143,103 @@ public final class HeapRun {
     return result;
   }
 
+  /**
+   * The command line with exactly {@code arguments} (the command's words, then its options) in a JVM of its own under
+   * {@link PlanHeapProbe} ({@code -Xmx<heap>}, {@code master} as {@link #main} takes it, then {@code jvmOptions}),
+   * measured: the pairs of its summary (or approval) line, the probe's figures, {@code exit}, {@code metrics} (its
+   * metrics lines) and {@code lines_<kind>}, how many per-key lines of each kind it printed (counted, not echoed: they
+   * may be millions; the first of each kind are).
+   */
+  static Map<String, String> launch(String heap, String master, List<String> jvmOptions, List<String> arguments)
+      throws Exception {
+    Map<String, String> result = new LinkedHashMap<>();
+    Map<String, Long> lines = new LinkedHashMap<>();
+    Path dumps = Path.of("jobs", "target", "heap-run").toAbsolutePath();
+    Files.createDirectories(dumps);
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + heap);
+    command.add("-XX:+HeapDumpOnOutOfMemoryError");
+    command.add("-XX:HeapDumpPath=" + dumps);
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // Spark's Java 17 flags and the logging configuration, as this JVM got them from the pom.
+      if (flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
+          || flag.startsWith("-Djdk.reflect") || flag.startsWith("-Dlog4j2.configurationFile")) {
+        command.add(flag);
+      }
+    }
+    command.add("-Daws.accessKeyId=synthetic");
+    command.add("-Daws.secretAccessKey=synthetic");
+    command.add("-Daws.region=us-east-1");
+    command.add("-Dspark.extraListeners=" + PlanHeapProbe.Phases.class.getName());
+    command.add("-Dheap-probe.live-every-s=10");
+    if (!master.equals("default")) {
+      command.addAll(List.of("-Dspark.master=" + master, "-Dspark.driver.host=127.0.0.1",
+          "-Dspark.driver.bindAddress=127.0.0.1", "-Dspark.ui.enabled=false", "-Dspark.sql.shuffle.partitions=16"));
+    }
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), PlanHeapProbe.class.getName()));
+    command.addAll(arguments);
+    ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    Process plan = builder.start();
+    // If this harness is stopped (Ctrl-C, a timeout), the plan's JVM goes with it; the server's JVM
+    // ends by itself when its stdin closes.
+    Thread stop = new Thread(plan::destroyForcibly, "heap-run-stop");
+    Runtime.getRuntime().addShutdownHook(stop);
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(plan.getInputStream(), UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        String kind = lineKind(line);
+        long seen = kind == null ? 0 : lines.merge(kind, 1L, Long::sum);
+        if (seen <= 3) {
+          System.out.println("  | " + line);
+        } else if (seen == 4) {
+          System.out.println("  | ... (more '" + kind + "' lines, counted)");
+        }
+        if (line.contains("java.lang.OutOfMemoryError") && !result.containsKey("oom")) {
+          // After an OutOfMemoryError Spark may fail the run, or go on thrashing for long: give it a
+          // minute, then stop it (SIGTERM, so the probe still reports).
+          result.put("oom", "true");
+          Thread watchdog = new Thread(() -> {
+            try {
+              if (!plan.waitFor(60, TimeUnit.SECONDS)) {
+                System.out.println("heap run: the plan JVM is still running a minute after an OutOfMemoryError;"
+                    + " stopping it");
+                plan.destroy();
+                if (!plan.waitFor(30, TimeUnit.SECONDS)) {
+                  plan.destroyForcibly();
+                }
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }, "heap-run-oom-watchdog");
+          watchdog.setDaemon(true);
+          watchdog.start();
+        }
+        if (line.startsWith("metrics: ")) {
+          result.merge("metrics", line.substring("metrics: ".length()), (a, b) -> a + "\n" + b);
+        } else if (line.startsWith("heap-probe-broadcast-joins: ")) {
+          result.put("broadcast_joins", line.substring(line.indexOf(':') + 2));
+        } else if (line.startsWith("summary: ") || line.startsWith("heap-probe: ")
+            || line.startsWith("heap-probe-cpu: ") || line.startsWith("approved run ")) {
+          for (String pair : line.substring(line.indexOf(':') + 2).split(" ")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0) {
+              result.put(pair.substring(0, equals), pair.substring(equals + 1));
+            }
+          }
+        }
+      }
+    } finally {
+      int exit = plan.waitFor();
+      result.put("exit", exit + (result.containsKey("oom") ? "/OOM" : ""));
+      lines.forEach((kind, count) -> result.put("lines_" + kind, Long.toString(count)));
+      Runtime.getRuntime().removeShutdownHook(stop);
+    }
+    return result;
+  }
+
   /** The kind of a per-key line ({@code missing}, {@code would_delete}, ...), or null for any other line. */
   private static String lineKind(String line) {
     for (String kind : List.of("would delete ", "kept ", "missing ", "skipped ")) {
@@ -238,23 +253,39 @@ public final class HeapRun {
   /** name:12.3s/456MB/789MB,... (the probe's phases) to name -> seconds. */
   static Map<String, Double> phaseSeconds(String phases) {
     Map<String, Double> seconds = new LinkedHashMap<>();
+    phaseFigures(phases).forEach((name, figures) -> seconds.put(name, figures[0]));
+    return seconds;
+  }
+
+  /**
+   * name:12.3s/456MB/789MB/10MB/20MB,... (the probe's phases) to name -> {seconds, peak used MB, live MB, Spark
+   * storage MB, Spark execution MB}.
+   */
+  static Map<String, double[]> phaseFigures(String phases) {
+    Map<String, double[]> figures = new LinkedHashMap<>();
     for (String phase : phases.split(",")) {
       int colon = phase.lastIndexOf(':');
       int s = phase.indexOf("s/", colon);
       if (colon > 0 && s > colon) {
-        seconds.put(phase.substring(0, colon), Double.parseDouble(phase.substring(colon + 1, s)));
+        String[] sizes = phase.substring(s + 2).split("/");
+        double[] values = new double[1 + sizes.length];
+        values[0] = Double.parseDouble(phase.substring(colon + 1, s));
+        for (int i = 0; i < sizes.length; i++) {
+          values[i + 1] = Double.parseDouble(sizes[i].replace("MB", ""));
+        }
+        figures.put(phase.substring(0, colon), values);
       }
     }
-    return seconds;
+    return figures;
   }
 
-  private static Map<String, String> toStrings(Map<String, Long> counts) {
+  static Map<String, String> toStrings(Map<String, Long> counts) {
     Map<String, String> strings = new LinkedHashMap<>();
     counts.forEach((operation, count) -> strings.put(operation, Long.toString(count)));
     return strings;
   }
 
-  private static void deleteRecursively(Path path) throws IOException {
+  static void deleteRecursively(Path path) throws IOException {
     if (!Files.exists(path)) {
       return;
     }

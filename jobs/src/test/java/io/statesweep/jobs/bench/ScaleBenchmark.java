@@ -55,6 +55,9 @@ import org.apache.spark.sql.SparkSession;
  * pacing side by side on a model of S3's partitions;
  * {@code -Dscale.args="cpu keys latency-ms [heap]"} runs {@link CpuRun}: CPU per 1,000 keys of each phase of
  * {@code plan} and {@code run --execute}, beside the SDK's own CPU per ListObjectsV2 page.
+ * {@code -Dscale.args="backfill keys[,keys...] latency-ms [heap] [bound]"} runs {@link BackfillRun}: plan, approve,
+ * execute and the next day's plan of one archive, each command a JVM of its own, and the executions checked against
+ * the keys the endpoint deleted.
  * {@code -Dscale.args="warm [rounds] [key=value[,key=value]] ..."} runs {@link WarmRuns}: a plan and an execute of a
  * tiny archive in a warm JVM, under the tests' Spark session and under each Spark SQL setting given.
  * {@code -Dscale.args="small [repetitions] [small,demo] [launches]"} runs {@link SmallRunBenchmark}: the shipped jar's
@@ -90,6 +93,10 @@ public final class ScaleBenchmark {
     }
     if (args.length > 0 && args[0].equals("cpu")) {
       CpuRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("backfill")) {
+      BackfillRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && args[0].equals("warm")) {
