@@ -65,6 +65,15 @@ class PacedLaneTest {
     }
   }
 
+  /** {@code count} lanes of one pacer, {@code projects/p00/} on, in key order. */
+  private static PacedLane[] lanes(PacedLane.Pacer pacer, int count) {
+    PacedLane[] lanes = new PacedLane[count];
+    for (int i = 0; i < count; i++) {
+      lanes[i] = pacer.lane(String.format("projects/p%02d/", i));
+    }
+    return lanes;
+  }
+
   /** What {@code seconds} of deleting came to. */
   private record Run(long keys, long slowDowns, long keysInLastHalf, double seconds) {
     double lastHalfRate() {
@@ -220,13 +229,10 @@ class PacedLaneTest {
   @Test
   void lanesThatShareAPartitionShareItsRateAndProbeItEverMoreRarely() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
-    PacedLane[] lanes = new PacedLane[16];
+    PacedLane[] lanes = lanes(pacer, 16);
     Partition[] partitions = new Partition[16];
-    Partition shared = new Partition(3500, SECOND / 100);
-    for (int i = 0; i < lanes.length; i++) {
-      lanes[i] = pacer.lane(String.format("projects/p%02d/", i));
-      partitions[i] = shared;
-    }
+    java.util.Arrays.fill(partitions, new Partition(3500, SECOND / 100));
+    Partition shared = partitions[0];
     Run learning = deleteFor(lanes, partitions, 600);
     long putsLearning = shared.exporterPuts;
     long throttledLearning = shared.exporterThrottled;
@@ -246,12 +252,9 @@ class PacedLaneTest {
   @Test
   void lanesInPartitionsOfTheirOwnSplitUntilEachReachesItsOwn() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
-    PacedLane[] lanes = new PacedLane[4];
+    PacedLane[] lanes = lanes(pacer, 4);
     Partition[] partitions = new Partition[4];
-    for (int i = 0; i < lanes.length; i++) {
-      lanes[i] = pacer.lane("projects/p" + i + "/");
-      partitions[i] = new Partition(3500, SECOND / 100);
-    }
+    java.util.Arrays.setAll(partitions, i -> new Partition(3500, SECOND / 100));
     Run run = deleteFor(lanes, partitions, 400);
 
     assertThat(pacer.groups()).as("each reached a partition's rate: a group of its own").isEqualTo(4);
@@ -263,14 +266,10 @@ class PacedLaneTest {
   @Test
   void aGroupThatMetSlowDownInOnePartitionWhileAnotherWasIdleStillSplitsToReachBoth() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
-    PacedLane[] lanes = new PacedLane[8];
-    Partition[] partitions = new Partition[8];
+    PacedLane[] lanes = lanes(pacer, 8);
     Partition first = new Partition(3500, SECOND / 100);
     Partition second = new Partition(3500, SECOND / 100);
-    for (int i = 0; i < lanes.length; i++) {
-      lanes[i] = pacer.lane("projects/p" + i + "/");
-      partitions[i] = i < 4 ? first : second;
-    }
+    Partition[] partitions = {first, first, first, first, second, second, second, second};
     // Only the lanes of the second partition have work at first: the whole group's rate goes there.
     Run alone = deleteFor(java.util.Arrays.copyOfRange(lanes, 4, 8), java.util.Arrays.copyOfRange(partitions, 4, 8),
         60);
