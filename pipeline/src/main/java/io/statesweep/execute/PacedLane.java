@@ -464,17 +464,16 @@ public final class PacedLane {
           Math.round(cameTogether), Math.round(rate));
     }
 
-    /** A request of {@code keys} keys was accepted; returns the group split off this one, if it split. */
-    Group accepted(long now, int keys) {
+    /** A request of {@code keys} keys was accepted. */
+    void accepted(long now, int keys) {
       acceptedKeys += keys;
       long seconds = (now - lastRaise) / SECOND;
       if (seconds < 1) {
-        return null;
+        return;
       }
       lastRaise += seconds * SECOND;
       long used = acceptedKeys;
       acceptedKeys = 0;
-      Group split = null;
       // At the limit only while its lanes sent at least half of it (a throttle's sliding second and the
       // verifications between requests leave less than the whole): a group held back by its own verifications
       // showed nothing of what the store takes.
@@ -488,25 +487,24 @@ public final class PacedLane {
         } else if (now - atLimitSince >= probeWait * SECOND) {
           atLimitSince = Long.MIN_VALUE;
           if (lanes.size() > 1) {
-            split = split(now);
+            split(now);
           } else if (pacing.margin() == 0 || !learned) {
             limit *= 1.1; // the store has taken the limit that long: try a tenth more
           }
         }
       }
       // Only a group that used its rate learns that the store takes it.
-      if (used >= seconds * rate / 2 && rate < limit) {
+      if (full && rate < limit) {
         rate = Math.min(limit, rate + seconds * pacing.stepKeysPerSecond());
       }
       share();
-      return split;
     }
 
     /**
      * The lanes after the middle one in key order go to a group of their own; each group takes half the rate and the
      * whole limit, and learns its partition's rate afresh.
      */
-    private Group split(long now) {
+    private void split(long now) {
       rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);
       learned = false;
       Group after = new Group(pacing, run, now, rate);
@@ -529,7 +527,6 @@ public final class PacedLane {
       }
       LOG.info("Deletes of {} ran at {} keys/s for {} s without SlowDown: {} go on as a group of their own", this,
           Math.round(limit), probeWait, after);
-      return after;
     }
 
     @Override
