@@ -210,7 +210,7 @@ final class SparkExecuteAction {
     CatalogTables.registerAll(spark, tables);
     String attemptId = RunContext.start(startedAt, export.graceDays()).runId();
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
-    LedgerRecorder ledger = new LedgerRecorder(spark, export, metrics);
+    LedgerRecorder ledger = new LedgerRecorder(spark, options, metrics);
     // The ledger of an attempt whose driver died is recorded before anything is deleted.
     List<String> recordedBefore = new LeftoverLedgers(spark, options, ledger, report, LOG).record(tables, attemptId);
     ReviewedPlan plan = reviewedPlan(tables);

@@ -1,5 +1,6 @@
 package io.statesweep.ledger;
 
+import io.statesweep.store.StoreException;
 import io.statesweep.store.StoredObject;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,6 +18,10 @@ class MemoryLedgerStore implements LedgerStore {
   private final NavigableMap<String, String> etags = new TreeMap<>();
   private final List<String> reads = new ArrayList<>();
   private int written;
+  private final List<Integer> deleteRequests = new ArrayList<>();
+  /** How the next delete requests are answered: R refused whole, anything else as asked; after its end, as asked. */
+  private String script = "";
+  private final java.util.Set<String> refusedKeys = new java.util.HashSet<>();
 
   /** An object of the export (not the ledger's), as a listing shows it. */
   void putExportObject(String key, String etag) {
@@ -77,9 +82,43 @@ class MemoryLedgerStore implements LedgerStore {
     return etag == null ? null : new StoredObject(key, etag, Instant.EPOCH, 0);
   }
 
+  /** The next {@code requests} deletes are refused whole, as S3 refuses one with SlowDown past the SDK's retries. */
+  void refuseDeleteRequests(int requests) {
+    script = "R".repeat(requests);
+  }
+
+  /** The next delete requests answered as {@code script} says: {@code R} refused whole, {@code .} as asked. */
+  void answerDeleteRequests(String script) {
+    this.script = script;
+  }
+
+  /** Deletes of {@code key} are answered with an error for the key alone, as DeleteObjects answers per key. */
+  void refuseKey(String key) {
+    refusedKeys.add(key);
+  }
+
+  /** The keys of each delete request sent, refused ones included. */
+  List<Integer> deleteRequests() {
+    return List.copyOf(deleteRequests);
+  }
+
   @Override
   public Map<String, String> delete(List<String> keys) {
-    keys.forEach(this::remove);
-    return new LinkedHashMap<>();
+    deleteRequests.add(keys.size());
+    boolean refused = script.startsWith("R");
+    script = script.isEmpty() ? script : script.substring(1);
+    if (refused) {
+      throw new StoreException("Cannot delete " + keys.get(0) + " and " + (keys.size() - 1) + " more keys: SlowDown",
+          "SlowDown", null, 4);
+    }
+    Map<String, String> failed = new LinkedHashMap<>();
+    for (String key : keys) {
+      if (refusedKeys.contains(key)) {
+        failed.put(key, "InternalError: We encountered an internal error. Please try again.");
+      } else {
+        remove(key);
+      }
+    }
+    return failed;
   }
 }

@@ -234,7 +234,7 @@ class SparkExecuteActionTest {
     org.apache.spark.sql.Dataset<io.statesweep.spark.rows.PlanRow> partition =
         ReviewedPlan.rows(spark, tables, null, runDate, plan.runId()).repartition(1);
     RunMetrics metrics = RunMetrics.register(spark.sparkContext());
-    LedgerRecorder ledger = new LedgerRecorder(spark, options.export(), metrics);
+    LedgerRecorder ledger = new LedgerRecorder(spark, options.execute(), metrics);
     OVERLAPPING.set(0);
     IN_DELETE.set(0);
     BOTH_COPIES = new java.util.concurrent.CountDownLatch(2);

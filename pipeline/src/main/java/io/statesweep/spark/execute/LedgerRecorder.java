@@ -8,10 +8,15 @@ import io.statesweep.spark.run.RunMetrics;
 import io.statesweep.spark.tables.TableSchemas;
 import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.api.Tables;
+import io.statesweep.config.DeleteOptions;
+import io.statesweep.config.ExecuteOptions;
 import io.statesweep.config.ExportOptions;
+import io.statesweep.execute.DeleteThrottle;
 import io.statesweep.execute.DeletedKey;
 import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.KeyFailure;
+import io.statesweep.execute.PacedLane;
+import io.statesweep.ledger.LedgerCleanup;
 import io.statesweep.ledger.LedgerCodec;
 import io.statesweep.ledger.LedgerEntry;
 import io.statesweep.ledger.LedgerKeys;
@@ -62,14 +67,35 @@ public final class LedgerRecorder {
   private final String bucket;
   private final String root;
   private final RunMetrics metrics;
+  /** The ceiling of the deletes that remove recorded ledger objects ({@link #removalKeysPerSecond}). */
+  private final double removalKeysPerSecond;
 
-  public LedgerRecorder(SparkSession spark, ExportOptions options, RunMetrics metrics) {
+  public LedgerRecorder(SparkSession spark, ExecuteOptions options, RunMetrics metrics) {
     this.spark = requireNonNull(spark, "spark is null");
-    this.s3 = options.s3();
-    this.bucket = options.bucket();
-    this.root = LedgerKeys.root(options.prefix().value());
+    ExportOptions export = options.export();
+    this.s3 = export.s3();
+    this.bucket = export.bucket();
+    this.root = LedgerKeys.root(export.prefix().value());
     this.metrics = requireNonNull(metrics, "metrics is null");
+    this.removalKeysPerSecond = removalKeysPerSecond(options.deletes());
   }
+
+  /**
+   * The ledger's objects are a partition of their own (they sort apart from the export's keys): removed at the rate
+   * a paced group starts at (a partition's, the exporter's margin below it), or under the run's ceiling when deletes
+   * are not paced, and never above S3's 3,500 keys a second per partition.
+   */
+  static double removalKeysPerSecond(DeleteOptions deletes) {
+    PacedLane.Pacing pacing = deletes.pacing();
+    if (pacing != null) {
+      return Math.max(1, pacing.partitionKeysPerSecond() * (1 - pacing.margin()));
+    }
+    int ceiling = deletes.maxDeletesPerSecond();
+    return ceiling > 0 ? Math.min(ceiling, S3_PARTITION_KEYS_PER_SECOND) : S3_PARTITION_KEYS_PER_SECOND;
+  }
+
+  /** S3's documented writes (a deleted key is one) per second per partitioned prefix. */
+  private static final double S3_PARTITION_KEYS_PER_SECOND = 3_500;
 
   /** The ledger's folder of an attempt. */
   public String folder(String runId, String attemptId) {
@@ -215,7 +241,7 @@ public final class LedgerRecorder {
         unreadable.value().forEach(why -> keep.add(why.substring(0, why.indexOf(": "))));
       }
       if (removeObjects) {
-        remove(partitions, keep);
+        remove(runId, attemptId, partitions, keep);
       }
       if (!keep.isEmpty()) {
         LOG.error("Run {} attempt {}: {} objects of its ledger under s3://{}/{} cannot be read and stay there (each is"
@@ -267,35 +293,34 @@ public final class LedgerRecorder {
   }
 
   /**
-   * Removes the ledger objects of the partitions' folders but {@code keep}, on the driver, a page of the listing at a
-   * time: one ListObjectsV2 and one DeleteObjects per 1,000 objects.
+   * Removes the ledger objects of the partitions' folders but {@code keep}, on the driver ({@link LedgerCleanup}):
+   * a store that keeps refusing leaves the rest to the next execute, which finds their rows recorded.
    */
-  private void remove(List<String> partitions, java.util.Set<String> keep) {
+  private void remove(String runId, String attemptId, List<String> partitions, java.util.Set<String> keep) {
     S3ObjectStore store = store();
-    LedgerStore ledger = new ObjectStoreLedger(store);
     try {
-      for (String partition : partitions) {
-        Iterator<String> keys = ledger.keys(partition);
-        List<String> batch = new ArrayList<>();
-        while (keys.hasNext()) {
-          String key = keys.next();
-          if (LedgerKeys.parse(key) != null && !keep.contains(key)) {
-            batch.add(key);
-          }
-          if (batch.size() == 1000 || !keys.hasNext() && !batch.isEmpty()) {
-            // Left in place, an object is read again by the next execute, which finds its rows recorded.
-            ledger.delete(batch).forEach((failed, why) -> LOG.warn("Cannot remove the recorded ledger object"
-                + " s3://{}/{}: {}", bucket, LineText.escape(failed), LineText.escape(String.valueOf(why))));
-            batch.clear();
-          }
-        }
+      LedgerCleanup.Removal removal = new LedgerCleanup(new ObjectStoreLedger(store),
+          new DeleteThrottle(removalKeysPerSecond), LedgerCleanup.SLEEP).remove(partitions, keep);
+      removal.failedKeys().forEach((failed, why) -> LOG.warn("Cannot remove the recorded ledger object s3://{}/{}: {}",
+          bucket, LineText.escape(failed), LineText.escape(why)));
+      String where = "s3://" + bucket + "/" + LineText.escape(folder(runId, attemptId));
+      if (removal.stoppedBy() != null) {
+        LOG.warn("Run {} attempt {}: its rows are in executions, but the removal of its ledger objects under {} stopped"
+            + " after {} refusals in a row (the last: {}); the next execute finds what stays recorded and removes it",
+            LineText.escape(runId), LineText.escape(attemptId), where, LedgerCleanup.MAX_REFUSALS,
+            LineText.escape(removal.stoppedBy()));
+      }
+      if (removal.failedKeyCount() > 0) {
+        LOG.warn("Run {} attempt {}: its rows are in executions, but {} of its ledger objects under {} could not be"
+            + " deleted (the first {} are named above); the next execute finds them recorded and removes them",
+            LineText.escape(runId), LineText.escape(attemptId), removal.failedKeyCount(), where,
+            removal.failedKeys().size());
       }
     } finally {
       metrics.addRequests(store.requestCounts());
     }
   }
 
-  /** The rows with their nested structs' fields under the table's snake_case names. */
   /** Table executions, empty, unless it exists: a plan makes it, so that the notebooks can read it at once. */
   public static void createTableIfMissing(SparkSession spark, Tables tables) {
     TableDocs.createIfMissing(TableWrites.toTable(
@@ -303,6 +328,7 @@ public final class LedgerRecorder {
         Tables.EXECUTIONS);
   }
 
+  /** The rows with their nested structs' fields under the table's snake_case names. */
   private static Dataset<Row> executionsTable(Dataset<ExecutionRow> executionsDS) {
     return executionsDS.toDF()
         .withColumn("failures", expr("transform(failures, f -> named_struct('key', f.key, 'code', f.code,"
