@@ -269,8 +269,12 @@ public final class PacedLane {
         } else {
           // The neighbour's group knows its partition's rate, and adds nothing by taking one more lane: the lane
           // starts a group of its own, as the other half of a split would, and goes back to the neighbour's if
-          // the two meet SlowDown together.
-          group = new Group(pacing, run, now);
+          // the two meet SlowDown together. Likely in the neighbour's partition, it starts on a share of the
+          // neighbour's rate (which gives it up, and climbs back), not on top of it.
+          double share = Math.max(FLOOR_KEYS_PER_SECOND, Math.min(pacing.startKeysPerSecond(), beside.rate / 2));
+          beside.rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, beside.lanes.size()), beside.rate - share);
+          beside.share();
+          group = new Group(pacing, run, now, share);
           group.sibling = beside;
           group.splitFrom = beside.limit;
           beside.sibling = group;
@@ -385,7 +389,7 @@ public final class PacedLane {
       this(pacing, run, now, pacing.startKeysPerSecond());
     }
 
-    private Group(Pacing pacing, DeleteThrottle run, long now, double rate) {
+    Group(Pacing pacing, DeleteThrottle run, long now, double rate) {
       this.pacing = pacing;
       this.run = run;
       this.rate = rate;
@@ -440,8 +444,8 @@ public final class PacedLane {
     /**
      * {@code other}, the other half of this group's split, shares its partition, which answered SlowDown to this
      * half: its lanes join this group, which goes back to the limit of the group they split from (held for a probe's
-     * wait without SlowDown: the partition takes it), at that limit (a halving would leave the partition idle for
-     * the seconds of climbing back; the limit is below where the SlowDown came).
+     * wait without SlowDown: the partition takes it), at half of it, climbing back: the partition is still busy with
+     * the halves' retries, and at once at the limit it answers SlowDown again, which would lower the limit for good.
      */
     void merge(Group other, long now) {
       for (PacedLane lane : other.lanes) {
@@ -453,15 +457,15 @@ public final class PacedLane {
       double cameTogether = cameAt + other.rate;
       limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), splitFrom);
       learned = pacing.margin() > 0;
-      rate = limit;
+      rate = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), limit / 2);
       probeWait = Math.max(probeWait, other.probeWait);
       lastSlowDown = now;
       lastRaise = now;
       acceptedKeys = 0;
       atLimitSince = Long.MIN_VALUE;
       share();
-      LOG.info("Deletes of {} met SlowDown at {} keys/s as two halves: one partition, back to {} keys/s", this,
-          Math.round(cameTogether), Math.round(rate));
+      LOG.info("Deletes of {} met SlowDown at {} keys/s as two halves: one partition, now {} keys/s, at most {}",
+          this, Math.round(cameTogether), Math.round(rate), Math.round(limit));
     }
 
     /** A request of {@code keys} keys was accepted. */

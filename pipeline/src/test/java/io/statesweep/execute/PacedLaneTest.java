@@ -291,12 +291,14 @@ class PacedLaneTest {
     assertThat(three.sharesWith(one)).isTrue();
 
     one.answered(0, 1);
+    double learnt = three.rate();
     PacedLane four = pacer.lane("projects/p4/");
     assertThat(four.sharesWith(three)).as("a group that learnt its partition's rate takes no more lanes").isFalse();
-    assertThat(four.rate()).isEqualTo(500);
+    assertThat(four.rate()).as("a share of the neighbour's rate, not its own start on top").isEqualTo(learnt / 2);
+    assertThat(three.rate() + four.rate()).isEqualTo(learnt);
     four.answered(0, 1);
     assertThat(four.sharesWith(three)).as("they met SlowDown together: one partition").isTrue();
-    assertThat(four.rate()).isEqualTo(four.groupLimit());
+    assertThat(four.rate()).as("half the limit of the group before, climbing back").isEqualTo(four.groupLimit() / 2);
   }
 
   @Test
