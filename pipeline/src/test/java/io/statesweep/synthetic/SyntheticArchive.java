@@ -2,8 +2,13 @@ package io.statesweep.synthetic;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
@@ -20,6 +25,9 @@ import java.util.NoSuchElementException;
  * first half of all records in project 0. Every {@code dueEvery}-th record says {@code delete: true}.
  * {@link #withLostFiles} makes every live record list files the bucket lacks as well
  * ({@code {folder}lost{file:06d}.bin}, never listed: as if a lifecycle rule had deleted them).
+ * {@link #withBigRecords} makes a few due records huge: each holds and lists {@code files} files
+ * ({@code {folder}big/f{file:07d}.bin}) instead of {@code filesPerRecord}; their state files (tens of bytes a
+ * file) are generated as they are read ({@link #stream}), never held whole.
  */
 public final class SyntheticArchive {
   /** Files are written an hour before their state file; record i's state file at BASE + i seconds. */
@@ -32,17 +40,29 @@ public final class SyntheticArchive {
   private final boolean skewed;
   private final int dueEvery;
   private final int lostFilesPerLiveRecord;
+  /** The big records' indexes, ascending (due records only); empty when there are none. */
+  private final long[] bigRecords;
+  private final int filesPerBigRecord;
+
+  /** The most files of a big record: its file names have seven digits. */
+  public static final int MOST_FILES_PER_BIG_RECORD = 9_999_999;
+  private static final String BIG_FOLDER = "big/f";
+  /** A big record's state file: its JSON around the list of its files. */
+  private static final byte[] BIG_HEAD = "{\"status\": \"deleted\", \"delete\": true, \"expires_at\": null, \"files\": ["
+      .getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] BIG_TAIL = "], \"delete_files\": []}".getBytes(StandardCharsets.US_ASCII);
 
   public SyntheticArchive(String prefix, long records, int filesPerRecord, long recordsPerProject, boolean skewed,
       int dueEvery) {
-    this(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery, 0);
+    this(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery, 0, 0, 0);
   }
 
   private SyntheticArchive(String prefix, long records, int filesPerRecord, long recordsPerProject, boolean skewed,
-      int dueEvery, int lostFilesPerLiveRecord) {
+      int dueEvery, int lostFilesPerLiveRecord, int bigRecordCount, int filesPerBigRecord) {
     this.prefix = requireNonNull(prefix, "prefix is null");
-    if (records < 1 || filesPerRecord < 0 || filesPerRecord > 99 || recordsPerProject < 1 || dueEvery < 1
-        || lostFilesPerLiveRecord < 0 || lostFilesPerLiveRecord > 999_999) {
+    if (records < 0 || filesPerRecord < 0 || filesPerRecord > 99 || recordsPerProject < 1 || dueEvery < 1
+        || lostFilesPerLiveRecord < 0 || lostFilesPerLiveRecord > 999_999 || bigRecordCount < 0
+        || filesPerBigRecord < 0 || filesPerBigRecord > MOST_FILES_PER_BIG_RECORD) {
       throw new IllegalArgumentException("bad archive shape");
     }
     this.records = records;
@@ -51,6 +71,22 @@ public final class SyntheticArchive {
     this.skewed = skewed;
     this.dueEvery = dueEvery;
     this.lostFilesPerLiveRecord = lostFilesPerLiveRecord;
+    this.filesPerBigRecord = filesPerBigRecord;
+    this.bigRecords = new long[bigRecordCount];
+    // Spread over the archive, each on a due record: record (j + 1) * records / (count + 1), rounded down to one.
+    for (int j = 0; j < bigRecordCount; j++) {
+      long record = (j + 1) * (records / (bigRecordCount + 1)) / dueEvery * dueEvery;
+      if (j > 0 && record <= bigRecords[j - 1]) {
+        throw new IllegalArgumentException("bad archive shape: " + bigRecordCount + " big records do not fit in "
+            + records + " records, one due in " + dueEvery);
+      }
+      bigRecords[j] = record;
+    }
+  }
+
+  /** An archive without a single record: a bucket that holds only what is written to it. */
+  public static SyntheticArchive empty(String prefix) {
+    return new SyntheticArchive(prefix, 0, 0, 1, false, 1);
   }
 
   /**
@@ -58,7 +94,36 @@ public final class SyntheticArchive {
    * bucket: a plan prints one {@code missing} line for each.
    */
   public SyntheticArchive withLostFiles(int lost) {
-    return new SyntheticArchive(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery, lost);
+    return new SyntheticArchive(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery, lost,
+        bigRecords.length, filesPerBigRecord);
+  }
+
+  /**
+   * This archive with {@code count} of its due records big: each holds {@code files} files
+   * ({@code {folder}big/f{file:07d}.bin}, at most {@value #MOST_FILES_PER_BIG_RECORD}) and its state file lists them
+   * all. They are spread over the archive: record {@code (j + 1) * records / (count + 1)}, rounded down to a due one.
+   */
+  public SyntheticArchive withBigRecords(int count, int files) {
+    return new SyntheticArchive(prefix, records, filesPerRecord, recordsPerProject, skewed, dueEvery,
+        lostFilesPerLiveRecord, count, files);
+  }
+
+  /** The big records' indexes, ascending. */
+  public long[] bigRecords() {
+    return bigRecords.clone();
+  }
+
+  public int filesPerBigRecord() {
+    return filesPerBigRecord;
+  }
+
+  public boolean isBig(long record) {
+    return bigRecords.length > 0 && Arrays.binarySearch(bigRecords, record) >= 0;
+  }
+
+  /** How many files a record holds besides its state file, which is its file of this index. */
+  public int stateFile(long record) {
+    return isBig(record) ? filesPerBigRecord : filesPerRecord;
   }
 
   public int lostFilesPerLiveRecord() {
@@ -80,9 +145,10 @@ public final class SyntheticArchive {
   }
 
   public long keys() {
-    return records * (filesPerRecord + 1);
+    return records * (filesPerRecord + 1) + (long) bigRecords.length * (filesPerBigRecord - filesPerRecord);
   }
 
+  /** Keys of an ordinary (not big) record: its files and its state file. */
   public int keysPerRecord() {
     return filesPerRecord + 1;
   }
@@ -113,11 +179,15 @@ public final class SyntheticArchive {
     return pad(folder, record, 9).append('/').toString();
   }
 
-  /** File {@code file} of a record; {@code file == filesPerRecord} is its state file. */
+  /** File {@code file} of a record; {@code file == stateFile(record)} is its state file. */
   public String key(long record, int file) {
     String folder = folder(record);
-    if (file == filesPerRecord) {
+    if (file == stateFile(record)) {
       return folder + "state.json";
+    }
+    if (isBig(record)) {
+      return pad(new StringBuilder(folder.length() + 16).append(folder).append(BIG_FOLDER), file, 7).append(".bin")
+          .toString();
     }
     return folder + 'f' + (char) ('0' + file / 10) + (char) ('0' + file % 10) + ".bin";
   }
@@ -133,10 +203,25 @@ public final class SyntheticArchive {
 
   /** The size of a generated object, without generating it for a file. */
   public long size(long record, int file) {
-    if (file < filesPerRecord) {
+    if (file < stateFile(record)) {
       return ("file " + file + " of record " + record + "\n").length();
     }
+    if (isBig(record)) {
+      return bigStateFileSize(record);
+    }
     return content(record, file).length;
+  }
+
+  /** A big record's state file: its head, its first file's entry {@code "K"}, each next one's {@code , "K"}, its tail. */
+  private long bigStateFileSize(long record) {
+    long keyLength = folder(record).length() + BIG_FOLDER.length() + 11;
+    long entries = filesPerBigRecord == 0 ? 0 : keyLength + 2 + (filesPerBigRecord - 1L) * (keyLength + 4);
+    return BIG_HEAD.length + entries + BIG_TAIL.length;
+  }
+
+  /** Whether the object's content is generated as it is read ({@link #stream}) rather than held: a big state file. */
+  public boolean isStreamed(long record, int file) {
+    return isBig(record) && file == filesPerBigRecord;
   }
 
   public boolean isDue(long record) {
@@ -164,7 +249,19 @@ public final class SyntheticArchive {
     }
     String name = key.substring(folder(record).length());
     if (name.equals("state.json")) {
-      return new Position(record, filesPerRecord);
+      return new Position(record, stateFile(record));
+    }
+    if (isBig(record)) {
+      if (name.length() != 16 || !name.startsWith(BIG_FOLDER) || !name.endsWith(".bin")) {
+        return null;
+      }
+      for (int i = 5; i < 12; i++) {
+        if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+          return null;
+        }
+      }
+      int file = Integer.parseInt(name.substring(5, 12));
+      return file < filesPerBigRecord ? new Position(record, file) : null;
     }
     if (name.length() == 7 && name.startsWith("f") && name.endsWith(".bin")) {
       try {
@@ -180,7 +277,17 @@ public final class SyntheticArchive {
   /** A generated object's place: record index and file index (the state file is the last file). */
   public record Position(long record, int file) {}
 
+  /** A generated object's bytes; a big state file's are generated whole here (use {@link #stream} to serve one). */
   public byte[] content(long record, int file) {
+    if (isStreamed(record, file)) {
+      try (InputStream in = stream(record, file)) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        in.transferTo(out);
+        return out.toByteArray();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     if (file < filesPerRecord) {
       return ("file " + file + " of record " + record + "\n").getBytes(StandardCharsets.UTF_8);
     }
@@ -199,9 +306,90 @@ public final class SyntheticArchive {
     return json.append("], \"delete_files\": []}").toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * A generated object's bytes as a stream that generates them as they are read: a big state file lists millions of
+   * keys, and neither the archive nor the server holds it. {@link InputStream#skip} jumps (a range read starts at
+   * once).
+   */
+  public InputStream stream(long record, int file) {
+    if (!isStreamed(record, file)) {
+      return new java.io.ByteArrayInputStream(content(record, file));
+    }
+    return new BigStateFile(folder(record), filesPerBigRecord, bigStateFileSize(record));
+  }
+
+  /** The bytes of a big record's state file, generated an entry at a time (every entry has the same length). */
+  private static final class BigStateFile extends InputStream {
+    private final byte[] entry;
+    private final int files;
+    private final long size;
+    private final int digits;
+    private long at;
+    /** The file whose name {@code entry} holds now. */
+    private int cachedFile = -1;
+
+    BigStateFile(String folder, int files, long size) {
+      // ", \"{folder}big/fNNNNNNN.bin\"": the first entry is the same without its leading ", ".
+      this.entry = (", \"" + folder + BIG_FOLDER + "0000000.bin\"").getBytes(StandardCharsets.US_ASCII);
+      this.digits = entry.length - 1 - ".bin".length() - 7;
+      this.files = files;
+      this.size = size;
+    }
+
+    @Override
+    public int read() {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) {
+      if (at >= size) {
+        return -1;
+      }
+      int done = 0;
+      while (done < length && at < size) {
+        buffer[offset + done++] = byteAt(at++);
+      }
+      return done;
+    }
+
+    @Override
+    public long skip(long n) {
+      long skipped = Math.max(0, Math.min(n, size - at));
+      at += skipped;
+      return skipped;
+    }
+
+    @Override
+    public int available() {
+      return (int) Math.min(Integer.MAX_VALUE, size - at);
+    }
+
+    private byte byteAt(long position) {
+      if (position < BIG_HEAD.length) {
+        return BIG_HEAD[(int) position];
+      }
+      long inFiles = position - BIG_HEAD.length + 2; // as if the first entry had its ", " too
+      long file = inFiles / entry.length;
+      if (file >= files) {
+        return BIG_TAIL[(int) (position - (size - BIG_TAIL.length))];
+      }
+      if ((int) file != cachedFile) {
+        cachedFile = (int) file;
+        long value = file;
+        for (int i = digits + 6; i >= digits; i--) {
+          entry[i] = (byte) ('0' + value % 10);
+          value /= 10;
+        }
+      }
+      return entry[(int) (inFiles % entry.length)];
+    }
+  }
+
   public Instant lastModified(long record, int file) {
     Instant state = BASE.plusSeconds(record);
-    return file == filesPerRecord ? state : state.minusSeconds(3600);
+    return file == stateFile(record) ? state : state.minusSeconds(3600);
   }
 
   /** A stable ETag per key and version 0 (the generated one). */
@@ -220,12 +408,15 @@ public final class SyntheticArchive {
    * UTF-8 bytes here: every key is ASCII), or null past the end.
    */
   public Position ceiling(String key) {
+    if (records == 0) {
+      return null;
+    }
     long low = 0;
     long high = records;
     while (low < high) {
       long middle = (low + high) >>> 1;
       // The last key of the record (its state file) below the target: everything of it is below.
-      if (key(middle, filesPerRecord).compareTo(key) < 0) {
+      if (key(middle, stateFile(middle)).compareTo(key) < 0) {
         low = middle + 1;
       } else {
         high = middle;
@@ -234,12 +425,18 @@ public final class SyntheticArchive {
     if (low >= records) {
       return null;
     }
-    for (int file = 0; file <= filesPerRecord; file++) {
-      if (key(low, file).compareTo(key) >= 0) {
-        return new Position(low, file);
+    // A record's keys sort in file order too (its state file last): the first file whose key is >= the target.
+    int first = 0;
+    int last = stateFile(low);
+    while (first < last) {
+      int middle = (first + last) >>> 1;
+      if (key(low, middle).compareTo(key) < 0) {
+        first = middle + 1;
+      } else {
+        last = middle;
       }
     }
-    throw new IllegalStateException("no key of record " + low + " is >= " + key);
+    return new Position(low, first);
   }
 
   /** Generated keys from {@code start} on, in order. */
@@ -258,7 +455,7 @@ public final class SyntheticArchive {
           throw new NoSuchElementException();
         }
         Position current = next;
-        if (current.file() < filesPerRecord) {
+        if (current.file() < stateFile(current.record())) {
           next = new Position(current.record(), current.file() + 1);
         } else {
           next = current.record() + 1 < records ? new Position(current.record() + 1, 0) : null;

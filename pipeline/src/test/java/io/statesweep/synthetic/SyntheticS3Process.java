@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * A {@link SyntheticS3Server} in a JVM of its own, so that its threads, CPU allocation and memory do
  * not count in the JVM measured (a benchmark's Spark driver). {@link #start} launches it with the
  * caller's classpath; {@link #main} is the child: it prints {@code endpoint <url>} and then answers
- * commands on stdin, one a line ({@code counts}, {@code reset}, {@code deleted}, {@code touch every offset}), until
+ * commands on stdin, one a line ({@code counts}, {@code reset}, {@code deleted}, {@code heap}, {@code touch every
+ * offset}), until
  * stdin closes.
  */
 public final class SyntheticS3Process implements AutoCloseable {
@@ -46,13 +47,21 @@ public final class SyntheticS3Process implements AutoCloseable {
    */
   public static SyntheticS3Process start(String bucket, SyntheticArchive archive, Duration latency, String heap)
       throws IOException {
+    return start(bucket, archive, latency, heap, null);
+  }
+
+  /** As {@link #start(String, SyntheticArchive, Duration, String)}, the bucket under {@code versioning} (null: none). */
+  public static SyntheticS3Process start(String bucket, SyntheticArchive archive, Duration latency, String heap,
+      SyntheticS3Server.Versioning versioning) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
         "-cp", System.getProperty("java.class.path"), SyntheticS3Process.class.getName(),
         bucket, archive.prefix(), Long.toString(archive.records()), Integer.toString(archive.keysPerRecord() - 1),
         Long.toString(archive.recordsPerProject()), Boolean.toString(archive.skewed()),
         Integer.toString(archive.dueEvery()),
-        Long.toString(latency.toMillis()), Integer.toString(archive.lostFilesPerLiveRecord())));
+        Long.toString(latency.toMillis()), Integer.toString(archive.lostFilesPerLiveRecord()),
+        Integer.toString(archive.bigRecords().length), Integer.toString(archive.filesPerBigRecord()),
+        versioning == null ? "off" : versioning.name()));
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     return new SyntheticS3Process(process);
   }
@@ -80,6 +89,11 @@ public final class SyntheticS3Process implements AutoCloseable {
 
   public synchronized void resetCounts() throws IOException {
     command("reset");
+  }
+
+  /** The server's heap in use after a full collection, in bytes. */
+  public synchronized long liveHeapBytes() throws IOException {
+    return Long.parseLong(command("heap").substring("heap ".length()));
   }
 
   /** The archive's keys the server deleted (see {@link SyntheticS3Server#deletedKeys()}). */
@@ -124,20 +138,26 @@ public final class SyntheticS3Process implements AutoCloseable {
 
   /**
    * The child: {@code bucket prefix records filesPerRecord recordsPerProject skewed dueEvery latencyMillis
-   * [lostFilesPerLiveRecord]}.
+   * [lostFilesPerLiveRecord [bigRecords filesPerBigRecord versioning]]} (versioning: off, ENABLED or SUSPENDED).
    */
   public static void main(String[] args) throws Exception {
-    if (args.length != 8 && args.length != 9) {
+    if (args.length != 8 && args.length != 9 && args.length != 12) {
       System.err.println("usage: SyntheticS3Process bucket prefix records filesPerRecord recordsPerProject skewed"
-          + " dueEvery latencyMillis [lostFilesPerLiveRecord]");
+          + " dueEvery latencyMillis [lostFilesPerLiveRecord [bigRecords filesPerBigRecord off|ENABLED|SUSPENDED]]");
       System.exit(2);
     }
     SyntheticArchive archive = new SyntheticArchive(args[1], Long.parseLong(args[2]), Integer.parseInt(args[3]),
         Long.parseLong(args[4]), Boolean.parseBoolean(args[5]), Integer.parseInt(args[6]))
-        .withLostFiles(args.length == 9 ? Integer.parseInt(args[8]) : 0);
+        .withLostFiles(args.length >= 9 ? Integer.parseInt(args[8]) : 0);
+    if (args.length == 12) {
+      archive = archive.withBigRecords(Integer.parseInt(args[9]), Integer.parseInt(args[10]));
+    }
     PrintStream stdout = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, UTF_8);
     try (SyntheticS3Server server = new SyntheticS3Server(args[0], archive, Duration.ofMillis(Long.parseLong(args[7])),
         0)) {
+      if (args.length == 12 && !args[11].equals("off")) {
+        server.versioning(SyntheticS3Server.Versioning.valueOf(args[11]));
+      }
       stdout.println("endpoint " + server.endpoint());
       BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, UTF_8));
       for (String line = commands.readLine(); line != null; line = commands.readLine()) {
@@ -153,6 +173,11 @@ public final class SyntheticS3Process implements AutoCloseable {
             stdout.println("reset");
           }
           case "deleted" -> stdout.println("deleted " + server.deletedKeys());
+          case "heap" -> {
+            System.gc();
+            Runtime runtime = Runtime.getRuntime();
+            stdout.println("heap " + (runtime.totalMemory() - runtime.freeMemory()));
+          }
           default -> {
             String[] words = line.trim().split(" ");
             if (words.length == 3 && words[0].equals("touch")) {
@@ -172,9 +197,9 @@ public final class SyntheticS3Process implements AutoCloseable {
 
   /** Writes the state files of records offset, offset + every, ... again ({@link #touchStateFiles}). */
   private static long touch(SyntheticS3Server server, SyntheticArchive archive, long every, long offset) {
-    int stateFile = archive.keysPerRecord() - 1;
     long touched = 0;
     for (long record = offset; record < archive.records(); record += every) {
+      int stateFile = archive.stateFile(record);
       server.put(archive.key(record, stateFile), archive.content(record, stateFile));
       touched++;
     }

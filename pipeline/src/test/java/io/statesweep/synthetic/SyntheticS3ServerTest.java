@@ -236,6 +236,7 @@ class SyntheticS3ServerTest {
       HttpResponse<String> uploads = send(server, "GET", "/synthetic?uploads", Map.of());
       HttpResponse<String> buckets = send(server, "GET", "/", Map.of());
       HttpResponse<String> versioning = send(server, "GET", "/synthetic?versioning", Map.of());
+      HttpResponse<String> tagging = send(server, "GET", "/synthetic?tagging", Map.of());
       var client = S3Clients.shared(S3Settings.defaults().withEndpoint(server.endpoint(), true));
 
       assertThat(head.statusCode()).isEqualTo(200);
@@ -246,8 +247,12 @@ class SyntheticS3ServerTest {
       assertThat(client.headBucket(b -> b.bucket("synthetic")).sdkHttpResponse().isSuccessful()).isTrue();
       assertThat(uploads.body()).contains("<IsTruncated>false</IsTruncated>").doesNotContain("<Upload>");
       assertThat(buckets.body()).contains("<Name>synthetic</Name>");
-      assertThat(versioning.statusCode()).isEqualTo(501);
-      assertThat(server.unsupportedRequests()).containsExactly("GET /synthetic?versioning");
+      // A bucket whose versioning was never set: a configuration without a status, as S3 answers it.
+      assertThat(versioning.statusCode()).isEqualTo(200);
+      assertThat(versioning.body()).contains("<VersioningConfiguration").doesNotContain("<Status>");
+      assertThat(client.getBucketVersioning(b -> b.bucket("synthetic")).status()).isNull();
+      assertThat(tagging.statusCode()).isEqualTo(501);
+      assertThat(server.unsupportedRequests()).containsExactly("GET /synthetic?tagging");
     }
   }
 
@@ -459,6 +464,145 @@ class SyntheticS3ServerTest {
       assertThat(process.requestCounts()).containsEntry("LIST", 1L);
       process.resetCounts();
       assertThat(process.requestCounts()).isEmpty();
+    }
+  }
+
+  @Test
+  void aBigRecordListsEveryFileAndItsStateFileNamesThemAllInOneStreamedDocument() throws Exception {
+    SyntheticArchive archive = new SyntheticArchive("cogram/", 40, 2, 10, false, 4).withBigRecords(2, 25_000);
+    long[] big = archive.bigRecords();
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", archive, Duration.ZERO, 0)) {
+      ObjectStore store = store(server.endpoint(), "synthetic");
+      List<String> keys = new ArrayList<>();
+      store.listAll("cogram/", object -> keys.add(object.key()));
+      String folder = archive.folder(big[1]);
+      String stateFile = folder + "state.json";
+      HttpResponse<String> whole = send(server, "GET", "/synthetic/" + stateFile, Map.of());
+      HttpResponse<String> slice = send(server, "GET", "/synthetic/" + stateFile, Map.of("Range", "bytes=1000000-1000099"));
+      java.util.Map<?, ?> document = new com.fasterxml.jackson.databind.ObjectMapper().readValue(whole.body(),
+          java.util.Map.class);
+
+      assertThat(big).containsExactly(12, 24);
+      assertThat(archive.isDue(big[0])).isTrue();
+      assertThat(keys).hasSize((int) archive.keys()).hasSize(38 * 3 + 2 * 25_001).isSorted().doesNotHaveDuplicates();
+      assertThat(keys).filteredOn(key -> key.startsWith(folder)).hasSize(25_001)
+          .startsWith(folder + "big/f0000000.bin", folder + "big/f0000001.bin").endsWith(folder + "big/f0024999.bin",
+              stateFile);
+      assertThat(document.get("delete")).isEqualTo(true);
+      assertThat((List<?>) document.get("files")).hasSize(25_000)
+          .isEqualTo(keys.stream().filter(key -> key.startsWith(folder + "big/")).toList());
+      assertThat((long) whole.body().length()).isEqualTo(archive.size(big[1], 25_000))
+          .isEqualTo(store.head(stateFile).size());
+      assertThat(slice.statusCode()).isEqualTo(206);
+      assertThat(slice.body()).isEqualTo(whole.body().substring(1_000_000, 1_000_100));
+      assertThat(archive.position(folder + "big/f0012345.bin")).isEqualTo(new SyntheticArchive.Position(big[1], 12_345));
+      assertThat(archive.position(folder + "big/f0025000.bin")).isNull();
+      assertThat(archive.position(archive.folder(4) + "big/f0000001.bin")).isNull();
+      assertThat(archive.ceiling(folder + "big/f0012345.bin0")).isEqualTo(new SyntheticArchive.Position(big[1], 12_346));
+    }
+  }
+
+  @Test
+  void aVersionedBucketWritesAMarkerPerDeleteAndRemovingItMakesTheGeneratedVersionCurrentAgain() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)
+        .versioning(SyntheticS3Server.Versioning.ENABLED)) {
+      ObjectStore store = store(server.endpoint(), "synthetic");
+      List<String> before = new ArrayList<>();
+      store.listAll("cogram/", object -> before.add(object.key() + " " + object.etag()));
+      List<DeleteTarget> targets = new ArrayList<>();
+      for (int file = 0; file <= 3; file++) {
+        targets.add(new DeleteTarget(SMALL.key(8, file), SMALL.etag(8, file)));
+      }
+      String written = SMALL.key(12, 0);
+
+      DeleteResult deleted = store.delete(targets);
+      server.put(written, "new bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      DeleteResult again = store.delete(List.of(new DeleteTarget(written, null)));
+      List<String> during = new ArrayList<>();
+      store.listAll("cogram/", object -> during.add(object.key()));
+      List<io.statesweep.store.ObjectVersion> versions = store.newestVersions(SMALL.key(8, 0), 2);
+      KeyDigest whileDeleted = server.deletedKeys();
+
+      assertThat(store.bucketVersioning().status()).isEqualTo("Enabled");
+      assertThat(deleted.deleted()).hasSize(4);
+      assertThat(deleted.markers()).hasSize(4).doesNotContainValue(null);
+      assertThat(new java.util.HashSet<>(deleted.markers().values())).hasSize(4);
+      assertThat(during).hasSize(before.size() - 5).doesNotContain(SMALL.key(8, 0), written);
+      assertThat(versions).hasSize(2);
+      assertThat(versions.get(0).deleteMarker()).isTrue();
+      assertThat(versions.get(0).latest()).isTrue();
+      assertThat(versions.get(0).versionId()).isEqualTo(deleted.markers().get(SMALL.key(8, 0)));
+      assertThat(versions.get(1).etag()).isEqualTo(SMALL.etag(8, 0));
+      assertThat(whileDeleted).isEqualTo(new KeyDigest().add(SMALL.key(8, 0)).add(SMALL.key(8, 1))
+          .add(SMALL.key(8, 2)).add(SMALL.key(8, 3)).add(written));
+      assertThat(store.head(SMALL.key(8, 3))).isNull();
+
+      for (DeleteTarget target : targets) {
+        io.statesweep.store.MarkerRemoval removal = store.removeMarkerIfLatest(target.key(),
+            deleted.markers().get(target.key()), target.etag());
+        assertThat(removal.status()).isEqualTo(io.statesweep.store.MarkerRemoval.Status.RESTORED);
+        assertThat(removal.currentVersion()).startsWith("g");
+        if (target.key().equals(SMALL.key(8, 0))) {
+          assertThat(removal.currentVersion()).isEqualTo(versions.get(1).versionId());
+        }
+      }
+      // Behind this marker is a version written since, not the one deleted: it stays.
+      assertThat(store.removeMarkerIfLatest(written, again.markers().get(written), SMALL.etag(12, 0)).status())
+          .isEqualTo(io.statesweep.store.MarkerRemoval.Status.NOT_RESTORED);
+      List<String> after = new ArrayList<>();
+      store.listAll("cogram/", object -> after.add(object.key() + " " + object.etag()));
+
+      assertThat(after).hasSize(before.size() - 1).isSubsetOf(before);
+      assertThat(server.deletedKeys()).isEqualTo(new KeyDigest().add(written));
+      assertThat(store.head(SMALL.key(8, 3)).etag()).isEqualTo(SMALL.etag(8, 3));
+      assertThat(store.newestVersions(SMALL.key(8, 3), 2)).singleElement()
+          .satisfies(version -> assertThat(version.deleteMarker()).isFalse());
+    }
+  }
+
+  @Test
+  void listingVersionsPagesThroughGeneratedKeysTheirMarkersAndWrittenVersionsOnce() throws Exception {
+    try (SyntheticS3Server server = new SyntheticS3Server("synthetic", SMALL, Duration.ZERO, 0)
+        .versioning(SyntheticS3Server.Versioning.ENABLED)) {
+      ObjectStore store = store(server.endpoint(), "synthetic");
+      for (long record = 0; record < SMALL.records(); record += 3) {
+        store.delete(List.of(new DeleteTarget(SMALL.key(record, 1), null), new DeleteTarget(SMALL.key(record, 3), null)));
+      }
+      server.put(SMALL.key(5, 0), new byte[] {1});
+      server.put(SMALL.key(5, 0), new byte[] {2});
+      var client = software.amazon.awssdk.services.s3.S3Client.builder()
+          .endpointOverride(URI.create(server.endpoint())).forcePathStyle(true)
+          .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+          .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+              software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("synthetic", "synthetic"))).build();
+
+      List<String> seen = new ArrayList<>();
+      long latestMarkers = 0;
+      String keyMarker = null;
+      String versionMarker = null;
+      int pages = 0;
+      while (true) {
+        String km = keyMarker;
+        String vm = versionMarker;
+        var page = client.listObjectVersions(b -> b.bucket("synthetic").prefix("cogram/").maxKeys(7).keyMarker(km)
+            .versionIdMarker(vm));
+        pages++;
+        page.versions().forEach(v -> seen.add(v.key() + "@" + v.versionId()));
+        page.deleteMarkers().forEach(m -> seen.add(m.key() + "@" + m.versionId()));
+        latestMarkers += page.deleteMarkers().stream().filter(m -> m.isLatest()).count();
+        if (!page.isTruncated()) {
+          break;
+        }
+        keyMarker = page.nextKeyMarker();
+        versionMarker = page.nextVersionIdMarker();
+      }
+      client.close();
+
+      // Every generated version once, a marker over 2 keys of every third record, two written versions of one key.
+      assertThat(seen).doesNotHaveDuplicates().hasSize((int) SMALL.keys() + 2 * 20 + 2);
+      assertThat(latestMarkers).isEqualTo(40);
+      assertThat(pages).isEqualTo((seen.size() + 6) / 7);
+      assertThat(server.deletedKeys().keys()).isEqualTo(40);
     }
   }
 
