@@ -99,6 +99,10 @@ public final class ScaleBenchmark {
       BackfillRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
     }
+    if (args.length > 0 && args[0].equals("bigrecord")) {
+      BigRecordRun.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     if (args.length > 0 && args[0].equals("warm")) {
       WarmRuns.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;
