@@ -299,6 +299,42 @@ public final class DeleteThrottle {
     return -1;
   }
 
+  /**
+   * The keys this throttle counts now, as closed permits ({@code {closedAt, keys}}, oldest first): those closed in
+   * the last second, and those reserved and not closed yet as if closed now.
+   */
+  synchronized List<long[]> counted(long now) {
+    forgetBefore(now);
+    List<long[]> counted = new ArrayList<>(closed.size() + 1);
+    closed.forEach(permit -> counted.add(permit.clone()));
+    if (openKeys > 0) {
+      counted.add(new long[] {now, openKeys});
+    }
+    return counted;
+  }
+
+  /**
+   * Counts {@code others} ({@link #counted} of another throttle) as this throttle's own too: a group of lanes that
+   * takes lanes from another (a split, a merge) takes the keys they sent in the last second with them, so that the
+   * partition never gets the last second's keys twice.
+   */
+  synchronized void countAlso(List<long[]> others) {
+    if (others.isEmpty()) {
+      return;
+    }
+    List<long[]> all = new ArrayList<>(closed.size() + others.size());
+    all.addAll(closed);
+    all.addAll(others);
+    all.sort(java.util.Comparator.comparingLong(permit -> permit[0]));
+    closed.clear();
+    closedKeys = 0;
+    for (long[] permit : all) {
+      closed.addLast(permit.clone());
+      closedKeys += permit[1];
+    }
+    notifyAll();
+  }
+
   /** Keys counted now: reserved and not closed, or closed in the last second. */
   synchronized long countedKeys(long now) {
     forgetBefore(now);

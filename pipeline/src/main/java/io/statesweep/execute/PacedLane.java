@@ -275,6 +275,7 @@ public final class PacedLane {
           beside.rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, beside.lanes.size()), beside.rate - share);
           beside.share();
           group = new Group(pacing, run, now, share);
+          group.throttle.countAlso(beside.throttle.counted(now));
           group.sibling = beside;
           group.splitFrom = beside.limit;
           beside.sibling = group;
@@ -453,6 +454,7 @@ public final class PacedLane {
         lanes.add(lane);
       }
       other.lanes.clear();
+      throttle.countAlso(other.throttle.counted(now));
       sibling = null;
       double cameTogether = cameAt + other.rate;
       limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), splitFrom);
@@ -512,6 +514,8 @@ public final class PacedLane {
       rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);
       learned = false;
       Group after = new Group(pacing, run, now, rate);
+      // Each half counts what the whole sent in the last second: together they never send more than the whole did.
+      after.throttle.countAlso(throttle.counted(now));
       after.limit = limit;
       after.probeWait = probeWait;
       if (sibling != null) {

@@ -31,6 +31,8 @@ class PacedLaneTest {
     long exporterThrottled;
     long exporterPuts;
     boolean shedding;
+    /** The most keys the partition took in any second, sliding. */
+    long mostInASecond;
 
     Partition(double capacity, long exporterEvery) {
       this.capacity = capacity;
@@ -61,6 +63,7 @@ class PacedLaneTest {
       }
       taken.addLast(new long[] {at, keys});
       inLastSecond += keys;
+      mostInASecond = Math.max(mostInASecond, inLastSecond);
       return true;
     }
   }
@@ -279,6 +282,46 @@ class PacedLaneTest {
     assertThat(run.lastHalfRate()).as("keys/s of 8 lanes in 2 partitions of 3,500 (100 the exporter's)")
         .isGreaterThanOrEqualTo(0.8 * 2 * 3400);
     assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void theHalvesOfASplitTakeTheLastSecondsKeysWithThemAndNeverSendMoreThanTheWholeDid() {
+    // At the limit from the start, climbing a key a second: what the halves send more is their climb, 2 keys a second.
+    PacedLane.Pacer pacer = new PacedLane.Pacer(new PacedLane.Pacing(3150, 1, 3500, 0.1, 5),
+        new DeleteThrottle(0, ticker));
+    PacedLane[] lanes = lanes(pacer, 2);
+    Partition unlimited = new Partition(1_000_000, 0);
+    long splitAt = -1;
+    long end = Long.MAX_VALUE;
+    long tick = 0;
+    while (ticker.now < end) {
+      // Requests of 32 keys, one every 10 ms, the lanes in turn: the whole's second is spread evenly over it. Once
+      // split, each half sends all its throttle allows at once (its tasks have windows waiting).
+      for (int i = 0; i < lanes.length; i++) {
+        if (splitAt < 0 && tick % lanes.length != i) {
+          continue;
+        }
+        DeleteThrottle.Permit permit;
+        while ((permit = lanes[i].throttle().tryReserve(32)) != null) {
+          unlimited.take(ticker.now, 32);
+          permit.close();
+          lanes[i].answered(32, 0);
+          if (splitAt < 0) {
+            break;
+          }
+        }
+      }
+      tick++;
+      if (splitAt < 0 && pacer.groups() == 2) {
+        splitAt = ticker.now;
+        end = splitAt + 2 * SECOND;
+        assertThat(unlimited.mostInASecond).as("the whole at its limit").isGreaterThan(3100);
+      }
+      ticker.now += SECOND / 100;
+    }
+
+    // A half that began with an empty second would send its 1,575 keys at once, on top of the whole's last second.
+    assertThat(unlimited.mostInASecond).as("keys in any second, across the split").isLessThanOrEqualTo(3150 + 2);
   }
 
   @Test
