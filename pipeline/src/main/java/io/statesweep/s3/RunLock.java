@@ -377,7 +377,16 @@ public final class RunLock implements AutoCloseable {
     if (lossReason != null) {
       return;
     }
-    DeleteResult result = store.delete(java.util.List.of(new DeleteTarget(key, etag)));
+    DeleteResult result;
+    try {
+      result = store.delete(java.util.List.of(new DeleteTarget(key, etag)));
+    } catch (RuntimeException e) {
+      // The JVM may be going down (an OutOfMemoryError stops Spark and the client's threads): the lock then stays
+      // until its lease runs out, and the next run takes it over.
+      LOG.warn("Did not delete the lock s3://{}/{}; it stays until its lease runs out: {}", store.bucket(),
+          LineText.escape(key), LineText.escape(String.valueOf(e)));
+      return;
+    }
     if (!result.errors().isEmpty()) {
       LOG.warn("Did not delete the lock s3://{}/{}: {}", store.bucket(), LineText.escape(key),
           LineText.escape(String.valueOf(result.errors())));

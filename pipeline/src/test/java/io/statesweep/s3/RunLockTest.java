@@ -105,6 +105,32 @@ class RunLockTest {
   }
 
   @Test
+  void aLockThatCannotBeDeletedAtTheEndStaysUntilItsLeaseRunsOutAndClosingThrowsNothing() {
+    // As after an OutOfMemoryError: Spark stops, the client's threads are gone, and the delete cannot be sent.
+    ObjectStore dying = (ObjectStore) java.lang.reflect.Proxy.newProxyInstance(ObjectStore.class.getClassLoader(),
+        new Class<?>[] {ObjectStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("delete")) {
+            throw new IllegalStateException("Connection pool shut down");
+          }
+          try {
+            return method.invoke(store, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    RunLock lock = RunLock.acquire(dying, key, "first", "host-a", TTL, at(T0));
+
+    lock.close();
+
+    assertThat(store.read(key, 1024)).as("still there").isNotNull();
+    assertThatThrownBy(() -> RunLock.acquire(store, key, "second", "host-b", TTL, at(T0.plusSeconds(1))))
+        .hasMessageContaining("first");
+    try (RunLock taken = RunLock.acquire(store, key, "second", "host-b", TTL, at(T0.plus(TTL).plusSeconds(1)))) {
+      assertThat(taken.holder().owner()).as("taken over once its lease ran out").isEqualTo("second");
+    }
+  }
+
+  @Test
   void renewingExtendsTheLockSoItIsNotTakenOver() {
     try (RunLock first = RunLock.acquire(store, key, "first", "host-a", TTL, new StepClock(T0, Duration.ofMinutes(9)))) {
       assertThat(first.renew()).isTrue();
