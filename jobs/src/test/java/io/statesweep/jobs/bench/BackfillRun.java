@@ -165,7 +165,7 @@ final class BackfillRun {
           archive.keys(), archive.records(), server.pid(), server.endpoint(), serverHeap, warehouse, maxDeletes);
       List<String> export = List.of("--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint",
           server.endpoint(), "--warehouse", warehouse.toString(), "--workers", "16");
-      List<String> plan = concat(List.of("plan"), export, List.of("--pages-per-task", "20", "--log-lines", "0"));
+      List<String> plan = HeapRun.concat(List.of("plan"), export, List.of("--pages-per-task", "20", "--log-lines", "0"));
 
       Step first = step(archive, "plan", server, warehouse, heap, plan, LISTED, "listed");
       steps.add(first);
@@ -182,7 +182,7 @@ final class BackfillRun {
         return false;
       }
 
-      Step execute = step(archive, "execute", server, warehouse, heap, concat(List.of("execute", "--run-id", runId),
+      Step execute = step(archive, "execute", server, warehouse, heap, HeapRun.concat(List.of("execute", "--run-id", runId),
           export, List.of("--max-deletes", Long.toString(maxDeletes), "--pacing", "off")), DELETED, "deleted");
       steps.add(execute);
       if (failed(execute, notes)) {
@@ -282,12 +282,5 @@ final class BackfillRun {
     return bytes.stream().mapToLong(Long::longValue).sum() / 1e6;
   }
 
-  @SafeVarargs
-  private static List<String> concat(List<String>... parts) {
-    List<String> all = new ArrayList<>();
-    for (List<String> part : parts) {
-      all.addAll(part);
-    }
-    return all;
-  }
+
 }

@@ -1,6 +1,5 @@
 package io.statesweep.jobs.bench;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.max;
@@ -14,15 +13,11 @@ import io.statesweep.synthetic.KeyDigest;
 import io.statesweep.synthetic.SyntheticArchive;
 import io.statesweep.synthetic.SyntheticS3Process;
 import io.statesweep.synthetic.SyntheticS3Server;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
@@ -157,7 +152,7 @@ final class BigRecordRun {
 
       List<String> export = List.of("--bucket", ScaleBenchmark.BUCKET, "--prefix", ScaleBenchmark.PREFIX, "--endpoint",
           server.endpoint(), "--warehouse", warehouse.toString(), "--max-state-bytes", maxStateBytes);
-      Step plan = step(keys, "plan", server, heap, concat(List.of("plan"), export, List.of("--workers", "16",
+      Step plan = step(keys, "plan", server, heap, HeapRun.concat(List.of("plan"), export, List.of("--workers", "16",
           "--pages-per-task", "20", "--log-lines", "0")));
       steps.add(plan);
       String runId = plan.result().get("run_id");
@@ -179,7 +174,7 @@ final class BigRecordRun {
         return false;
       }
 
-      Step execute = step(keys, "execute", server, heap, concat(List.of("execute", "--run-id", runId), export,
+      Step execute = step(keys, "execute", server, heap, HeapRun.concat(List.of("execute", "--run-id", runId), export,
           List.of("--workers", "16", "--pacing", "off")));
       steps.add(execute);
       if (!execute.ok()) {
@@ -332,86 +327,11 @@ final class BigRecordRun {
       throws Exception {
     System.out.printf("%n-- %,d keys: %s: %s%n", keys, name, String.join(" ", arguments));
     server.resetCounts();
-    Map<String, String> result = launch(heap, arguments);
+    Map<String, String> result = HeapRun.launch(heap, "default", List.of(), arguments);
     Step step = new Step(keys, name, result, server.requestCounts(), server.liveHeapBytes());
     System.out.println("row: " + step.row());
     return step;
   }
 
-  /**
-   * The command line in a JVM of its own under {@link PlanHeapProbe} (as {@link HeapRun#launch} starts it), its output
-   * echoed but for per-key lines, which are counted ({@code lines_<kind>}: a restore of millions of keys prints a line
-   * for each); the pairs of its summary (or approval) line and the probe's, and {@code exit}.
-   */
-  private static Map<String, String> launch(String heap, List<String> arguments) throws Exception {
-    Map<String, String> result = new LinkedHashMap<>();
-    Map<String, Long> lines = new LinkedHashMap<>();
-    Path dumps = Path.of("jobs", "target", "heap-run").toAbsolutePath();
-    Files.createDirectories(dumps);
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx" + heap);
-    command.add("-XX:+HeapDumpOnOutOfMemoryError");
-    command.add("-XX:HeapDumpPath=" + dumps);
-    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
-          || flag.startsWith("-Djdk.reflect") || flag.startsWith("-Dlog4j2.configurationFile")) {
-        command.add(flag);
-      }
-    }
-    command.addAll(List.of("-Daws.accessKeyId=synthetic", "-Daws.secretAccessKey=synthetic", "-Daws.region=us-east-1",
-        "-Dspark.extraListeners=" + PlanHeapProbe.Phases.class.getName(), "-Dheap-probe.live-every-s=10", "-cp",
-        System.getProperty("java.class.path"), PlanHeapProbe.class.getName()));
-    command.addAll(arguments);
-    ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    Process process = builder.start();
-    Thread stop = new Thread(process::destroyForcibly, "bigrecord-stop");
-    Runtime.getRuntime().addShutdownHook(stop);
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8))) {
-      for (String line = out.readLine(); line != null; line = out.readLine()) {
-        String kind = lineKind(line);
-        long seen = kind == null ? 0 : lines.merge(kind, 1L, Long::sum);
-        if (seen <= 3) {
-          System.out.println("  | " + line);
-        } else if (seen == 4) {
-          System.out.println("  | ... (more '" + kind + "' lines, counted)");
-        }
-        if (line.startsWith("summary: ") || line.startsWith("heap-probe: ") || line.startsWith("heap-probe-cpu: ")
-            || line.startsWith("approved run ")) {
-          for (String pair : line.substring(line.indexOf(':') + 2).split(" ")) {
-            int equals = pair.indexOf('=');
-            if (equals > 0) {
-              result.put(pair.substring(0, equals), pair.substring(equals + 1));
-            }
-          }
-        }
-      }
-    } finally {
-      result.put("exit", Integer.toString(process.waitFor()));
-      lines.forEach((kind, count) -> result.put("lines_" + kind, Long.toString(count)));
-      Runtime.getRuntime().removeShutdownHook(stop);
-    }
-    return result;
-  }
 
-  /** The kind of a per-key line, or null for any other line. */
-  private static String lineKind(String line) {
-    for (String kind : List.of("would delete ", "would restore ", "restored ", "left ", "kept ", "missing ",
-        "skipped ")) {
-      if (line.startsWith(kind)) {
-        return kind.trim().replace(' ', '_');
-      }
-    }
-    return line.contains(" came back during its deletion: ") ? "came_back" : null;
-  }
-
-  @SafeVarargs
-  private static List<String> concat(List<String>... parts) {
-    List<String> all = new ArrayList<>();
-    for (List<String> part : parts) {
-      all.addAll(part);
-    }
-    return all;
-  }
 }

@@ -240,9 +240,13 @@ public final class HeapRun {
     return result;
   }
 
-  /** The kind of a per-key line ({@code missing}, {@code would_delete}, ...), or null for any other line. */
+  /**
+   * The kind of a per-key line ({@code missing}, {@code would_delete}, a restore's {@code would_restore}, ...), or null
+   * for any other line.
+   */
   private static String lineKind(String line) {
-    for (String kind : List.of("would delete ", "kept ", "missing ", "skipped ")) {
+    for (String kind : List.of("would delete ", "would restore ", "restored ", "left ", "kept ", "missing ",
+        "skipped ")) {
       if (line.startsWith(kind)) {
         return kind.trim().replace(' ', '_');
       }
@@ -251,6 +255,16 @@ public final class HeapRun {
   }
 
   /** name:12.3s/456MB/789MB,... (the probe's phases) to name -> seconds. */
+  /** The command lines' parts in one list. */
+  @SafeVarargs
+  static List<String> concat(List<String>... parts) {
+    List<String> all = new ArrayList<>();
+    for (List<String> part : parts) {
+      all.addAll(part);
+    }
+    return all;
+  }
+
   static Map<String, Double> phaseSeconds(String phases) {
     Map<String, Double> seconds = new LinkedHashMap<>();
     phaseFigures(phases).forEach((name, figures) -> seconds.put(name, figures[0]));
