@@ -16,22 +16,30 @@ import java.util.Map;
  * neighbour's, unless that group learnt its partition's rate: then it starts a group beside it, as the other half
  * of a split.
  * <ul>
- *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and climbs {@link Pacing#stepKeysPerSecond()} per
- *       second in which its lanes used at least half its rate and met no SlowDown, up to its limit.</li>
+ *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and doubles its rate each second in which its lanes
+ *       used at least half of it, up to its limit, until its first SlowDown (a slow start, as TCP's: that SlowDown
+ *       halves the rate and teaches nothing, as the rate doubled past the partition's by up to twice). From then on it
+ *       climbs {@link Pacing#stepKeysPerSecond()} per such second; a group that learnt its limit climbs half the way
+ *       back to it per second (at least the step): the limit is already the margin below where SlowDown came.</li>
  *   <li>The limit is S3's documented rate per partitioned prefix ({@link Pacing#partitionKeysPerSecond()}), with the
  *       exporter's margin below it when the margin is on; once a SlowDown came, that margin below the group's rate
  *       when it came: the exporter, writing into the same partition, keeps its share.</li>
- *   <li>A SlowDown halves the group's rate, once per second, and only for requests sent after its last decrease
- *       (an SDK retry answers seconds later, from the rate before).</li>
+ *   <li>A SlowDown halves the group's rate, once per second, and only for requests sent a second or more after its
+ *       last decrease ({@link #GRACE_NANOS}: the store sheds load until the overload's second has aged out, and an
+ *       SDK retry answers seconds later, from the rate before).</li>
  *   <li>A group that sent at its limit for {@link Pacing#probeAfterSeconds()} without a SlowDown probes: it splits
  *       in two by key order, each half with half the rate, the whole limit and nothing learnt (where they are in
- *       different partitions, each climbs to a partition's rate). A group of one lane raises its limit by a tenth
+ *       different partitions, each climbs to a partition's rate). Halves that together send a fifth more than the
+ *       rate where the whole met SlowDown (or the documented rate) without meeting one are in different partitions:
+ *       each starts afresh (a slow start, and the first probe's wait), so a group over many partitions splits down
+ *       to them in a few probes' waits. A group of one lane raises its limit by a tenth
  *       instead, unless a SlowDown already showed its partition's rate with the margin on: nothing else goes above the
  *       documented rate.</li>
  *   <li>Halves of a split of which one meets SlowDown below the limit a group starts with, before either learnt its
  *       rate, share a partition (alone, it would have met none there): they become one group again, back at the
- *       limit of the group they split from, which held it without SlowDown. So a split that was wrong costs one
- *       SlowDown, and a partition has one group, which alone climbs into it. (Groups that meet SlowDown in the same
+ *       limit of the group they split from, which held it without SlowDown, and wait twice as long again before the
+ *       next probe. So a split that was wrong costs one SlowDown, and a partition has one group, which alone climbs
+ *       into it. (Groups that meet SlowDown in the same
  *       second are not taken to share one: groups at their limits probe at the same moments.)</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
@@ -47,6 +55,16 @@ public final class PacedLane {
   private static final long SECOND = DeleteThrottle.SPAN_NANOS;
   /** A group waits at most this many times {@link Pacing#probeAfterSeconds()} at its limit before it probes. */
   static final int MAX_PROBE_WAITS = 64;
+  /**
+   * A SlowDown to a request sent within this long after the group's last decrease came from the rate before it: the
+   * store counts writes over a sliding second, and sheds load until the overload of that second has aged out.
+   */
+  static final long GRACE_NANOS = SECOND;
+  /**
+   * Halves of a split whose keys taken in a second together pass this many times the rate where the whole met
+   * SlowDown are in different partitions (a fifth more: the answers' times are not the store's).
+   */
+  static final double APART = 1.2;
 
   /**
    * How deletes are paced.
@@ -385,9 +403,16 @@ public final class PacedLane {
     long acceptedKeys;
     long lastSlowDown = Long.MIN_VALUE / 2;
     long atLimitSince = Long.MIN_VALUE;
+    /** Whether the group doubles its rate per second: it began afresh and met no SlowDown since. */
+    boolean slowStart;
+    /** Keys the store accepted from the group in the last second, sliding: when each answer came, and its keys. */
+    private final java.util.ArrayDeque<long[]> acceptedLately = new java.util.ArrayDeque<>();
+    private long acceptedInLastSecond;
 
+    /** A group that begins afresh: a slow start from the start rate. */
     Group(Pacing pacing, DeleteThrottle run, long now) {
       this(pacing, run, now, pacing.startKeysPerSecond());
+      slowStart = true;
     }
 
     Group(Pacing pacing, DeleteThrottle run, long now, double rate) {
@@ -411,10 +436,22 @@ public final class PacedLane {
      * should become one with it, or null.
      */
     Group slowedDown(long now, long sentAt) {
-      if (now - lastSlowDown < SECOND || sentAt < lastSlowDown || sentAt < since) {
-        return null; // the same second's, or sent before the last decrease or the split: from the rate before it
+      if (now - lastSlowDown < SECOND || sentAt < lastSlowDown + GRACE_NANOS || sentAt < since) {
+        return null; // the same second's, or sent before the last decrease had its effect, or the split's
       }
       cameAt = rate;
+      if (slowStart) {
+        // Doubling, the rate passed the partition's by up to twice: half of it was taken; climb from there.
+        slowStart = false;
+        rate = Math.max(FLOOR_KEYS_PER_SECOND * Math.max(1, lanes.size()), rate / 2);
+        lastSlowDown = now;
+        lastRaise = now;
+        atLimitSince = Long.MIN_VALUE;
+        share();
+        LOG.info("Deletes of {} met SlowDown at {} keys/s starting: now {} keys/s, climbing", this, Math.round(cameAt),
+            Math.round(rate));
+        return null;
+      }
       // Alone in a partition, a half would have met no SlowDown below the documented rate (less the exporter's share).
       double alone = pacing.partitionKeysPerSecond() * Math.min(1 - pacing.margin(), 0.9);
       Group shares = sibling != null && sibling.sibling == this && !learned && rate < alone
@@ -459,8 +496,11 @@ public final class PacedLane {
       double cameTogether = cameAt + other.rate;
       limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), splitFrom);
       learned = pacing.margin() > 0;
+      slowStart = false;
       rate = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), limit / 2);
-      probeWait = Math.max(probeWait, other.probeWait);
+      // A split that was wrong: the next probe waits twice as long again (the SlowDown doubled it already).
+      probeWait = Math.min(Math.max(probeWait, other.probeWait) * 2,
+          (long) pacing.probeAfterSeconds() * MAX_PROBE_WAITS);
       lastSlowDown = now;
       lastRaise = now;
       acceptedKeys = 0;
@@ -473,6 +513,8 @@ public final class PacedLane {
     /** A request of {@code keys} keys was accepted. */
     void accepted(long now, int keys) {
       acceptedKeys += keys;
+      acceptedLately.addLast(new long[] {now, keys});
+      acceptedInLastSecond += keys;
       long seconds = (now - lastRaise) / SECOND;
       if (seconds < 1) {
         return;
@@ -501,9 +543,50 @@ public final class PacedLane {
       }
       // Only a group that used its rate learns that the store takes it.
       if (full && rate < limit) {
-        rate = Math.min(limit, rate + seconds * pacing.stepKeysPerSecond());
+        double step = seconds * pacing.stepKeysPerSecond();
+        if (slowStart) {
+          step = Math.max(step, rate * ((1L << Math.min(seconds, 8)) - 1));
+        } else if (learned) {
+          step = Math.max(step, (limit - rate) * (1 - Math.pow(0.5, seconds)));
+        }
+        rate = Math.min(limit, rate + step);
       }
+      apart(now);
       share();
+    }
+
+    /** Keys accepted in the last second, sliding. */
+    private long acceptedInLastSecond(long now) {
+      while (!acceptedLately.isEmpty() && acceptedLately.peekFirst()[0] <= now - SECOND) {
+        acceptedInLastSecond -= acceptedLately.pollFirst()[1];
+      }
+      return acceptedInLastSecond;
+    }
+
+    /**
+     * Whether the store accepted from this group and the other half of its split, in the last second, a fifth more
+     * keys than where the whole met SlowDown (or the documented rate), with no SlowDown: one partition would not
+     * have taken them, so they are in different partitions, and each starts afresh (a slow start, the first probe's
+     * wait), so that a group over many partitions splits down to them fast.
+     */
+    private void apart(long now) {
+      Group other = sibling;
+      if (other == null || other.sibling != this || learned || other.learned) {
+        return;
+      }
+      double wholeMetSlowDownAt = splitFrom / (1 - pacing.margin());
+      long together = acceptedInLastSecond(now) + other.acceptedInLastSecond(now);
+      if (together <= APART * wholeMetSlowDownAt) {
+        return;
+      }
+      for (Group half : new Group[] {this, other}) {
+        half.sibling = null;
+        half.slowStart = true;
+        half.probeWait = pacing.probeAfterSeconds();
+        half.atLimitSince = Long.MIN_VALUE;
+      }
+      LOG.info("Deletes of {} and of {} had {} keys taken in a second together without SlowDown: different"
+          + " partitions", this, other, together);
     }
 
     /**
@@ -513,6 +596,7 @@ public final class PacedLane {
     private void split(long now) {
       rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);
       learned = false;
+      slowStart = false;
       Group after = new Group(pacing, run, now, rate);
       // Each half counts what the whole sent in the last second: together they never send more than the whole did.
       after.throttle.countAlso(throttle.counted(now));

@@ -136,16 +136,31 @@ class PacedLaneTest {
     lane.answered(10, 0);
     assertThat(lane.rate()).as("a lane that sent a trickle learns nothing of the store's rate").isEqualTo(500);
 
-    Run run = deleteFor(lane, new Partition(1_000_000, 0), 31);
+    Run run = deleteFor(lane, new Partition(1_000_000, 0), 4);
     assertThat(run.slowDowns()).isZero();
-    assertThat(lane.rate()).as("500 + 100 a second reaches the documented rate in 30 s").isEqualTo(3500);
+    assertThat(lane.rate()).as("500 doubled a second reaches the documented rate in 3 s").isEqualTo(3500);
     assertThat(lane.groupLimit()).isEqualTo(3500);
+  }
+
+  @Test
+  void aSlowDownEndsTheSlowStartAndTeachesNothingThenTheLaneClimbsByItsStep() {
+    PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0.1), 0);
+    Partition partition = new Partition(1500, 0);
+    deleteFor(lane, partition, 3);
+    assertThat(lane.slowDowns()).as("500, 1,000, then 2,000: past the partition's 1,500").isPositive();
+    assertThat(lane.rate()).as("half the rate that met it").isEqualTo(1000);
+    assertThat(lane.groupLimit()).as("nothing learnt from a rate that doubled past the partition's")
+        .isCloseTo(3150, org.assertj.core.data.Offset.offset(1e-6));
+    long before = lane.slowDowns();
+    deleteFor(lane, partition, 4);
+    assertThat(lane.slowDowns()).isEqualTo(before);
+    assertThat(lane.rate()).as("100 a second from there").isEqualTo(1400);
   }
 
   @Test
   void withTheMarginALaneStaysThatFarBelowTheDocumentedRateBeforeAnySlowDown() {
     PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0.1), 0);
-    Run run = deleteFor(lane, new Partition(1_000_000, 0), 30);
+    Run run = deleteFor(lane, new Partition(1_000_000, 0), 4);
     assertThat(run.slowDowns()).isZero();
     assertThat(lane.groupLimit()).isCloseTo(3150, org.assertj.core.data.Offset.offset(1e-6));
     assertThat(lane.rate()).isCloseTo(3150, org.assertj.core.data.Offset.offset(1e-6));
@@ -154,6 +169,14 @@ class PacedLaneTest {
   @Test
   void aSlowDownHalvesTheRateOncePerSecondAndTheMarginCapsTheLaneBelowWhereItCame() {
     PacedLane lane = lane(new PacedLane.Pacing(2000, 100, 3500, 0.2, 60), 0);
+    lane.answered(0, 3);
+    assertThat(lane.rate()).as("the slow start's SlowDown halves the rate").isEqualTo(1000);
+    assertThat(lane.groupLimit()).as("and teaches nothing").isEqualTo(2800);
+    for (int i = 0; i < 10; i++) {
+      ticker.now += SECOND;
+      lane.answered(2000, 0);
+    }
+    assertThat(lane.rate()).as("100 a second").isEqualTo(2000);
     lane.answered(0, 3);
     assertThat(lane.rate()).isEqualTo(1000);
     assertThat(lane.groupLimit()).as("20 %% below the 2,000 keys/s that met the SlowDown").isEqualTo(1600);
@@ -164,14 +187,17 @@ class PacedLaneTest {
     assertThat(lane.rate()).isEqualTo(500);
     assertThat(lane.groupLimit()).as("a SlowDown far below the limit comes from the load around the lane")
         .isEqualTo(1600);
-    for (int i = 0; i < 11; i++) {
+    ticker.now += SECOND;
+    lane.answered(2000, 0);
+    assertThat(lane.rate()).as("a lane that learnt its limit climbs half the way back to it a second").isEqualTo(1050);
+    for (int i = 0; i < 9; i++) {
       ticker.now += SECOND;
       lane.answered(2000, 0);
     }
     assertThat(lane.rate()).isEqualTo(1600);
     lane.answered(0, 1);
     assertThat(lane.groupLimit()).as("a later SlowDown near the limit lowers it by a tenth at most").isEqualTo(1440);
-    assertThat(lane.slowDowns()).isEqualTo(6);
+    assertThat(lane.slowDowns()).isEqualTo(9);
     for (int i = 0; i < 20; i++) {
       ticker.now += SECOND;
       lane.answered(0, 1);
@@ -183,7 +209,9 @@ class PacedLaneTest {
   void withoutTheMarginALaneClimbsBackToTheRateThatMetSlowDown() {
     PacedLane lane = lane(new PacedLane.Pacing(2000, 100, 3500, 0, 60), 0);
     lane.answered(0, 1);
-    assertThat(lane.rate()).isEqualTo(1000);
+    ticker.now += SECOND;
+    lane.answered(0, 1);
+    assertThat(lane.rate()).isEqualTo(500);
     assertThat(lane.groupLimit()).isEqualTo(3500);
   }
 
@@ -325,6 +353,55 @@ class PacedLaneTest {
   }
 
   @Test
+  void halvesInOnePartitionThatUseLittleOfTheirRatesAreNeverTakenApart() {
+    // Lanes held back by their verifications send 60 % of their rates: the halves' rates together pass the partition's
+    // long before what they send does. Only what the store took in a second can show two partitions; taken apart, the
+    // halves would each start afresh, doubling their rates.
+    PacedLane.Pacing pacing = PacedLane.Pacing.s3(1000, 0.1);
+    PacedLane.Pacer pacer = new PacedLane.Pacer(pacing, new DeleteThrottle(0, ticker));
+    PacedLane[] lanes = lanes(pacer, 2);
+    Partition shared = new Partition(1000, 0);
+    long[] sentThisSecond = new long[2];
+    double[] rateAtSecond = new double[2];
+    double mostClimb = 0;
+    long second = -1;
+    boolean split = false;
+    long end = ticker.now + 120 * SECOND;
+    while (ticker.now < end && lanes[0].slowDowns() + lanes[1].slowDowns() == 0) {
+      if (ticker.now / SECOND != second) {
+        second = ticker.now / SECOND;
+        java.util.Arrays.fill(sentThisSecond, 0);
+        for (int i = 0; i < lanes.length; i++) {
+          if (split) {
+            mostClimb = Math.max(mostClimb, lanes[i].rate() - rateAtSecond[i]);
+          }
+          rateAtSecond[i] = lanes[i].rate();
+        }
+        split |= pacer.groups() == 2;
+      }
+      for (int i = 0; i < lanes.length; i++) {
+        int batch = lanes[i].throttle().maxBatch();
+        if (sentThisSecond[i] + batch > 0.6 * lanes[i].rate()) {
+          continue;
+        }
+        DeleteThrottle.Permit permit = lanes[i].throttle().tryReserve(batch);
+        if (permit == null) {
+          continue;
+        }
+        boolean accepted = shared.take(ticker.now, batch);
+        permit.close();
+        lanes[i].answered(accepted ? batch : 0, accepted ? 0 : 1);
+        sentThisSecond[i] += batch;
+      }
+      ticker.now += REQUEST_NANOS;
+    }
+    assertThat(split).as("the group at its limit split").isTrue();
+    assertThat(lanes[0].slowDowns() + lanes[1].slowDowns()).as("the halves met the partition's rate").isPositive();
+    assertThat(mostClimb).as("the most a half's rate climbed in a second, until then: its step, never a doubling")
+        .isLessThanOrEqualTo(pacing.stepKeysPerSecond() + 1e-6);
+  }
+
+  @Test
   void aLaneSeenLaterJoinsItsNeighboursGroup() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane one = pacer.lane("projects/p1/");
@@ -333,6 +410,8 @@ class PacedLaneTest {
     assertThat(two.sharesWith(one)).isTrue();
     assertThat(three.sharesWith(one)).isTrue();
 
+    one.answered(0, 1);
+    ticker.now += SECOND;
     one.answered(0, 1);
     double learnt = three.rate();
     PacedLane four = pacer.lane("projects/p4/");

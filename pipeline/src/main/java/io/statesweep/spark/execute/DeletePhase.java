@@ -150,7 +150,7 @@ public final class DeletePhase {
     int ceiling = options.deletes().maxDeletesPerSecond();
     // Each task that can run at once gets its share of the ceiling, at least one key per second: under
     // a ceiling below the cores, as many partitions as keys per second, so no more tasks run at once.
-    int partitions = DeleteTasks.deletePartitions(parallelism, ceiling);
+    int partitions = DeleteTasks.deletePartitions(parallelism, ceiling, options.deletes().pacing() != null);
     double perTask = DeleteTasks.keysPerSecondPerTask(parallelism, ceiling);
     ExportOptions export = options.export();
     KeyClassifier classifier = export.layout().classifier(export.prefix());

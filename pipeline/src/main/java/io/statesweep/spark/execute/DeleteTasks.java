@@ -121,7 +121,16 @@ public final class DeleteTasks extends SparkListener {
 
   /** The delete phase's tasks: twice the cores, or as many as the keys per second of a lower ceiling. */
   public static int deletePartitions(int parallelism, int ceiling) {
-    return ceiling > 0 && ceiling < parallelism ? ceiling : parallelism * 2;
+    return deletePartitions(parallelism, ceiling, false);
+  }
+
+  /**
+   * As above; deletes paced per partition of the key space ({@code paced}) take one task per core, so that the tasks
+   * running at once cover the whole key space: each task takes a range of the plan in key order, and with twice the
+   * cores the first wave would cover only the first half of the keys, leaving the other half's S3 partitions idle.
+   */
+  public static int deletePartitions(int parallelism, int ceiling, boolean paced) {
+    return ceiling > 0 && ceiling < parallelism ? ceiling : paced ? parallelism : parallelism * 2;
   }
 
   /** Each task's share of {@code --max-deletes-per-second} (0: no ceiling). */

@@ -139,7 +139,8 @@ public final class PlanCosts {
         .dropDuplicates("state_file_key")
         .select(col("state_file_key"), col("action"), col("child_keys_to_delete"),
             expr("coalesce(keys_to_delete, 0) + coalesce(kept_keys, 0)").as("folder_keys"));
-    Spread.byKeyRange(rows, DeleteTasks.deletePartitions(parallelism, ceiling), "state_file_key")
+    Spread.byKeyRange(rows, DeleteTasks.deletePartitions(parallelism, ceiling,
+        options.deletes().pacing() != null), "state_file_key")
         .foreachPartition(new Estimate(options.deletes().batchSize(), options.export().workers(),
             windowRate(DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), options),
             options.deletes().pacing() != null, estimated));
