@@ -76,6 +76,10 @@ public final class DeleteThrottle {
   /** Permits reserved and not closed yet. */
   private final List<Permit> open = new ArrayList<>();
   private long openKeys;
+  /** The throttle this one's reservations go to once it was handed over ({@link #handOver}); null before. */
+  private DeleteThrottle successor;
+  /** Throttles handed over to this one whose keys still count: reserved and not closed, or closed in the last second. */
+  private final List<DeleteThrottle> absorbed = new ArrayList<>();
 
   public DeleteThrottle(double keysPerSecond) {
     this(keysPerSecond, SYSTEM);
@@ -119,6 +123,9 @@ public final class DeleteThrottle {
   public double keysPerSecond() {
     double own;
     synchronized (this) {
+      if (successor != null) {
+        return successor.keysPerSecond();
+      }
       own = keysPerSecond;
     }
     double above = parent == null ? 0 : parent.keysPerSecond();
@@ -195,6 +202,9 @@ public final class DeleteThrottle {
    */
   public Permit reserve(int keys) {
     Permit own = reserveOwn(keys);
+    if (own == null) {
+      return successor().reserve(keys);
+    }
     if (parent == null || !own.counted && keys == 0) {
       return own;
     }
@@ -212,6 +222,9 @@ public final class DeleteThrottle {
       throw new IllegalArgumentException("keys must not be negative: " + keys);
     }
     synchronized (this) {
+      if (successor != null) {
+        return null;
+      }
       if (keysPerSecond == 0 || keys == 0) {
         return new Permit(keys, false);
       }
@@ -220,12 +233,18 @@ public final class DeleteThrottle {
             + ceilingText() + " keys per second: send at most " + maxBatch() + " keys a request");
       }
       while (true) {
+        if (successor != null) {
+          return null;
+        }
         long now = ticker.nanoTime();
         Permit permit = tryReserve(keys, now);
         if (permit != null) {
           return permit;
         }
         long wait = nanosUntilRoom(keys, now);
+        if (wait < 0 && absorbedKeys(now) > 0) {
+          wait = POLL_NANOS; // keys of a throttle handed over to this one stand in the way: they age out on its clock
+        }
         if (wait < 0) {
           if (open.stream().allMatch(Permit::heldByCurrentThread)) {
             throw new IllegalStateException("Cannot reserve " + keys + " keys: " + openKeys
@@ -249,6 +268,13 @@ public final class DeleteThrottle {
     if (keys < 0) {
       throw new IllegalArgumentException("keys must not be negative: " + keys);
     }
+    DeleteThrottle next;
+    synchronized (this) {
+      next = successor;
+    }
+    if (next != null) {
+      return next.tryReserve(keys);
+    }
     Permit own = tryReserve(keys, ticker.nanoTime());
     if (own == null || parent == null || !own.counted && keys == 0) {
       return own;
@@ -267,9 +293,10 @@ public final class DeleteThrottle {
       return new Permit(keys, false);
     }
     forgetBefore(now);
+    long counted = closedKeys + openKeys + absorbedKeys(now);
     // A paced ceiling lowered below a request sized under it: the request goes alone in its second.
-    boolean alone = paced && keys > keysPerSecond && closedKeys + openKeys == 0;
-    if (!alone && closedKeys + openKeys + keys > keysPerSecond + 1e-9) {
+    boolean alone = paced && keys > keysPerSecond && counted == 0;
+    if (!alone && counted + keys > keysPerSecond + 1e-9) {
       return null;
     }
     Permit permit = new Permit(keys, true);
@@ -284,7 +311,8 @@ public final class DeleteThrottle {
    */
   synchronized long nanosUntilRoom(int keys, long now) {
     forgetBefore(now);
-    double excess = closedKeys + openKeys + Math.min(keys, paced ? keysPerSecond : keys) - keysPerSecond;
+    double excess = closedKeys + openKeys + absorbedKeys(now) + Math.min(keys, paced ? keysPerSecond : keys)
+        - keysPerSecond;
     if (excess <= 1e-9) {
       return 0;
     }
@@ -307,10 +335,52 @@ public final class DeleteThrottle {
     forgetBefore(now);
     List<long[]> counted = new ArrayList<>(closed.size() + 1);
     closed.forEach(permit -> counted.add(permit.clone()));
-    if (openKeys > 0) {
-      counted.add(new long[] {now, openKeys});
+    long stillOpen = openKeys + absorbedKeys(now);
+    if (stillOpen > 0) {
+      counted.add(new long[] {now, stillOpen});
     }
     return counted;
+  }
+
+  /**
+   * Hands this paced throttle over to {@code to} (a group of lanes that became part of another, {@link PacedLane}):
+   * from now on its reservations are {@code to}'s, including those of windows that took this throttle before and of
+   * threads waiting in it, and {@code to} counts this one's keys as its own, those reserved and not closed (a request
+   * the SDK is still retrying) until a second after they close. So the partition never gets both groups' rates.
+   */
+  void handOver(DeleteThrottle to) {
+    requireNonNull(to, "to is null");
+    if (to == this) {
+      throw new IllegalArgumentException("a throttle cannot be handed over to itself");
+    }
+    synchronized (this) {
+      if (successor != null) {
+        throw new IllegalStateException("handed over already");
+      }
+      successor = to;
+      notifyAll();
+    }
+    synchronized (to) {
+      to.absorbed.add(this);
+      to.notifyAll();
+    }
+  }
+
+  private synchronized DeleteThrottle successor() {
+    return successor;
+  }
+
+  /** Keys still counted by the throttles handed over to this one; those with none left are let go. */
+  private long absorbedKeys(long now) {
+    long keys = 0;
+    for (java.util.Iterator<DeleteThrottle> it = absorbed.iterator(); it.hasNext(); ) {
+      long theirs = it.next().countedKeys(now);
+      if (theirs == 0) {
+        it.remove();
+      }
+      keys += theirs;
+    }
+    return keys;
   }
 
   /**
@@ -338,7 +408,7 @@ public final class DeleteThrottle {
   /** Keys counted now: reserved and not closed, or closed in the last second. */
   synchronized long countedKeys(long now) {
     forgetBefore(now);
-    return closedKeys + openKeys;
+    return closedKeys + openKeys + absorbedKeys(now);
   }
 
   private void forgetBefore(long now) {

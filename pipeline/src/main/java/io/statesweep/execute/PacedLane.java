@@ -491,7 +491,8 @@ public final class PacedLane {
         lanes.add(lane);
       }
       other.lanes.clear();
-      throttle.countAlso(other.throttle.counted(now));
+      // Windows that took the other half's throttle go on under this group's, which counts its keys until they age out.
+      other.throttle.handOver(throttle);
       sibling = null;
       double cameTogether = cameAt + other.rate;
       limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), splitFrom);

@@ -381,4 +381,31 @@ class DeleteThrottleTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("keysPerSecond must not be negative: -1.0");
   }
+
+  @Test
+  void aThrottleHandedOverSendsItsReservationsToItsSuccessorWhichCountsItsKeysUntilTheyAgeOut() {
+    FakeTicker ticker = new FakeTicker();
+    DeleteThrottle half = new DeleteThrottle(100, ticker, null, true);
+    DeleteThrottle whole = new DeleteThrottle(150, ticker, null, true);
+    DeleteThrottle.Permit retrying = half.reserve(80); // a request the SDK is still retrying
+    whole.reserve(50).close();
+
+    half.handOver(whole);
+    assertThat(whole.countedKeys(ticker.now)).as("the half's open keys count in the whole").isEqualTo(130);
+    assertThat(whole.tryReserve(30)).as("80 + 50 + 30 would pass 150").isNull();
+    DeleteThrottle.Permit later = half.reserve(20);
+    assertThat(whole.countedKeys(ticker.now)).as("a window that took the half's throttle reserves from the whole")
+        .isEqualTo(150);
+    later.close();
+
+    ticker.now += 3 * SECOND;
+    assertThat(whole.countedKeys(ticker.now)).as("still retrying seconds later: still counted").isEqualTo(80);
+    retrying.close();
+    ticker.now += SECOND;
+    assertThat(whole.countedKeys(ticker.now)).as("a second after it closed").isEqualTo(80);
+    ticker.now += 1;
+    assertThat(whole.countedKeys(ticker.now)).isZero();
+    assertThat(half.keysPerSecond()).as("the half's windows size their requests by the whole").isEqualTo(150);
+    assertThatThrownBy(() -> half.handOver(whole)).isInstanceOf(IllegalStateException.class);
+  }
 }

@@ -24,8 +24,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Deletes paced per lane against a model of S3's partitions (README, "Deleting at the bucket's speed"), side by side
- * in one run: today's fixed ceiling (one partition's rate for the whole job, {@code --pacing off
- * --max-deletes-per-second K}) and adaptive pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition
+ * in one run: what this machine serves with neither partitions nor a ceiling (the bound of every other case here), today's
+ * fixed ceiling (one partition's rate for the whole job, {@code --pacing off --max-deletes-per-second K}) and adaptive
+ * pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition
  * that splits under load. The model is S3 scaled down to what this machine serves: each partition takes {@code K}
  * writes a second (S3 documents 3,500), and statesweep is told so ({@code --partition-deletes-per-second K}); its
  * requests are scaled as well ({@code --batch-size}: what a group at 3,150 keys/s sends, 197 keys, times K / 3,500;
@@ -48,6 +49,9 @@ final class PacingRun {
 
   private record Case(String name, int partitions, boolean adaptive, int splitAfterSeconds) {}
 
+  /** The case without partitions nor a ceiling: what this machine serves, the bound of every other case here. */
+  private static final String MACHINE = "no partitions, no ceiling (this machine)";
+
   static void main(String[] args) throws Exception {
     int capacity = args.length > 0 ? Integer.parseInt(args[0]) : 250;
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
@@ -62,6 +66,7 @@ final class PacingRun {
         + " %d %%; %d projects of due records (%d keys each); %d cores%n", capacity, exporterPercent, margin, PROJECTS,
         FILES + 1, Runtime.getRuntime().availableProcessors());
     List<Case> cases = List.of(
+        new Case(MACHINE, 0, false, 0),
         new Case("1 partition, fixed ceiling", 1, false, 0),
         new Case("1 partition, adaptive", 1, true, 0),
         new Case("4 partitions, fixed ceiling", 4, false, 0),
@@ -91,7 +96,8 @@ final class PacingRun {
     int caseMargin = one.splitAfterSeconds() < 0 ? 0 : margin;
     // Enough keys for `seconds` at the model's capacity (splits double it at most once or twice), fewer under a
     // fixed ceiling, whose rate is known: 40 seconds of it.
-    double rate = one.adaptive() ? capacity * one.partitions() * (splitAfter > 0 ? 2.5 : 1) : capacity;
+    double rate = one.adaptive() ? capacity * one.partitions() * (splitAfter > 0 ? 2.5 : 1)
+        : one.partitions() == 0 ? capacity * 4 : capacity;
     long keys = (long) (rate * (one.adaptive() ? seconds : 40));
     long records = Math.max(PROJECTS, keys / (FILES + 1));
     long perProject = (records + PROJECTS - 1) / PROJECTS;
@@ -113,13 +119,16 @@ final class PacingRun {
       builder = one.adaptive()
           ? builder.with("--pacing", "adaptive").with("--partition-deletes-per-second", Integer.toString(capacity))
               .with("--exporter-margin", Integer.toString(caseMargin))
-          : builder.with("--pacing", "off").with("--max-deletes-per-second", Integer.toString(capacity));
+          : builder.with("--pacing", "off").with("--max-deletes-per-second",
+              one.partitions() == 0 ? "0" : Integer.toString(capacity));
       RunOptions options = builder.options();
       PlanResult plan = TestActions.plan(spark, options);
       if (plan.failure() != null) {
         throw new IllegalStateException("plan failed: " + plan.failure());
       }
-      PartitionModel model = new PartitionModel(capacity, firstKeys, splitAfter, 0.5, System::nanoTime);
+      // Without partitions, a model whose one partition takes more than this machine can send.
+      PartitionModel model = one.partitions() == 0 ? new PartitionModel(1e9, List.of(), 0, 0.5, System::nanoTime)
+          : new PartitionModel(capacity, firstKeys, splitAfter, 0.5, System::nanoTime);
       server.partitions(model).resetCounts();
       Exporter exporter = new Exporter(server.endpoint(), capacity * exporterPercent / 100.0, one.partitions());
       exporter.start();
@@ -155,18 +164,21 @@ final class PacingRun {
       long steadyThrottled = exporter.throttledAt.stream().filter(at -> at >= steadyFrom && at < steadyTo).count();
       long steadyPuts = (long) ((to - from) * exporter.perProjectPerSecond * PROJECTS);
       int partitionsAtEnd = model.firstKeys().size() - 1; // the ledger's partition is not the archive's
-      double capacityAtEnd = capacity * (double) partitionsAtEnd;
+      double capacityAtEnd = one.partitions() == 0 ? Double.NaN : capacity * (double) partitionsAtEnd;
       java.util.Map<String, Long> counts = server.requestCounts();
       long deleteSlowDowns = counts.getOrDefault("SLOWDOWN_DELETE", 0L)
           + counts.getOrDefault("SLOWDOWN_DELETE_OBJECT", 0L);
       long ledgerSlowDowns = counts.getOrDefault("SLOWDOWN_PUT_OUTSIDE_ARCHIVE", 0L)
           + counts.getOrDefault("SLOWDOWN_DELETE_OUTSIDE_ARCHIVE", 0L);
       long left = archive.records() - result.summary().recordsDeleted();
-      return String.format(Locale.ROOT, "%-44s %,9.0f %,9.0f %7.1f%% %10.2f %,10d %,8d %9s %,6d %8.1f", one.name(),
-          steady, capacityAtEnd, 100 * steady / capacityAtEnd, 1000.0 * deleteSlowDowns / Math.max(1, log.keys()),
+      return String.format(Locale.ROOT, "%-44s %,9.0f %9s %8s %10.2f %,10d %,8d %9s %,6d %8.1f", one.name(),
+          steady, Double.isNaN(capacityAtEnd) ? "-" : String.format(Locale.ROOT, "%,.0f", capacityAtEnd),
+          Double.isNaN(capacityAtEnd) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * steady / capacityAtEnd),
+          1000.0 * deleteSlowDowns / Math.max(1, log.keys()),
           exporter.puts.get(), exporter.throttled.get(), steadyThrottled + "/" + steadyPuts, left, wall)
           + (ledgerSlowDowns > 0 ? " (" + ledgerSlowDowns + " SlowDowns to the ledger's PUTs)" : "")
-          + (partitionsAtEnd != one.partitions() ? " (" + partitionsAtEnd + " partitions at the end)" : "");
+          + (partitionsAtEnd != one.partitions() && one.partitions() > 0
+              ? " (" + partitionsAtEnd + " partitions at the end)" : "");
     }
   }
 
