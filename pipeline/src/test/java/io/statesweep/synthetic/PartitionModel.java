@@ -28,6 +28,8 @@ public final class PartitionModel {
   private long splits;
 
   private static final class Partition {
+    /** Writes in any second; NaN: the model's. */
+    double capacity = Double.NaN;
     final ArrayDeque<long[]> taken = new ArrayDeque<>();
     long inLastSecond;
     boolean shedding;
@@ -56,6 +58,24 @@ public final class PartitionModel {
   }
 
   /**
+   * The partition that begins at {@code firstKey} (one of the model's) takes {@code writes} a second instead: for keys
+   * whose writes are not scaled down with the model's capacity, such as statesweep's ledger, written per window of
+   * records whatever the rate.
+   */
+  public synchronized PartitionModel withCapacity(String firstKey, double writes) {
+    Partition partition = partitions.get(firstKey);
+    if (partition == null || !(writes >= 1)) {
+      throw new IllegalArgumentException("no partition begins at " + firstKey + ", or a capacity below 1: " + writes);
+    }
+    partition.capacity = writes;
+    return this;
+  }
+
+  private double capacityOf(Partition partition) {
+    return Double.isNaN(partition.capacity) ? capacity : partition.capacity;
+  }
+
+  /**
    * Whether the partitions of {@code keys} take them now (each key counted in its partition): false answers the
    * request 503 SlowDown, and none of its keys is written.
    */
@@ -73,10 +93,11 @@ public final class PartitionModel {
       Partition partition = entry.getKey();
       forget(partition, now);
       asked(partition, now, entry.getValue(), firstKey.get(partition));
-      if (partition.shedding && partition.inLastSecond < 0.9 * capacity) {
+      double most = capacityOf(partition);
+      if (partition.shedding && partition.inLastSecond < 0.9 * most) {
         partition.shedding = false;
       }
-      if (partition.shedding || partition.inLastSecond + entry.getValue() > capacity) {
+      if (partition.shedding || partition.inLastSecond + entry.getValue() > most) {
         partition.shedding = true;
         admitted = false;
       }
@@ -100,7 +121,7 @@ public final class PartitionModel {
   private void asked(Partition partition, long now, int writes, String key) {
     long second = now / SECOND;
     if (partition.second != second) {
-      boolean loaded = partition.second == second - 1 && partition.askedThisSecond >= splitLoad * capacity;
+      boolean loaded = partition.second == second - 1 && partition.askedThisSecond >= splitLoad * capacityOf(partition);
       partition.loadedSeconds = loaded ? partition.loadedSeconds + 1 : 0;
       if (!loaded) {
         partition.keys.clear();

@@ -49,6 +49,9 @@ final class PacingRun {
 
   private record Case(String name, int partitions, boolean adaptive, int splitAfterSeconds) {}
 
+  /** What the ledger's partition (statesweep's own folder beside the archive) takes: S3's documented figure. */
+  private static final double LEDGER_WRITES_PER_SECOND = 3500;
+
   /** The case without partitions nor a ceiling: what this machine serves, the bound of every other case here. */
   private static final String MACHINE = "no partitions, no ceiling (this machine)";
 
@@ -128,7 +131,9 @@ final class PacingRun {
       }
       // Without partitions, a model whose one partition takes more than this machine can send.
       PartitionModel model = one.partitions() == 0 ? new PartitionModel(1e9, List.of(), 0, 0.5, System::nanoTime)
-          : new PartitionModel(capacity, firstKeys, splitAfter, 0.5, System::nanoTime);
+          : new PartitionModel(capacity, firstKeys, splitAfter, 0.5, System::nanoTime)
+              // The ledger's writes, two a window of records, are not scaled down with the deletes: S3's own figure.
+              .withCapacity("", LEDGER_WRITES_PER_SECOND);
       server.partitions(model).resetCounts();
       Exporter exporter = new Exporter(server.endpoint(), capacity * exporterPercent / 100.0, one.partitions());
       exporter.start();
