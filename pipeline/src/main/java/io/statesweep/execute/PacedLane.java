@@ -551,6 +551,9 @@ public final class PacedLane {
           step = Math.max(step, (limit - rate) * (1 - Math.pow(0.5, seconds)));
         }
         rate = Math.min(limit, rate + step);
+        if (rate >= limit) {
+          slowStart = false; // at its limit: a SlowDown from here on is the partition's, and teaches its rate
+        }
       }
       apart(now);
       share();

@@ -206,6 +206,16 @@ class PacedLaneTest {
   }
 
   @Test
+  void aSlowDownOnceTheSlowStartReachedTheLimitTeachesThePartitionsRate() {
+    PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0.1), 0);
+    deleteFor(lane, new Partition(1_000_000, 0), 4);
+    assertThat(lane.rate()).isCloseTo(3150, org.assertj.core.data.Offset.offset(1e-6));
+    lane.answered(0, 1);
+    assertThat(lane.groupLimit()).as("a tenth below the 3,150 that met it").isCloseTo(2835,
+        org.assertj.core.data.Offset.offset(1e-6));
+  }
+
+  @Test
   void withoutTheMarginALaneClimbsBackToTheRateThatMetSlowDown() {
     PacedLane lane = lane(new PacedLane.Pacing(2000, 100, 3500, 0, 60), 0);
     lane.answered(0, 1);

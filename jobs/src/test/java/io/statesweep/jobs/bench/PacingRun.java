@@ -157,6 +157,16 @@ final class PacingRun {
       }
       DeleteLog log = server.deleteLog();
       long[] perSecond = log.keysPerSecond();
+      StringBuilder series = new StringBuilder();
+      for (int i = 0; i < perSecond.length; i += 10) {
+        long sum = 0;
+        int seconds = 0;
+        for (int j = i; j < Math.min(perSecond.length, i + 10); j++, seconds++) {
+          sum += perSecond[j];
+        }
+        series.append(' ').append(sum / seconds);
+      }
+      System.out.printf("%s: keys/s each 10 s:%s%n", one.name(), series);
       int from = perSecond.length / 2;
       int to = Math.max(from + 1, perSecond.length - 1); // the last second is partial
       long steadyKeys = 0;
@@ -209,6 +219,9 @@ final class PacingRun {
     }
 
     void start() {
+      if (perProjectPerSecond <= 0) {
+        return; // no partitions: nothing to share with an exporter
+      }
       for (int project = 0; project < PROJECTS; project++) {
         int folder = project;
         Thread thread = new Thread(() -> put(folder), "exporter-" + project);
