@@ -37,9 +37,10 @@ import java.util.Map;
  *       documented rate.</li>
  *   <li>Halves of a split of which one meets SlowDown below the limit a group starts with, before either learnt its
  *       rate, share a partition (alone, it would have met none there): they become one group again, back at the
- *       limit of the group they split from, which held it without SlowDown, and wait twice as long again before the
- *       next probe. So a split that was wrong costs one SlowDown, and a partition has one group, which alone climbs
- *       into it. (Groups that meet SlowDown in the same
+ *       limit of the group they split from, which held it without SlowDown; with the exporter's margin on they wait
+ *       the longest wait before the next probe (the exporter meets SlowDown with each), without it twice as long
+ *       again. So a split that was wrong costs one SlowDown, and a partition has one group, which alone climbs into
+ *       it. (Groups that meet SlowDown in the same
  *       second are not taken to share one: groups at their limits probe at the same moments.)</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
@@ -499,9 +500,11 @@ public final class PacedLane {
       learned = pacing.margin() > 0;
       slowStart = false;
       rate = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), limit / 2);
-      // A split that was wrong: the next probe waits twice as long again (the SlowDown doubled it already).
-      probeWait = Math.min(Math.max(probeWait, other.probeWait) * 2,
-          (long) pacing.probeAfterSeconds() * MAX_PROBE_WAITS);
+      // A split that was wrong. With the exporter's margin on, the partition is known to be shared at this rate and
+      // each probe costs the exporter a second of SlowDowns: the next waits the longest wait. Without it, twice as
+      // long again (the SlowDown doubled it already).
+      long longest = (long) pacing.probeAfterSeconds() * MAX_PROBE_WAITS;
+      probeWait = pacing.margin() > 0 ? longest : Math.min(Math.max(probeWait, other.probeWait) * 2, longest);
       lastSlowDown = now;
       lastRaise = now;
       acceptedKeys = 0;

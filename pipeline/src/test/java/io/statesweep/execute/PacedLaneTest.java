@@ -291,6 +291,24 @@ class PacedLaneTest {
   }
 
   @Test
+  void withTheMarginAWrongSplitWaitsTheLongestWaitBeforeTheNextProbe() {
+    PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
+    PacedLane[] lanes = lanes(pacer, 2);
+    Partition shared = new Partition(3500, SECOND / 100);
+    Partition[] partitions = {shared, shared};
+    Run learning = deleteFor(lanes, partitions, 30);
+    assertThat(learning.slowDowns()).as("the first split met the partition's rate").isPositive();
+    assertThat(pacer.groups()).isEqualTo(1);
+    long throttled = shared.exporterThrottled;
+
+    Run run = deleteFor(lanes, partitions, 5 * PacedLane.MAX_PROBE_WAITS - 30);
+    assertThat(run.slowDowns()).as("no probe within 5 s x %d of the wrong split", PacedLane.MAX_PROBE_WAITS).isZero();
+    assertThat(shared.exporterThrottled).isEqualTo(throttled);
+    assertThat(run.lastHalfRate()).as("keys/s of a partition of 3,500 (100 the exporter's)")
+        .isGreaterThanOrEqualTo(0.85 * 3400);
+  }
+
+  @Test
   void lanesInPartitionsOfTheirOwnSplitUntilEachReachesItsOwn() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane[] lanes = lanes(pacer, 4);

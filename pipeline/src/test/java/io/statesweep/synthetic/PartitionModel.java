@@ -26,6 +26,8 @@ public final class PartitionModel {
   private final LongSupplier clock;
   private final TreeMap<String, Partition> partitions = new TreeMap<>();
   private long splits;
+  /** When each split happened, on the model's clock. */
+  private final List<Long> splitTimes = new ArrayList<>();
 
   private static final class Partition {
     /** Writes in any second; NaN: the model's. */
@@ -153,6 +155,7 @@ public final class PartitionModel {
     if (middle.compareTo(first) > 0 && !partitions.containsKey(middle)) {
       partitions.put(middle, new Partition());
       splits++;
+      splitTimes.add(clock.getAsLong());
     }
   }
 
@@ -163,6 +166,11 @@ public final class PartitionModel {
 
   public synchronized long splits() {
     return splits;
+  }
+
+  /** The partitions at {@code time} on the model's clock (the splits before it counted). */
+  public synchronized int partitionsAt(long time) {
+    return partitions.size() - (int) splitTimes.stream().filter(at -> at > time).count();
   }
 
   public double capacity() {

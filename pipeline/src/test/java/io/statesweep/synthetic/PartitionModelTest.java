@@ -45,6 +45,8 @@ class PartitionModelTest {
     }
     assertThat(model.splits()).isEqualTo(1);
     assertThat(model.firstKeys()).containsExactly("", "k30");
+    assertThat(model.partitionsAt(10 * SECOND)).as("before the load").isEqualTo(1);
+    assertThat(model.partitionsAt(now)).isEqualTo(2);
   }
 
   @Test

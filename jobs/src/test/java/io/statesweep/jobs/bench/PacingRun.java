@@ -34,7 +34,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * exporter writes into every partition meanwhile, {@code exporter%} of its capacity in one-key PUTs the SDK does not
  * retry, and counts its own SlowDowns.
  *
- * <p>For each case: keys/s at steady state (the second half of the deleting) against the model's capacity then,
+ * <p>For each case: keys/s at steady state (the middle half of the deleting: after the groups learnt, before the
+ * partitions whose work ran out first left the others alone) against the model's capacity then (a partition that a
+ * split added counts from the second it appeared; the cases of 16 partitions and the splitting ones have partitions
+ * of {@code 0.32 K}, so that they ask no more than this machine serves),
  * SlowDowns to deletes per 1,000 keys (those of the ledger's PUTs, in the first partition, are noted beside), the
  * exporter's PUTs and how many were throttled, and at steady state its throttled PUTs of those it sent then, records
  * the execute left (a request refused three times), the partitions at the end, and wall time.
@@ -47,7 +50,18 @@ final class PacingRun {
 
   private PacingRun() {}
 
-  private record Case(String name, int partitions, boolean adaptive, int splitAfterSeconds) {}
+  /**
+   * One case; {@code scale}: its partitions take that fraction of {@code K} (sixteen partitions of K = 250 would ask
+   * more of this machine than it serves).
+   */
+  private record Case(String name, int partitions, boolean adaptive, int splitAfterSeconds, double scale) {
+    Case(String name, int partitions, boolean adaptive, int splitAfterSeconds) {
+      this(name, partitions, adaptive, splitAfterSeconds, 1);
+    }
+  }
+
+  /** The share of K of the cases whose partitions together would ask more than this machine serves. */
+  private static final double SMALLER = 0.32;
 
   /** What the ledger's partition (statesweep's own folder beside the archive) takes: S3's documented figure. */
   private static final double LEDGER_WRITES_PER_SECOND = 3500;
@@ -74,19 +88,19 @@ final class PacingRun {
         new Case("1 partition, adaptive", 1, true, 0),
         new Case("4 partitions, fixed ceiling", 4, false, 0),
         new Case("4 partitions, adaptive", 4, true, 0),
-        new Case("16 partitions, fixed ceiling", 16, false, 0),
-        new Case("16 partitions, adaptive", 16, true, 0),
-        new Case("1 partition splitting, adaptive", 1, true, 10),
-        new Case("1 partition splitting, adaptive, margin 0", 1, true, -10));
+        new Case("16 partitions, fixed ceiling", 16, false, 0, SMALLER),
+        new Case("16 partitions, adaptive", 16, true, 0, SMALLER),
+        new Case("1 partition splitting, adaptive", 1, true, 10, SMALLER),
+        new Case("1 partition splitting, adaptive, margin 0", 1, true, -10, SMALLER));
     SparkSession spark = ScaleBenchmark.session();
     List<String> rows = new ArrayList<>();
     for (Case one : cases) {
       if (!one.name().replace(" ", "-").contains(only)) {
         continue;
       }
-      rows.add(run(spark, one, capacity, seconds, exporterPercent, margin));
+      rows.add(run(spark, one, (int) Math.round(capacity * one.scale()), seconds, exporterPercent, margin));
       System.out.println();
-      System.out.printf("%-44s %9s %9s %8s %10s %10s %8s %9s %6s %8s%n", "case", "keys/s", "capacity", "of cap",
+      System.out.printf("%-52s %9s %9s %8s %10s %10s %8s %9s %6s %8s%n", "case", "keys/s", "capacity", "of cap",
           "slow/1000", "exp. PUTs", "exp. 503", "steady", "left", "wall s");
       rows.forEach(System.out::println);
     }
@@ -160,15 +174,17 @@ final class PacingRun {
       StringBuilder series = new StringBuilder();
       for (int i = 0; i < perSecond.length; i += 10) {
         long sum = 0;
-        int seconds = 0;
-        for (int j = i; j < Math.min(perSecond.length, i + 10); j++, seconds++) {
+        int counted = 0;
+        for (int j = i; j < Math.min(perSecond.length, i + 10); j++, counted++) {
           sum += perSecond[j];
         }
-        series.append(' ').append(sum / seconds);
+        series.append(' ').append(sum / counted);
       }
       System.out.printf("%s: keys/s each 10 s:%s%n", one.name(), series);
-      int from = perSecond.length / 2;
-      int to = Math.max(from + 1, perSecond.length - 1); // the last second is partial
+      // The middle half of the deleting: after the groups learnt, before the partitions whose work ran out first left
+      // the others alone (a tail that a backfill of hours does not have).
+      int from = perSecond.length / 4;
+      int to = Math.max(from + 1, perSecond.length * 3 / 4);
       long steadyKeys = 0;
       for (int i = from; i < to; i++) {
         steadyKeys += perSecond[i];
@@ -179,14 +195,20 @@ final class PacingRun {
       long steadyThrottled = exporter.throttledAt.stream().filter(at -> at >= steadyFrom && at < steadyTo).count();
       long steadyPuts = (long) ((to - from) * exporter.perProjectPerSecond * PROJECTS);
       int partitionsAtEnd = model.firstKeys().size() - 1; // the ledger's partition is not the archive's
-      double capacityAtEnd = one.partitions() == 0 ? Double.NaN : capacity * (double) partitionsAtEnd;
+      // The capacity of the steady seconds: partitions that a split added count from the second they appeared.
+      double partitionSeconds = 0;
+      for (int i = from; i < to; i++) {
+        partitionSeconds += model.partitionsAt(log.firstDeletedAt() + i * 1_000_000_000L + 500_000_000L) - 1;
+      }
+      double capacityAtEnd = one.partitions() == 0 ? Double.NaN : capacity * partitionSeconds / (to - from);
       java.util.Map<String, Long> counts = server.requestCounts();
       long deleteSlowDowns = counts.getOrDefault("SLOWDOWN_DELETE", 0L)
           + counts.getOrDefault("SLOWDOWN_DELETE_OBJECT", 0L);
       long ledgerSlowDowns = counts.getOrDefault("SLOWDOWN_PUT_OUTSIDE_ARCHIVE", 0L)
           + counts.getOrDefault("SLOWDOWN_DELETE_OUTSIDE_ARCHIVE", 0L);
       long left = archive.records() - result.summary().recordsDeleted();
-      return String.format(Locale.ROOT, "%-44s %,9.0f %9s %8s %10.2f %,10d %,8d %9s %,6d %8.1f", one.name(),
+      String label = one.scale() == 1 ? one.name() : one.name() + " (K " + capacity + ")";
+      return String.format(Locale.ROOT, "%-52s %,9.0f %9s %8s %10.2f %,10d %,8d %9s %,6d %8.1f", label,
           steady, Double.isNaN(capacityAtEnd) ? "-" : String.format(Locale.ROOT, "%,.0f", capacityAtEnd),
           Double.isNaN(capacityAtEnd) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * steady / capacityAtEnd),
           1000.0 * deleteSlowDowns / Math.max(1, log.keys()),
