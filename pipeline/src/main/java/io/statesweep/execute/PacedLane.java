@@ -29,19 +29,21 @@ import java.util.Map;
  *       SDK retry answers seconds later, from the rate before).</li>
  *   <li>A group that sent at its limit for {@link Pacing#probeAfterSeconds()} without a SlowDown probes: it splits
  *       in two by key order, each half with half the rate, the whole limit and nothing learnt (where they are in
- *       different partitions, each climbs to a partition's rate). Halves that together send a fifth more than the
- *       rate where the whole met SlowDown (or the documented rate) without meeting one are in different partitions:
- *       each starts afresh (a slow start, and the first probe's wait), so a group over many partitions splits down
- *       to them in a few probes' waits. A group of one lane raises its limit by a tenth
- *       instead, unless a SlowDown already showed its partition's rate with the margin on: nothing else goes above the
- *       documented rate.</li>
+ *       different partitions, each climbs to a partition's rate). Halves from which the store took, in a second,
+ *       a fifth more keys than where the whole met SlowDown (or the documented rate) without a SlowDown are in
+ *       different partitions: each starts afresh (a slow start, and the first probe's wait), so a group over many
+ *       partitions splits down to them in a few probes' waits. A group of one lane raises its limit by a tenth
+ *       instead, unless a SlowDown already showed its partition's rate with the margin on: nothing else goes above
+ *       the documented rate.</li>
  *   <li>Halves of a split of which one meets SlowDown below the limit a group starts with, before either learnt its
  *       rate, share a partition (alone, it would have met none there): they become one group again, back at the
- *       limit of the group they split from, which held it without SlowDown; with the exporter's margin on they wait
- *       the longest wait before the next probe (the exporter meets SlowDown with each), without it twice as long
- *       again. So a split that was wrong costs one SlowDown, and a partition has one group, which alone climbs into
- *       it. (Groups that meet SlowDown in the same
- *       second are not taken to share one: groups at their limits probe at the same moments.)</li>
+ *       limit of the group they split from, which held it without SlowDown, at half of it, climbing back; with the
+ *       exporter's margin on they wait the longest wait before the next probe (the exporter meets SlowDown with
+ *       each), without it twice as long again. So a split that was wrong costs one SlowDown, and a partition has one
+ *       group, which alone climbs into it. (Groups that meet SlowDown in the same second are not taken to share
+ *       one: groups at their limits probe at the same moments.) The half merged away hands its throttle over to the
+ *       group ({@link DeleteThrottle#handOver}): windows that took it, and requests the SDK still retries, count in
+ *       the group's rate.</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
  *       seldom meet a SlowDown, and a range the store split for the load is found all the same.</li>

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the synthetic server deleted, and when, as the store counts it: the moment each key went, and
+ * What the synthetic server deleted of the archive (keys under its prefix), and when, as the store counts it: the moment each key went, and
  * per record folder the first GET of its state file and its last deleted key (since the log was
  * cleared). Answers the most keys deleted in any span (sliding) and the time from each record's
  * verification (its state file read) to its last delete.

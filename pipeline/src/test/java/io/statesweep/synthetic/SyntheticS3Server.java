@@ -443,7 +443,7 @@ public final class SyntheticS3Server implements AutoCloseable {
 
   /** A delete without a version id under versioning: a delete marker on top of the key; its id. */
   private synchronized String writeMarker(String key) {
-    deleteLog.deleted(key, System.nanoTime());
+    logDeleted(key);
     SyntheticArchive.Position position = archive.position(key);
     Instant now = Instant.now();
     if (versioning == Versioning.ENABLED && position != null && !history.containsKey(key)
@@ -1092,8 +1092,15 @@ public final class SyntheticS3Server implements AutoCloseable {
     exchange.sendResponseHeaders(204, -1);
   }
 
+  /** The archive's keys only: statesweep's own objects beside it (its ledger, its probe) are not what it cleans. */
+  private void logDeleted(String key) {
+    if (key.startsWith(archive.prefix())) {
+      deleteLog.deleted(key, System.nanoTime());
+    }
+  }
+
   private void remove(String key) {
-    deleteLog.deleted(key, System.nanoTime());
+    logDeleted(key);
     written.remove(key);
     if (archive.position(key) != null) {
       deleted.add(key);
