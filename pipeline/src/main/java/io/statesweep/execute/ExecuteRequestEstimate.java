@@ -20,8 +20,9 @@ import java.util.TreeMap;
  *       at a time, never more than a listing each (the keys of other records between them, which the plan
  *       does not count per record, can make it more);
  *   <li>per window (at most 2 x {@code workers} records, and records until {@code batch-size} keys or the
- *       throttle's batch), the files of its records in DeleteObjects requests of up to {@code batch-size}
- *       keys, then their state files in requests of their own;
+ *       throttle's batch; where deletes are paced, a window of records of several lanes is one window per lane),
+ *       the files of its records in DeleteObjects requests of up to {@code batch-size} keys, then their state
+ *       files in requests of their own;
  *   <li>per window, its ledger (README, "Every delete on the record"): a PutObject of its intent (a window with
  *       something to delete) and one of its outcomes; once the attempt ends, its ledger read back (a ListObjectsV2
  *       per 1,000 objects of the task's folder, a GetObject per window's outcomes) and removed (a ListObjectsV2 and
@@ -55,6 +56,12 @@ public final class ExecuteRequestEstimate {
   private final Map<String, long[]> listingsInWindow = new LinkedHashMap<>();
   private long windows;
   private long intents;
+  /** The lane of a state file's key where deletes are paced; null: one lane. */
+  private final java.util.function.UnaryOperator<String> laneOf;
+  /** The window before its cut into lanes: its records and keys, and the lane of the part open now. */
+  private int recordsInOuter;
+  private long keysInOuter;
+  private String lane;
 
   /**
    * @param keysPerSecondPerTask the task's share of {@code --max-deletes-per-second}; 0 for none
@@ -69,6 +76,16 @@ public final class ExecuteRequestEstimate {
    * @param paced whether deletes are paced (requests sized as a lane's throttle sizes them)
    */
   public ExecuteRequestEstimate(int batchSize, int workers, double keysPerSecond, boolean paced) {
+    this(batchSize, workers, keysPerSecond, paced, null);
+  }
+
+  /**
+   * As above, with {@code laneOf} giving the lane of a record by its state file's key where deletes are paced
+   * ({@link PacedLane#of}): a window of records of several lanes runs as one window per lane.
+   */
+  public ExecuteRequestEstimate(int batchSize, int workers, double keysPerSecond, boolean paced,
+      java.util.function.UnaryOperator<String> laneOf) {
+    this.laneOf = laneOf;
     if (batchSize < 1 || batchSize > 1000) {
       throw new IllegalArgumentException("batchSize must be from 1 to 1000: " + batchSize);
     }
@@ -91,7 +108,18 @@ public final class ExecuteRequestEstimate {
     boolean singleFile = stateFileKey.endsWith(".state.json") && !stateFileKey.endsWith("/state.json");
     String prefix = singleFile ? stateFileKey.substring(0, stateFileKey.length() - "state.json".length())
         : stateFileKey.substring(0, stateFileKey.lastIndexOf('/') + 1);
+    if (laneOf != null) {
+      String itsLane = laneOf.apply(stateFileKey);
+      if (recordsInWindow > 0 && !itsLane.equals(lane) && !outerFull()) {
+        closeWindow(); // the same window, the next lane's part of it
+      }
+      lane = itsLane;
+    }
     add(files, deletesRecord, singleFile, folderKeys, SharedListing.parentOf(prefix));
+  }
+
+  private boolean outerFull() {
+    return recordsInOuter >= windowRecords || keysInOuter >= windowKeys;
   }
 
   /**
@@ -104,9 +132,13 @@ public final class ExecuteRequestEstimate {
   }
 
   private void add(long files, boolean deletesRecord, boolean singleFile, long folderKeys, String parent) {
-    if (recordsInWindow >= windowRecords || keysInWindow >= windowKeys) {
+    if (outerFull()) {
       closeWindow();
+      recordsInOuter = 0;
+      keysInOuter = 0;
     }
+    recordsInOuter++;
+    keysInOuter += files + (deletesRecord ? 1 : 0);
     recordsInWindow++;
     keysInWindow += files + (deletesRecord ? 1 : 0);
     filesInWindow += files;

@@ -64,6 +64,23 @@ class ExecuteRequestEstimateTest {
   }
 
   @Test
+  void wherePacedAWindowOfRecordsOfSeveralLanesIsOneWindowPerLane() {
+    ExecuteRequestEstimate paced = new ExecuteRequestEstimate(1000, 2, 3150, true,
+        key -> PacedLane.of(key, "cogram/", 2));
+    ExecuteRequestEstimate oneLane = new ExecuteRequestEstimate(1000, 2, 3150, true);
+    for (ExecuteRequestEstimate estimate : new ExecuteRequestEstimate[] {paced, oneLane}) {
+      // One window of four records (2 x 2 workers): two of project p1, two of p2.
+      estimate.add("cogram/projects/p1/emails/e1/state.json", 3, true, 4);
+      estimate.add("cogram/projects/p1/emails/e2/state.json", 3, true, 4);
+      estimate.add("cogram/projects/p2/emails/e1/state.json", 3, true, 4);
+      estimate.add("cogram/projects/p2/emails/e2/state.json", 3, true, 4);
+    }
+    // Per window: files, then state files, in requests of their own; an intent and its outcomes in the ledger.
+    assertThat(oneLane.requests()).containsEntry("DeleteObjects", 2L + 1).containsEntry("PutObject", 2L);
+    assertThat(paced.requests()).containsEntry("DeleteObjects", 2 * 2L + 1).containsEntry("PutObject", 2 * 2L);
+  }
+
+  @Test
   void anAttemptProbesTheLocksWriteTakesTheLockAndProbesReadsAndDeletesOnce() {
     ExportPrefix prefix = ExportPrefix.of("cogram/");
     // The lock's probe (2 PUT, 1 delete), the lock (1 PUT, its release); the probe of reads (PUT, GET, delete) and

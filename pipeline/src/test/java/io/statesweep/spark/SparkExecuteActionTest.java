@@ -383,7 +383,10 @@ class SparkExecuteActionTest {
     PlanResult plan = plan();
     TASKS_DELETING.clear();
 
-    ExecuteResult result = execute(plan.runId(), new RecordTask());
+    // Unpaced, the execute spreads its records over twice the cores: the session's shuffle partitions.
+    ExecuteResult result = new SparkExecuteAction(SharedSpark.session(), options(Map.of("--batch-size", "1000",
+        "--dry-run", "false", "--skip-approval", "true", "--pacing", "off")).execute(), plan.runId())
+        .hook(new RecordTask()).execute();
 
     assertThat(result.failure()).isNull();
     assertThat(result.summary().recordsDeleted()).isEqualTo(43);

@@ -143,7 +143,8 @@ public final class PlanCosts {
         options.deletes().pacing() != null), "state_file_key")
         .foreachPartition(new Estimate(options.deletes().batchSize(), options.export().workers(),
             windowRate(DeleteTasks.keysPerSecondPerTask(parallelism, ceiling), options),
-            options.deletes().pacing() != null, estimated));
+            options.deletes().pacing() != null, options.export().prefix().value(), options.deletes().laneDepth(),
+            estimated));
     Map<String, Long> requests = new TreeMap<>(estimated.value());
     return plus(requests, ExecuteRequestEstimate.perAttempt(options.deletes().conditionalDeletes(),
         options.export().prefix()));
@@ -169,20 +170,25 @@ public final class PlanCosts {
     private final int workers;
     private final double keysPerSecondPerTask;
     private final boolean paced;
+    private final String prefix;
+    private final int laneDepth;
     private final RunMetrics.Requests estimated;
 
-    Estimate(int batchSize, int workers, double keysPerSecondPerTask, boolean paced,
+    Estimate(int batchSize, int workers, double keysPerSecondPerTask, boolean paced, String prefix, int laneDepth,
         RunMetrics.Requests estimated) {
       this.batchSize = batchSize;
       this.workers = workers;
       this.keysPerSecondPerTask = keysPerSecondPerTask;
       this.paced = paced;
+      this.prefix = requireNonNull(prefix, "prefix is null");
+      this.laneDepth = laneDepth;
       this.estimated = requireNonNull(estimated, "estimated is null");
     }
 
     @Override
     public void call(Iterator<Row> rows) {
-      ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(batchSize, workers, keysPerSecondPerTask, paced);
+      ExecuteRequestEstimate estimate = new ExecuteRequestEstimate(batchSize, workers, keysPerSecondPerTask, paced,
+          paced ? key -> PacedLane.of(key, prefix, laneDepth) : null);
       while (rows.hasNext()) {
         Row row = rows.next();
         estimate.add(row.getString(0), row.isNullAt(2) ? 0 : row.getLong(2),
