@@ -78,7 +78,11 @@ public final class DeleteThrottle {
   private long openKeys;
   /** The throttle this one's reservations go to once it was handed over ({@link #handOver}); null before. */
   private DeleteThrottle successor;
-  /** Throttles handed over to this one whose keys still count: reserved and not closed, or closed in the last second. */
+  /**
+   * Throttles handed over to this one whose keys still count: reserved and not closed, or closed in the last second.
+   * Locks are taken in one order only, a successor's before its absorbed throttles': a handed-over throttle never
+   * calls its successor while it holds its own lock.
+   */
   private final List<DeleteThrottle> absorbed = new ArrayList<>();
 
   public DeleteThrottle(double keysPerSecond) {
@@ -122,11 +126,14 @@ public final class DeleteThrottle {
   /** Keys per second in any 1-second span, its parent's ceiling included where lower; 0 for no ceiling. */
   public double keysPerSecond() {
     double own;
+    DeleteThrottle next;
     synchronized (this) {
-      if (successor != null) {
-        return successor.keysPerSecond();
-      }
+      next = successor;
       own = keysPerSecond;
+    }
+    if (next != null) {
+      // Outside this throttle's lock: the successor locks it while it counts this one's keys.
+      return next.keysPerSecond();
     }
     double above = parent == null ? 0 : parent.keysPerSecond();
     return own == 0 ? above : above == 0 ? own : Math.min(own, above);

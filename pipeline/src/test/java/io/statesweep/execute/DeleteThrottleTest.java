@@ -408,4 +408,35 @@ class DeleteThrottleTest {
     assertThat(half.keysPerSecond()).as("the half's windows size their requests by the whole").isEqualTo(150);
     assertThatThrownBy(() -> half.handOver(whole)).isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void aThrottleHandedOverAndItsSuccessorNeverWaitForEachOther() throws Exception {
+    DeleteThrottle half = new DeleteThrottle(100, new FakeTicker(), null, true);
+    DeleteThrottle whole = new DeleteThrottle(1000, half.ticker(), null, true);
+    DeleteThrottle.Permit retrying = half.reserve(50);
+    half.handOver(whole);
+    long end = System.nanoTime() + 500_000_000L;
+    // A window sizing its requests by the half's throttle, beside one reserving from the whole, which counts the half.
+    Thread sizing = new Thread(() -> {
+      while (System.nanoTime() < end) {
+        half.maxBatch();
+      }
+    });
+    Thread reserving = new Thread(() -> {
+      while (System.nanoTime() < end) {
+        DeleteThrottle.Permit permit = whole.tryReserve(1);
+        if (permit != null) {
+          permit.closeUnsent();
+        }
+      }
+    });
+    sizing.setDaemon(true);
+    reserving.setDaemon(true);
+    sizing.start();
+    reserving.start();
+    sizing.join(10_000);
+    reserving.join(10_000);
+    assertThat(sizing.isAlive() || reserving.isAlive()).as("a deadlock between the two throttles' locks").isFalse();
+    retrying.close();
+  }
 }
