@@ -275,10 +275,7 @@ public final class DeleteThrottle {
     if (keys < 0) {
       throw new IllegalArgumentException("keys must not be negative: " + keys);
     }
-    DeleteThrottle next;
-    synchronized (this) {
-      next = successor;
-    }
+    DeleteThrottle next = successor();
     if (next != null) {
       return next.tryReserve(keys);
     }
