@@ -44,6 +44,9 @@ import java.util.Map;
  *       one: groups at their limits probe at the same moments.) The half merged away hands its throttle over to the
  *       group ({@link DeleteThrottle#handOver}): windows that took it, and requests the SDK still retries, count in
  *       the group's rate.</li>
+ *   <li>A split at the middle lane may fall inside a partition; where SlowDown falls mends it. Lanes at a group's
+ *       edge that met SlowDown in the same second as the lane beside them in the next group, while the rest of their
+ *       group did not, share that group's partition: they move into it ({@link Pacer#moveEdge}).</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
  *       seldom meet a SlowDown, and a range the store split for the load is found all the same.</li>
@@ -115,6 +118,8 @@ public final class PacedLane {
   private long untaken;
   /** When the lane was last asked for or answered ({@link DeleteThrottle.Ticker#nanoTime()}). */
   private volatile long lastUsed;
+  /** When the lane last got a SlowDown answer (the pacer's lock). */
+  private long lastSlowDownAt = Long.MIN_VALUE / 2;
 
   private PacedLane(String name, DeleteThrottle run, Pacer pacer) {
     this.name = requireNonNull(name, "name is null");
@@ -308,6 +313,57 @@ public final class PacedLane {
       lanes.put(lane.name, lane);
     }
 
+    /**
+     * Where SlowDown falls shows a partition's edge: when {@code lane} and the lanes next to it on one side in its
+     * group met SlowDown in the last second, none of its group's other lanes did, and the lane beside them in the
+     * neighbouring group did too, they share that group's partition and move into it (a group of one lane is merged
+     * into it: its throttle is handed over). A group's edge so follows the partition's, wherever a split put it.
+     */
+    private void moveEdge(PacedLane lane, long now) {
+      Group group = lane.group;
+      for (boolean down : new boolean[] {true, false}) {
+        // The lanes of the group that met SlowDown lately, from its edge on this side inwards, up to the first that
+        // did not; the lane must be among them, and no lane beyond them may have met SlowDown.
+        List<PacedLane> ordered = new ArrayList<>(down ? group.lanes : group.lanes.descendingSet());
+        int block = 0;
+        while (block < ordered.size() && metSlowDownLately(ordered.get(block), now)) {
+          block++;
+        }
+        if (block == 0 || !ordered.subList(0, block).contains(lane)
+            || ordered.subList(block, ordered.size()).stream().anyMatch(other -> metSlowDownLately(other, now))) {
+          continue;
+        }
+        Map.Entry<String, PacedLane> beside = down ? lanes.lowerEntry(ordered.get(0).name)
+            : lanes.higherEntry(ordered.get(0).name);
+        if (beside == null || beside.getValue().group == group || beside.getValue().group == null
+            || !metSlowDownLately(beside.getValue(), now)) {
+          continue;
+        }
+        Group into = beside.getValue().group;
+        List<PacedLane> moving = ordered.subList(0, block);
+        LOG.info("Deletes of {} met SlowDown together with {} beside them: one partition, they go on in its group",
+            block == ordered.size() ? group : (block == 1 ? "lane " + lane.name : block + " lanes from " + lane.name),
+            into);
+        for (PacedLane moved : new ArrayList<>(moving)) {
+          group.lanes.remove(moved);
+          moved.group = into;
+          into.lanes.add(moved);
+        }
+        if (group.lanes.isEmpty()) {
+          group.throttle.handOver(into.throttle);
+          if (group.sibling != null && group.sibling.sibling == group) {
+            group.sibling.sibling = null;
+          }
+          group.sibling = null;
+        }
+        return;
+      }
+    }
+
+    private static boolean metSlowDownLately(PacedLane lane, long now) {
+      return now - lane.lastSlowDownAt < SECOND;
+    }
+
     /** Lets go of the lanes idle for {@link #IDLE_NANOS} whose SlowDowns were taken; every 10 s at most. */
     private void sweep(long now) {
       if (now - lastSweep < 10 * SECOND) {
@@ -366,9 +422,12 @@ public final class PacedLane {
       // A lane let go and asked for again meanwhile has a new object: the answer is the new one's, in its group.
       Group group = held.group;
       if (throttled > 0) {
+        held.lastSlowDownAt = now;
         Group sibling = group.slowedDown(now, Math.min(sentAt, now));
         if (sibling != null) {
           group.merge(sibling, now);
+        } else {
+          moveEdge(held, now);
         }
         return;
       }
@@ -399,6 +458,7 @@ public final class PacedLane {
     Group sibling;
     /** The limit of the group this one split from. */
     double splitFrom;
+
     /** When the group took its lanes (it began, or split): a SlowDown to a request sent before is not its own. */
     long since;
     long lastRaise;
@@ -600,7 +660,8 @@ public final class PacedLane {
 
     /**
      * The lanes after the middle one in key order go to a group of their own; each group takes half the rate and the
-     * whole limit, and learns its partition's rate afresh.
+     * whole limit, and learns its partition's rate afresh. A middle that is no partition's edge is mended where
+     * SlowDown falls ({@link Pacer#moveEdge}).
      */
     private void split(long now) {
       rate = Math.max(FLOOR_KEYS_PER_SECOND, rate / 2);

@@ -323,6 +323,29 @@ class PacedLaneTest {
   }
 
   @Test
+  void aLaneThatMeetsSlowDownWithTheGroupBesideItMovesIntoItsGroup() {
+    // Fifteen lanes in use over four partitions of four lanes (the last has three): the first split, at the eighth
+    // lane, is no partition's edge, and the groups split from it straddle partitions while none has met SlowDown.
+    // A lane at the edge of a group that meets SlowDown with the group beside it, alone of its own group, shares that
+    // group's partition.
+    PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
+    PacedLane[] lanes = lanes(pacer, 15);
+    Partition[] four = new Partition[4];
+    java.util.Arrays.setAll(four, i -> new Partition(3500, SECOND / 100));
+    Partition[] partitions = new Partition[15];
+    java.util.Arrays.setAll(partitions, i -> four[i / 4]);
+    deleteFor(lanes, partitions, 300);
+    Run run = deleteFor(lanes, partitions, 300);
+
+    assertThat(lanes[3].sharesWith(lanes[2])).as("lane 3 moved into the group of lanes 0 to 2").isTrue();
+    assertThat(lanes[11].sharesWith(lanes[10])).as("lane 11 moved into the group of lanes 8 to 10").isTrue();
+    assertThat(lanes[12].sharesWith(lanes[11])).isFalse();
+    assertThat(run.lastHalfRate()).as("keys/s of 15 lanes in 4 partitions of 3,500 (100 the exporter's)")
+        .isGreaterThanOrEqualTo(0.8 * 4 * 3400);
+    assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
+  }
+
+  @Test
   void aGroupThatMetSlowDownInOnePartitionWhileAnotherWasIdleStillSplitsToReachBoth() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane[] lanes = lanes(pacer, 8);
