@@ -340,11 +340,10 @@ public final class PacedLane {
           continue;
         }
         Group into = beside.getValue().group;
-        List<PacedLane> moving = ordered.subList(0, block);
         LOG.info("Deletes of {} met SlowDown together with {} beside them: one partition, they go on in its group",
             block == ordered.size() ? group : (block == 1 ? "lane " + lane.name : block + " lanes from " + lane.name),
             into);
-        for (PacedLane moved : new ArrayList<>(moving)) {
+        for (PacedLane moved : ordered.subList(0, block)) { // a copy of the group's lanes
           group.lanes.remove(moved);
           moved.group = into;
           into.lanes.add(moved);
@@ -458,7 +457,6 @@ public final class PacedLane {
     Group sibling;
     /** The limit of the group this one split from. */
     double splitFrom;
-
     /** When the group took its lanes (it began, or split): a SlowDown to a request sent before is not its own. */
     long since;
     long lastRaise;
