@@ -77,6 +77,18 @@ class PacedLaneTest {
     return lanes;
   }
 
+  /**
+   * The partitions of {@code count} lanes in key order, {@code each} lanes to a partition of 3,500 keys/s (the last may
+   * have fewer), the exporter writing 100 keys/s into each: lanes that share a partition share one object.
+   */
+  private static Partition[] partitionsOf(int count, int each) {
+    Partition[] distinct = new Partition[(count + each - 1) / each];
+    java.util.Arrays.setAll(distinct, i -> new Partition(3500, SECOND / 100));
+    Partition[] partitions = new Partition[count];
+    java.util.Arrays.setAll(partitions, i -> distinct[i / each]);
+    return partitions;
+  }
+
   /** What {@code seconds} of deleting came to. */
   private record Run(long keys, long slowDowns, long keysInLastHalf, double seconds) {
     double lastHalfRate() {
@@ -271,8 +283,7 @@ class PacedLaneTest {
   void lanesThatShareAPartitionShareItsRateAndProbeItEverMoreRarely() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane[] lanes = lanes(pacer, 16);
-    Partition[] partitions = new Partition[16];
-    java.util.Arrays.fill(partitions, new Partition(3500, SECOND / 100));
+    Partition[] partitions = partitionsOf(16, 16);
     Partition shared = partitions[0];
     Run learning = deleteFor(lanes, partitions, 600);
     long putsLearning = shared.exporterPuts;
@@ -312,8 +323,7 @@ class PacedLaneTest {
   void lanesInPartitionsOfTheirOwnSplitUntilEachReachesItsOwn() {
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane[] lanes = lanes(pacer, 4);
-    Partition[] partitions = new Partition[4];
-    java.util.Arrays.setAll(partitions, i -> new Partition(3500, SECOND / 100));
+    Partition[] partitions = partitionsOf(4, 1);
     Run run = deleteFor(lanes, partitions, 400);
 
     assertThat(pacer.groups()).as("each reached a partition's rate: a group of its own").isEqualTo(4);
@@ -330,10 +340,7 @@ class PacedLaneTest {
     // group's partition.
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane[] lanes = lanes(pacer, 15);
-    Partition[] four = new Partition[4];
-    java.util.Arrays.setAll(four, i -> new Partition(3500, SECOND / 100));
-    Partition[] partitions = new Partition[15];
-    java.util.Arrays.setAll(partitions, i -> four[i / 4]);
+    Partition[] partitions = partitionsOf(15, 4);
     deleteFor(lanes, partitions, 300);
     Run run = deleteFor(lanes, partitions, 300);
 
