@@ -2,11 +2,11 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.layout.Keys;
 import io.statesweep.store.ListingContinuation;
 import io.statesweep.store.ListingPage;
 import io.statesweep.store.StoredObject;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -33,22 +33,6 @@ final class SharedListing {
   /** A record's keys as the walk listed them, and when the walk began (on the executor's monotonic clock). */
   record Served(List<StoredObject> objects, long listedFrom) {}
 
-  /** Keys compared as S3 orders them: by UTF-8 bytes, which is code point order. */
-  static final Comparator<String> UTF8_ORDER = (a, b) -> {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int x = a.codePointAt(i);
-      int y = b.codePointAt(j);
-      if (x != y) {
-        return Integer.compare(x, y);
-      }
-      i += Character.charCount(x);
-      j += Character.charCount(y);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
-  };
-
   private final RecordStore store;
   private final String parent;
   /** The records' listing prefixes, in UTF-8 order. */
@@ -65,7 +49,7 @@ final class SharedListing {
     this.store = requireNonNull(store, "store is null");
     this.parent = requireNonNull(parent, "parent is null");
     List<String> sorted = new ArrayList<>(prefixes);
-    sorted.sort(UTF8_ORDER);
+    sorted.sort(Keys.UTF8_ORDER);
     for (String prefix : sorted) {
       if (!parent.equals(parentOf(prefix))) {
         throw new IllegalArgumentException(prefix + " is not a listing prefix directly in " + parent);
@@ -126,7 +110,7 @@ final class SharedListing {
           String prefix = entry.getKey();
           if (key.startsWith(prefix)) {
             entry.getValue().add(object);
-          } else if (UTF8_ORDER.compare(key, prefix) > 0) {
+          } else if (Keys.UTF8_ORDER.compare(key, prefix) > 0) {
             // Past every key that starts with the prefix: its record's listing is whole.
             served.put(prefix, entry.getValue());
             entries.remove();

@@ -1,8 +1,26 @@
 package io.statesweep.layout;
 
+import java.util.Comparator;
+
 /** Small, exact rules about object keys that several classes share. */
 public final class Keys {
   private Keys() {}
+
+  /** Keys compared as S3 orders them: by UTF-8 bytes, which is code point order. */
+  public static final Comparator<String> UTF8_ORDER = (a, b) -> {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int x = a.codePointAt(i);
+      int y = b.codePointAt(j);
+      if (x != y) {
+        return Integer.compare(x, y);
+      }
+      i += Character.charCount(x);
+      j += Character.charCount(y);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  };
 
   /** True for a key whose name is {@code state.json} or ends with {@code .state.json}. */
   public static boolean isStateFileName(String key) {

@@ -2,6 +2,7 @@ package io.statesweep.s3;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.layout.Keys;
 import io.statesweep.store.BucketVersioning;
 import io.statesweep.store.ConditionalRead;
 import io.statesweep.store.DeleteResult;
@@ -609,20 +610,39 @@ public final class S3ObjectStore implements ObjectStore {
 
   /**
    * ListObjectVersions of {@code most} entries from {@code key}: versions list by key, newest first, so the first are
-   * the key's newest when it has any (a longer key that starts with it sorts after it). The SDK answers versions and
-   * delete markers in two lists: the latest is the one marked so, and the others of the key follow it newest first.
+   * the key's newest when it has any (a longer key that starts with it sorts after it).
    */
   @Override
   public List<ObjectVersion> newestVersions(String key, int most) {
     if (most < 1 || most > 1000) {
       throw new IllegalArgumentException("most must be 1 to 1000: " + most);
     }
+    List<ObjectVersion> versions = new ArrayList<>();
+    for (ObjectVersion version : listVersions(key, null, null, most).versions()) {
+      if (version.key().equals(key)) {
+        versions.add(version);
+      }
+    }
+    return versions;
+  }
+
+  /**
+   * The SDK answers a page's versions and delete markers in two lists: the page is both, merged back into S3's order
+   * (keys in UTF-8 order; within a key the latest, then the others newest first).
+   */
+  @Override
+  public ObjectVersion.Page listVersions(String prefix, String keyMarker, String versionIdMarker, int maxKeys) {
+    requireNonNull(prefix, "prefix is null");
+    if (maxKeys < 1 || maxKeys > 1000) {
+      throw new IllegalArgumentException("maxKeys must be 1 to 1000: " + maxKeys);
+    }
     software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse response;
     try {
       response = client.listObjectVersions(b -> b.overrideConfiguration(this::counted).encodingType(EncodingType.URL)
-          .bucket(bucket).prefix(key).maxKeys(most));
+          .bucket(bucket).prefix(prefix).keyMarker(keyMarker).versionIdMarker(keyMarker == null ? null
+              : versionIdMarker).maxKeys(maxKeys));
     } catch (SdkException e) {
-      StoreException failure = translate("list the versions of", key, e);
+      StoreException failure = translate("list the versions of", prefix, e);
       if (failure.isAccessDenied()) {
         throw new StoreException(failure.getMessage() + "; it needs s3:ListBucketVersions on arn:aws:s3:::" + bucket,
             failure.errorCode(), e);
@@ -631,20 +651,91 @@ public final class S3ObjectStore implements ObjectStore {
     }
     List<ObjectVersion> versions = new ArrayList<>();
     for (software.amazon.awssdk.services.s3.model.ObjectVersion version : response.versions()) {
-      if (key.equals(version.key()) && version.versionId() != null && !version.versionId().isEmpty()) {
-        versions.add(new ObjectVersion(key, version.versionId(), false, Boolean.TRUE.equals(version.isLatest()),
-            unquote(version.eTag()), version.lastModified()));
+      if (version.versionId() != null && !version.versionId().isEmpty()) {
+        versions.add(new ObjectVersion(version.key(), version.versionId(), false,
+            Boolean.TRUE.equals(version.isLatest()), unquote(version.eTag()), version.lastModified()));
       }
     }
     for (software.amazon.awssdk.services.s3.model.DeleteMarkerEntry marker : response.deleteMarkers()) {
-      if (key.equals(marker.key()) && marker.versionId() != null && !marker.versionId().isEmpty()) {
-        versions.add(new ObjectVersion(key, marker.versionId(), true, Boolean.TRUE.equals(marker.isLatest()), null,
-            marker.lastModified()));
+      if (marker.versionId() != null && !marker.versionId().isEmpty()) {
+        versions.add(new ObjectVersion(marker.key(), marker.versionId(), true, Boolean.TRUE.equals(marker.isLatest()),
+            null, marker.lastModified()));
       }
     }
-    versions.sort(java.util.Comparator.comparing(ObjectVersion::latest).reversed()
+    versions.sort(java.util.Comparator.comparing(ObjectVersion::key, Keys.UTF8_ORDER)
+        .thenComparing(ObjectVersion::latest, java.util.Comparator.reverseOrder())
         .thenComparing(ObjectVersion::lastModified, java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder())));
-    return versions;
+    boolean truncated = Boolean.TRUE.equals(response.isTruncated()) && response.nextKeyMarker() != null
+        && !response.nextKeyMarker().isEmpty();
+    return new ObjectVersion.Page(versions, truncated ? response.nextKeyMarker() : null,
+        truncated ? emptyToNull(response.nextVersionIdMarker()) : null);
+  }
+
+  private static String emptyToNull(String text) {
+    return text == null || text.isEmpty() ? null : text;
+  }
+
+  /**
+   * DeleteObjects with a VersionId per key, in one request for the keys that can travel in its XML body and one
+   * DeleteObject each for the others; the answer's DeleteMarker fields name the version removed, not a marker
+   * written, so the result has no markers.
+   */
+  @Override
+  public DeleteResult deleteVersions(java.util.Map<String, String> versions) {
+    if (versions.size() > 1000) {
+      throw new IllegalArgumentException("DeleteObjects takes at most 1000 keys, not " + versions.size());
+    }
+    java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
+    java.util.Map<String, DeleteResult.KeyError> errors = new java.util.LinkedHashMap<>();
+    List<ObjectIdentifier> identifiers = new ArrayList<>(versions.size());
+    versions.forEach((key, versionId) -> {
+      requireNonNull(versionId, "the version id of " + key + " is null");
+      if (XmlKeys.canTravelInXml(key)) {
+        identifiers.add(ObjectIdentifier.builder().key(key).versionId(versionId).build());
+        return;
+      }
+      try {
+        deleteVersion(key, versionId);
+        deleted.add(key);
+      } catch (StoreException e) {
+        errors.put(key, new DeleteResult.KeyError(e.errorCode(), e.getMessage()));
+      }
+    });
+    if (identifiers.isEmpty()) {
+      return new DeleteResult(deleted, errors);
+    }
+    DeleteObjectsResponse response;
+    try {
+      response = client.deleteObjects(b -> b.overrideConfiguration(this::counted).bucket(bucket)
+          .delete(Delete.builder().objects(identifiers).quiet(false).build()));
+    } catch (SdkException e) {
+      StoreException failure = translate("delete versions of", identifiers.get(0).key() + " and "
+          + (identifiers.size() - 1) + " more keys", e);
+      if (failure.isAccessDenied()) {
+        throw new StoreException(failure.getMessage() + "; it needs s3:DeleteObjectVersion on arn:aws:s3:::" + bucket
+            + "/*", failure.errorCode(), e);
+      }
+      throw failure;
+    }
+    java.util.Set<String> answered = new java.util.HashSet<>();
+    response.deleted().forEach(object -> answered.add(object.key()));
+    for (S3Error error : response.errors()) {
+      if (versions.containsKey(error.key())) {
+        errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
+      }
+    }
+    for (ObjectIdentifier identifier : identifiers) {
+      if (errors.containsKey(identifier.key())) {
+        continue;
+      }
+      if (answered.contains(identifier.key())) {
+        deleted.add(identifier.key());
+      } else {
+        errors.put(identifier.key(), new DeleteResult.KeyError(NO_ANSWER,
+            "the DeleteObjects answer lists this key neither as deleted nor as an error"));
+      }
+    }
+    return new DeleteResult(deleted, errors);
   }
 
   /** DeleteObject with a VersionId: that version is gone for good (a delete marker's removal writes nothing). */

@@ -50,9 +50,9 @@ import org.slf4j.LoggerFactory;
  * Then it takes the run lock as execute does (a dry run as a plan does), so no execute deletes meanwhile.
  *
  * <p>The records are restored in Spark tasks, as execute deletes them, not on the driver: a run may delete millions of
- * keys (a backfill), each restored with two to three requests one after the other (ListObjectVersions, DeleteObject
- * of the marker, ListObjectVersions), so the time goes to round trips that tasks overlap; and a task holds only its
- * record's keys at a time, whatever the run's size. A record's keys stay in one task, in order. The rows are made
+ * keys (a backfill), a record's files restored in batches of requests ({@link io.statesweep.restore.RecordRestore}),
+ * and the time goes to round trips that tasks overlap; a task holds only its record's keys at a time, whatever the
+ * run's size. A record's keys stay in one task, in order. The rows are made
  * once (a local checkpoint) and the table, the counts and the lines read them: no key is restored twice.
  *
  * <p>A restore that loses the run lock goes on to its end (its result says {@code run_lock=lost} and exits 1): unlike

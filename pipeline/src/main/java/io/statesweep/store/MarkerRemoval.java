@@ -96,6 +96,18 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
     return new Decision(behind.versionId(), null);
   }
 
+  /**
+   * What a removal of {@code markerVersionId} that the store answered as done came to, from the key's latest version
+   * read after it ({@code current}, null when it has none): restored when a version is current, else why not.
+   */
+  public static MarkerRemoval afterRemoval(String markerVersionId, ObjectVersion current) {
+    if (current == null || current.deleteMarker()) {
+      return notRestored("its delete marker " + markerVersionId + " is removed, yet "
+          + (current == null ? "no version of it is left" : "its latest version is " + current.describe()));
+    }
+    return restored(current.versionId());
+  }
+
   public static MarkerRemoval restored(String currentVersion) {
     return new MarkerRemoval(Status.RESTORED, currentVersion, null);
   }

@@ -133,6 +133,18 @@ public interface ObjectStore {
     throw new UnsupportedOperationException("this store keeps no versions");
   }
 
+  /**
+   * One page of ListObjectVersions under {@code prefix}, after {@code keyMarker} (and, within that key, after version
+   * {@code versionIdMarker}), at most {@code maxKeys} entries: keys in UTF-8 order, each key's versions and delete
+   * markers latest first. A store without versioning throws {@link UnsupportedOperationException}.
+   *
+   * @param keyMarker null to list from the prefix's first key
+   * @param versionIdMarker null unless {@code keyMarker} is given and the page before ended within that key
+   */
+  default ObjectVersion.Page listVersions(String prefix, String keyMarker, String versionIdMarker, int maxKeys) {
+    throw new UnsupportedOperationException("this store keeps no versions");
+  }
+
   /** The latest version of {@code key} ({@link #newestVersions}), or null when it has none. */
   default ObjectVersion latestVersion(String key) {
     java.util.List<ObjectVersion> newest = newestVersions(key, 1);
@@ -145,6 +157,16 @@ public interface ObjectStore {
    * {@link UnsupportedOperationException}.
    */
   default void deleteVersion(String key, String versionId) {
+    throw new UnsupportedOperationException("this store keeps no versions");
+  }
+
+  /**
+   * DeleteObjects of versions, key to version id, at most 1,000 keys: each version is gone for good (a delete marker's
+   * removal makes the version before it current again while the marker was latest). The result names the keys whose
+   * version the store answered as removed and the errors of the others; it writes no marker. A store without
+   * versioning throws {@link UnsupportedOperationException}.
+   */
+  default DeleteResult deleteVersions(java.util.Map<String, String> versions) {
     throw new UnsupportedOperationException("this store keeps no versions");
   }
 
@@ -167,12 +189,7 @@ public interface ObjectStore {
         return decision.leftAlone();
       }
       deleteVersion(key, markerVersionId);
-      ObjectVersion current = latestVersion(key);
-      if (current == null || current.deleteMarker()) {
-        return MarkerRemoval.notRestored("its delete marker " + markerVersionId + " is removed, yet "
-            + (current == null ? "no version of it is left" : "its latest version is " + current.describe()));
-      }
-      return MarkerRemoval.restored(current.versionId());
+      return MarkerRemoval.afterRemoval(markerVersionId, latestVersion(key));
     } catch (UnsupportedOperationException e) {
       return MarkerRemoval.notRestored("the store keeps no versions");
     } catch (StoreException e) {

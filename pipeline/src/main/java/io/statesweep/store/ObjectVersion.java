@@ -24,6 +24,22 @@ public record ObjectVersion(String key, String versionId, boolean deleteMarker, 
     }
   }
 
+  /**
+   * One page of ListObjectVersions ({@link ObjectStore#listVersions}): its entries, keys in UTF-8 order and each key's
+   * latest first, and where the next page starts ({@code nextKeyMarker} and {@code nextVersionIdMarker}, both null on
+   * the last page). A page may end within a key's versions: the next one goes on with that key's older versions.
+   */
+  public record Page(java.util.List<ObjectVersion> versions, String nextKeyMarker, String nextVersionIdMarker) {
+    public Page {
+      versions = java.util.List.copyOf(versions);
+    }
+
+    /** Whether more entries follow. */
+    public boolean truncated() {
+      return nextKeyMarker != null;
+    }
+  }
+
   /** {@code delete marker <id>} or {@code version <id>}. */
   public String describe() {
     return (deleteMarker ? "delete marker " : "version ") + versionId;

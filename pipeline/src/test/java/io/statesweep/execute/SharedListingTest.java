@@ -160,9 +160,9 @@ class SharedListingTest {
     String bmp = "a/\uFF5E";
     String supplementary = "a/\uD83D\uDE00";
     assertThat(bmp.compareTo(supplementary)).isPositive();
-    assertThat(SharedListing.UTF8_ORDER.compare(bmp, supplementary)).isNegative();
-    assertThat(SharedListing.UTF8_ORDER.compare("a/b", "a/b/")).isNegative();
-    assertThat(SharedListing.UTF8_ORDER.compare("a/b", "a/b")).isZero();
+    assertThat(io.statesweep.layout.Keys.UTF8_ORDER.compare(bmp, supplementary)).isNegative();
+    assertThat(io.statesweep.layout.Keys.UTF8_ORDER.compare("a/b", "a/b/")).isNegative();
+    assertThat(io.statesweep.layout.Keys.UTF8_ORDER.compare("a/b", "a/b")).isZero();
   }
 
   @Test

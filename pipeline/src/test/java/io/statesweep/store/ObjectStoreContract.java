@@ -396,6 +396,62 @@ public abstract class ObjectStoreContract {
     assertThat(versioned.read(longerKey, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("other key");
   }
 
+  /**
+   * What a restore in batches walks and removes: ListObjectVersions by pages under a prefix, from a key marker (and
+   * within a key, a version marker), keys in S3's order and each key's latest first, every entry once; DeleteObjects
+   * of versions removes delete markers so that the versions behind them are current again, a key that cannot travel
+   * in XML included, and names a version it could not remove.
+   */
+  @Test
+  void walksVersionsByPagesAndRemovesVersionsInOneRequest() {
+    ObjectStore versioned = storeOfAVersionedBucket();
+    assumeTrue(versioned != null, () -> getClass().getSimpleName() + ": " + whyNoVersionedBucket());
+    String twice = "walk/a.pdf";
+    String hostile = "walk/b\n.pdf";
+    String once = "walk/b.pdf";
+    String kept = "walk/c.pdf";
+    versioned.write(twice, bytes("first"));
+    String secondEtag = versioned.write(twice, bytes("second"));
+    versioned.write(hostile, bytes("hostile"));
+    versioned.write(once, bytes("once"));
+    versioned.write(kept, bytes("kept"));
+    versioned.write("walked/outside.pdf", bytes("outside the prefix"));
+    java.util.Map<String, String> markers = versioned.delete(List.of(new DeleteTarget(twice, null),
+        new DeleteTarget(hostile, null), new DeleteTarget(once, null))).markers();
+
+    List<io.statesweep.store.ObjectVersion> walked = new ArrayList<>();
+    List<Integer> pageSizes = new ArrayList<>();
+    String keyMarker = null;
+    String versionIdMarker = null;
+    do {
+      io.statesweep.store.ObjectVersion.Page page = versioned.listVersions("walk/", keyMarker, versionIdMarker, 2);
+      walked.addAll(page.versions());
+      pageSizes.add(page.versions().size());
+      keyMarker = page.nextKeyMarker();
+      versionIdMarker = page.nextVersionIdMarker();
+    } while (keyMarker != null);
+    io.statesweep.store.ObjectVersion.Page fromMarker = versioned.listVersions("walk/", twice, null, 1000);
+    DeleteResult removed = versioned.deleteVersions(java.util.Map.of(twice, markers.get(twice), hostile,
+        markers.get(hostile), once, markers.get(once)));
+
+    assertThat(walked).extracting(io.statesweep.store.ObjectVersion::key).containsExactly(twice, twice, twice,
+        hostile, hostile, once, once, kept);
+    assertThat(walked).extracting(io.statesweep.store.ObjectVersion::deleteMarker).containsExactly(true, false, false,
+        true, false, true, false, false);
+    assertThat(walked).extracting(io.statesweep.store.ObjectVersion::latest).containsExactly(true, false, false,
+        true, false, true, false, true);
+    assertThat(walked.get(0).versionId()).isEqualTo(markers.get(twice));
+    assertThat(walked.get(1).etag()).as("newest first behind the marker").isEqualTo(secondEtag);
+    assertThat(pageSizes).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(2));
+    assertThat(fromMarker.versions()).extracting(io.statesweep.store.ObjectVersion::key).first().isEqualTo(hostile);
+    assertThat(removed.deleted()).containsExactlyInAnyOrder(twice, hostile, once);
+    assertThat(removed.errors()).isEmpty();
+    assertThat(removed.markers()).as("a removal writes no marker").isEmpty();
+    assertThat(versioned.read(twice, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("second");
+    assertThat(versioned.read(hostile, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("hostile");
+    assertThat(versioned.read(once, 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("once");
+  }
+
   /** What the run lock rests on: a create that only one writer wins, a replace only of the version seen. */
   @Test
   void createsOnlyWhatIsAbsentAndReplacesOnlyTheVersionSeen() {

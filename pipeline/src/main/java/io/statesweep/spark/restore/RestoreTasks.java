@@ -88,8 +88,8 @@ public final class RestoreTasks implements MapPartitionsFunction<Row, Row>, Seri
     }
     List<Row> rows = new ArrayList<>();
     int seq = 0;
-    for (Deletion deletion : RecordRestore.toRestore(deletions)) {
-      KeyRestoration done = restore.restoreKey(deletion);
+    for (KeyRestoration done : restore.restore(deletions)) {
+      Deletion deletion = done.deletion();
       rows.add(RowFactory.create(restoreId, deletion.runId(), runDate, deletion.attemptId(), stateFileKey,
           deletion.key(), deletion.role(), deletion.deleteMarker(), done.versionMadeCurrent(), done.status().label(),
           done.detail(), Timestamp.from(Instant.now()), seq++, done.failed()));

@@ -1,0 +1,162 @@
+package io.statesweep.restore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.statesweep.local.LocalS3Server;
+import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.store.DeleteTarget;
+import io.statesweep.store.ObjectStore;
+import io.statesweep.testing.S3ServerExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A record's files restored in batches (README, "Undoing a run"), on a versioned bucket of the S3Proxy the tests
+ * share, with batches, pages and walks made small so that a few keys cross all their edges: every file gets the
+ * answer it gets restored alone (written since, deleted again, other bytes behind the marker, no recorded marker,
+ * several versions, a name that cannot travel in XML, another record's files between them), with a fraction of the
+ * requests; a walk that meets more of other records' keys than its budget leaves the keys it did not reach to be
+ * restored one at a time.
+ */
+@ExtendWith(S3ServerExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RecordRestoreInBatchesTest {
+  private static final String BUCKET = "restore-batches";
+  private static final Instant T = Instant.parse("2026-12-01T06:00:00Z");
+
+  private LocalS3Server server;
+
+  @BeforeAll
+  void versionedBucket(LocalS3Server server) {
+    this.server = server;
+    server.createBucket(BUCKET);
+    server.enableVersioning(BUCKET);
+  }
+
+  /** A new store of the bucket: its request counts are its own. */
+  private S3ObjectStore store() {
+    return S3ObjectStore.open(server.s3Settings(), BUCKET);
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A record's keys written (content: the key), then deleted by "run" with their ETags: key to its deletion. */
+  private static Map<String, Deletion> deleteRecord(ObjectStore store, String stateFile, List<String> files) {
+    Map<String, String> etags = new LinkedHashMap<>();
+    for (String key : files) {
+      etags.put(key, store.write(key, bytes(key)));
+    }
+    etags.put(stateFile, store.write(stateFile, bytes("{}")));
+    List<DeleteTarget> targets = new ArrayList<>();
+    etags.forEach((key, etag) -> targets.add(new DeleteTarget(key, etag)));
+    Map<String, String> markers = store.delete(targets).markers();
+    Map<String, Deletion> deletions = new LinkedHashMap<>();
+    etags.forEach((key, etag) -> deletions.put(key, new Deletion("run", "20261201T060000Z-aaaaaa", stateFile, key,
+        key.equals(stateFile) ? Deletion.STATE_FILE : "file", markers.get(key), etag, T, null, null)));
+    return deletions;
+  }
+
+  private static List<String> answers(List<KeyRestoration> done) {
+    return done.stream().map(d -> d.deletion().key() + " " + d.status().label() + " " + d.detail()).toList();
+  }
+
+  @Test
+  void eachFileGetsTheAnswerItGetsAloneWithAFractionOfTheRequests() {
+    ObjectStore setup = store();
+    String folder = "batches/p1/d1/";
+    List<String> files = new ArrayList<>();
+    for (int i = 0; i < 23; i++) {
+      files.add(folder + String.format("f%02d.pdf", i));
+    }
+    String hostile = folder + "f05\n.pdf";
+    files.add(hostile);
+    setup.write(folder + "f01.pdf", bytes("an older version"));
+    setup.write(folder + "f10-other-record.pdf", bytes("another record's file between them"));
+    Map<String, Deletion> deletions = deleteRecord(setup, folder + "state.json", files);
+    String writtenSince = folder + "f03.pdf";
+    String deletedAgain = folder + "f07.pdf";
+    String noMarker = folder + "f11.pdf";
+    String otherBytes = folder + "f17.pdf";
+    setup.write(writtenSince, bytes("written after the run"));
+    setup.delete(List.of(new DeleteTarget(deletedAgain, null)));
+    deletions.computeIfPresent(noMarker, (key, d) -> new Deletion(d.runId(), d.attemptId(), d.stateFileKey(), key,
+        d.role(), null, d.etag(), d.deletedAt(), null, null));
+    deletions.computeIfPresent(otherBytes, (key, d) -> new Deletion(d.runId(), d.attemptId(), d.stateFileKey(), key,
+        d.role(), d.deleteMarker(), "0123456789abcdef0123456789abcdef", d.deletedAt(), null, null));
+
+    RecordRestore aloneDryRun = new RecordRestore(setup, true);
+    List<KeyRestoration> alone = RecordRestore.toRestore(deletions.values()).stream().map(aloneDryRun::restoreKey)
+        .toList();
+    // Pages of three entries end within keys' versions; the restore's own pages hold a batch each.
+    List<KeyRestoration> batchedDryRun = new RecordRestore(setup, true, 5, 3, 100).restore(deletions.values());
+    S3ObjectStore counted = store();
+    List<KeyRestoration> restored = new RecordRestore(counted, false, 5, 1000, 100).restore(deletions.values());
+
+    assertThat(answers(batchedDryRun)).isEqualTo(answers(alone));
+    assertThat(answers(restored)).isEqualTo(answers(alone));
+    Map<String, RestoreStatus> status = new LinkedHashMap<>();
+    restored.forEach(done -> status.put(done.deletion().key(), done.status()));
+    assertThat(status.keySet()).as("the files in S3's key order, the state file last").containsExactlyElementsOf(
+        RecordRestore.toRestore(deletions.values()).stream().map(Deletion::key).toList());
+    assertThat(status).containsEntry(writtenSince, RestoreStatus.WRITTEN_SINCE)
+        .containsEntry(deletedAgain, RestoreStatus.NOT_RESTORED).containsEntry(noMarker, RestoreStatus.NOT_RESTORED)
+        .containsEntry(otherBytes, RestoreStatus.NOT_RESTORED);
+    assertThat(status.values().stream().filter(s -> s == RestoreStatus.RESTORED).count()).isEqualTo(25 - 4);
+    for (KeyRestoration done : restored) {
+      String key = done.deletion().key();
+      if (done.status() == RestoreStatus.RESTORED) {
+        assertThat(setup.read(key, 1000).bytes()).as(key).asString(StandardCharsets.UTF_8)
+            .isEqualTo(key.endsWith("state.json") ? "{}" : key);
+        assertThat(done.versionMadeCurrent()).as(key).isEqualTo(setup.latestVersion(key).versionId());
+      }
+      assertThat(done.failed()).as(key).isFalse();
+    }
+    assertThat(setup.read(writtenSince, 1000).bytes()).asString(StandardCharsets.UTF_8)
+        .isEqualTo("written after the run");
+    assertThat(setup.read(deletedAgain, 1000)).isNull();
+    assertThat(setup.read(noMarker, 1000)).isNull();
+    assertThat(setup.read(otherBytes, 1000)).isNull();
+    Map<String, Long> calls = counted.requestCounts().calls();
+    assertThat(calls.get("DeleteObjects")).as("one per batch of 5 files: %s", calls).isEqualTo(5);
+    assertThat(calls.get("DeleteObject")).as("the hostile name's alone, the state file's: %s", calls).isEqualTo(2);
+    assertThat(calls.get("ListObjectVersions")).as("a walk before and one after each batch's removal, two for the"
+        + " state file: %s", calls).isEqualTo(5 * 2 + 2);
+  }
+
+  @Test
+  void aWalkThatMeetsMoreOtherKeysThanItsBudgetLeavesTheKeysItDidNotReachToOneAtATime() {
+    ObjectStore setup = store();
+    String folder = "budget/p1/d1/";
+    List<String> files = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      files.add(folder + "f" + i + ".pdf");
+    }
+    for (int i = 0; i < 12; i++) {
+      setup.write(folder + "f2-other" + String.format("%02d", i) + ".pdf", bytes("another record's file"));
+    }
+    Map<String, Deletion> deletions = deleteRecord(setup, folder + "state.json", files);
+    S3ObjectStore counted = store();
+
+    List<KeyRestoration> restored = new RecordRestore(counted, false, 8, 4, 1).restore(deletions.values());
+
+    assertThat(restored).extracting(KeyRestoration::status).containsOnly(RestoreStatus.RESTORED).hasSize(9);
+    for (String key : files) {
+      assertThat(setup.read(key, 1000).bytes()).as(key).asString(StandardCharsets.UTF_8).isEqualTo(key);
+    }
+    // The walk's budget, 8 entries, is spent on its third page, among the other record's files before f2.pdf: f0
+    // and f1 are removed together, f2 to f7 one at a time, then the state file.
+    Map<String, Long> calls = counted.requestCounts().calls();
+    assertThat(calls.get("DeleteObjects")).as("%s", calls).isEqualTo(1);
+    assertThat(calls.get("DeleteObject")).as("%s", calls).isEqualTo(6 + 1);
+  }
+}
