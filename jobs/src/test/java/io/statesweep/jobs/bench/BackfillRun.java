@@ -52,9 +52,9 @@ import org.apache.spark.sql.SparkSession;
  * a command failed (the steps of that size after it do not run) or a check found a mismatch.
  *
  * <p>Run: {@code mvn -B -q -Pscale -DskipTests verify -pl jobs -am -Dscale.args="backfill keys[,keys...] latency-ms
- * [heap] [bound]"}, for example {@code "backfill 1000000,10000000 0"}: 10 keys a record (9 files and a state file),
- * 1,000 records a project, 1 record in 10 due (a tenth of the keys); heap {@code 2g}; bound, the execute's
- * {@code --max-deletes}, by default 10,000,000 keys or a tenth of the archive's, whichever is smaller.
+ * [heap] [bound] [due-every]"}, for example {@code "backfill 1000000,10000000 0"}: 10 keys a record (9 files and a
+ * state file), 1,000 records a project, 1 record in {@code due-every} due (10: a tenth of the keys); heap {@code 2g};
+ * bound, the execute's {@code --max-deletes}, by default 10,000,000 keys or the due keys, whichever is smaller.
  */
 final class BackfillRun {
   private static final int FILES_PER_RECORD = 9;
@@ -114,12 +114,13 @@ final class BackfillRun {
 
   static void main(String[] args) throws Exception {
     if (args.length < 2) {
-      System.err.println("usage: backfill keys[,keys...] latency-ms [heap] [bound]");
+      System.err.println("usage: backfill keys[,keys...] latency-ms [heap] [bound] [due-every]");
       System.exit(2);
     }
     int latencyMillis = Integer.parseInt(args[1]);
     String heap = args.length > 2 ? args[2] : "2g";
     long bound = args.length > 3 ? Long.parseLong(args[3].replace("_", "")) : 0;
+    int dueEvery = args.length > 4 ? Integer.parseInt(args[4]) : 10;
     System.out.printf("backfill: plan, approve, execute, plan after 1 %% changed; statesweep in a JVM of its own per"
         + " command, -Xmx%s, local[*]; the synthetic server in its own JVM, %d ms a request; %d cores%n", heap,
         latencyMillis, Runtime.getRuntime().availableProcessors());
@@ -127,7 +128,7 @@ final class BackfillRun {
     List<String> notes = new ArrayList<>();
     boolean allRight = true;
     for (String size : args[0].split(",")) {
-      allRight &= backfill(Long.parseLong(size.replace("_", "")), latencyMillis, heap, bound, steps, notes);
+      allRight &= backfill(Long.parseLong(size.replace("_", "")), latencyMillis, heap, bound, dueEvery, steps, notes);
     }
     System.out.println();
     System.out.println(HEADER);
@@ -152,11 +153,11 @@ final class BackfillRun {
    * The four commands and the check for one size, each step's row printed as it completes; false when a command failed
    * or the check found a mismatch.
    */
-  private static boolean backfill(long keys, int latencyMillis, String heap, long bound, List<Step> steps,
-      List<String> notes) throws Exception {
+  private static boolean backfill(long keys, int latencyMillis, String heap, long bound, int dueEvery,
+      List<Step> steps, List<String> notes) throws Exception {
     SyntheticArchive archive = new SyntheticArchive(ScaleBenchmark.PREFIX, Math.max(1, keys / (FILES_PER_RECORD + 1)),
-        FILES_PER_RECORD, 1_000, false, 10);
-    long maxDeletes = bound > 0 ? bound : Math.min(MOST_DELETES, Math.max(1, archive.keys() / 10));
+        FILES_PER_RECORD, 1_000, false, dueEvery);
+    long maxDeletes = bound > 0 ? bound : Math.min(MOST_DELETES, Math.max(1, archive.keys() / dueEvery));
     String serverHeap = (512 + archive.keys() / 1_000_000 * 32) + "m";
     Path warehouse = Files.createTempDirectory("statesweep-backfill");
     try (SyntheticS3Process server = SyntheticS3Process.start(ScaleBenchmark.BUCKET, archive,

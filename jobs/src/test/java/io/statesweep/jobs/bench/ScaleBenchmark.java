@@ -55,7 +55,7 @@ import org.apache.spark.sql.SparkSession;
  * pacing side by side on a model of S3's partitions;
  * {@code -Dscale.args="cpu keys latency-ms [heap]"} runs {@link CpuRun}: CPU per 1,000 keys of each phase of
  * {@code plan} and {@code run --execute}, beside the SDK's own CPU per ListObjectsV2 page.
- * {@code -Dscale.args="backfill keys[,keys...] latency-ms [heap] [bound]"} runs {@link BackfillRun}: plan, approve,
+ * {@code -Dscale.args="backfill keys[,keys...] latency-ms [heap] [bound] [due-every]"} runs {@link BackfillRun}: plan, approve,
  * execute and the next day's plan of one archive, each command a JVM of its own, and the executions checked against
  * the keys the endpoint deleted.
  * {@code -Dscale.args="warm [rounds] [key=value[,key=value]] ..."} runs {@link WarmRuns}: a plan and an execute of a
