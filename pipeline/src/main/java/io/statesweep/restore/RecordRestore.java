@@ -20,7 +20,8 @@ import java.util.Map;
 /**
  * The restore of one record of a run (README, "Undoing a run"): each key it deleted, once, its files first and its
  * state file last, so that a restore that stops in between leaves files without a state file (which no run deletes),
- * never a state file without its files.
+ * never a state file without its files: a record one of whose files is not restored (a removal that failed, no
+ * recorded marker, deleted again since) keeps its state file deleted, and says why and what to run.
  *
  * <p>A key whose recorded delete marker is still its latest version gets that marker removed
  * ({@link ObjectStore#removeMarkerIfLatest}: the version it hid is current again); a dry run only reads the key's
@@ -99,12 +100,40 @@ public final class RecordRestore {
       if (to - from >= MIN_BATCH) {
         done.addAll(restoreFiles(ordered.subList(from, to), after));
         from = to;
+      } else if (ordered.get(from).isStateFile()) {
+        Deletion stateFile = ordered.get(from++);
+        KeyRestoration missingFile = firstFileNotThere(done);
+        done.add(missingFile == null ? restoreKey(stateFile) : keptDeleted(stateFile, missingFile, done));
       } else {
         done.add(restoreKey(ordered.get(from++)));
       }
       after = ordered.get(from - 1).key();
     }
     return done;
+  }
+
+  /** The first of the record's files whose file is not there after its restore (a dry run: would not be), or null. */
+  private static KeyRestoration firstFileNotThere(List<KeyRestoration> files) {
+    for (KeyRestoration file : files) {
+      if (file.status() == RestoreStatus.NOT_RESTORED) {
+        return file;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The state file of a record one of whose files is not there: left deleted (README, "Undoing a run": never a state
+   * file without its files), so that no plan sees the record with a file missing, with why and what to do.
+   */
+  private KeyRestoration keptDeleted(Deletion stateFile, KeyRestoration missingFile, List<KeyRestoration> files) {
+    long missing = files.stream().filter(file -> file.status() == RestoreStatus.NOT_RESTORED).count();
+    return left(stateFile, (dryRun ? "would stay" : "stays") + " deleted, since " + (missing == 1 ? "a file" : missing
+        + " files") + " of its record " + (dryRun ? "would not be" : missing == 1 ? "is not" : "are not") + " restored ("
+        + missingFile.deletion().key() + ": " + missingFile.detail() + (missing > 1 ? "; and " + (missing - 1)
+        + " more" : "") + "), and a state file without its files would have the next plan delete the record without"
+        + " them, or report them missing; once its files are back (or known lost), restore this record again:"
+        + " restore --run-id " + stateFile.runId() + " --record " + stateFile.key() + " --execute");
   }
 
   /** One key: its marker removed while it is the latest version (a dry run: whether it would be). */

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * answer it gets restored alone (written since, deleted again, other bytes behind the marker, no recorded marker,
  * several versions, a name that cannot travel in XML, another record's files between them), with a fraction of the
  * requests; a walk that meets more of other records' keys than its budget leaves the keys it did not reach to be
- * restored one at a time.
+ * restored one at a time. Never a state file without its files: a record one of whose files is not restored keeps
+ * its state file deleted, until a restore brings the file back.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -102,16 +103,23 @@ class RecordRestoreInBatchesTest {
     S3ObjectStore counted = store();
     List<KeyRestoration> restored = new RecordRestore(counted, false, 5, 1000, 100).restore(deletions.values());
 
-    assertThat(answers(batchedDryRun)).isEqualTo(answers(alone));
-    assertThat(answers(restored)).isEqualTo(answers(alone));
+    int fileCount = files.size();
+    assertThat(answers(batchedDryRun).subList(0, fileCount)).isEqualTo(answers(alone).subList(0, fileCount));
+    assertThat(answers(restored).subList(0, fileCount)).isEqualTo(answers(alone).subList(0, fileCount));
+    KeyRestoration stateFile = restored.get(fileCount);
+    assertThat(stateFile.detail()).as("never a state file without its files").startsWith(
+        "stays deleted, since 3 files of its record are not restored (" + deletedAgain + ": its latest version is");
+    assertThat(batchedDryRun.get(fileCount).detail()).startsWith("would stay deleted, since 3 files of its record"
+        + " would not be restored (");
     Map<String, RestoreStatus> status = new LinkedHashMap<>();
     restored.forEach(done -> status.put(done.deletion().key(), done.status()));
     assertThat(status.keySet()).as("the files in S3's key order, the state file last").containsExactlyElementsOf(
         RecordRestore.toRestore(deletions.values()).stream().map(Deletion::key).toList());
     assertThat(status).containsEntry(writtenSince, RestoreStatus.WRITTEN_SINCE)
         .containsEntry(deletedAgain, RestoreStatus.NOT_RESTORED).containsEntry(noMarker, RestoreStatus.NOT_RESTORED)
-        .containsEntry(otherBytes, RestoreStatus.NOT_RESTORED);
-    assertThat(status.values().stream().filter(s -> s == RestoreStatus.RESTORED).count()).isEqualTo(25 - 4);
+        .containsEntry(otherBytes, RestoreStatus.NOT_RESTORED)
+        .containsEntry(folder + "state.json", RestoreStatus.NOT_RESTORED);
+    assertThat(status.values().stream().filter(s -> s == RestoreStatus.RESTORED).count()).isEqualTo(24 - 4);
     for (KeyRestoration done : restored) {
       String key = done.deletion().key();
       if (done.status() == RestoreStatus.RESTORED) {
@@ -128,9 +136,92 @@ class RecordRestoreInBatchesTest {
     assertThat(setup.read(otherBytes, 1000)).isNull();
     Map<String, Long> calls = counted.requestCounts().calls();
     assertThat(calls.get("DeleteObjects")).as("one per batch of 5 files: %s", calls).isEqualTo(5);
-    assertThat(calls.get("DeleteObject")).as("the hostile name's alone, the state file's: %s", calls).isEqualTo(2);
-    assertThat(calls.get("ListObjectVersions")).as("a walk before and one after each batch's removal, two for the"
-        + " state file: %s", calls).isEqualTo(5 * 2 + 2);
+    assertThat(calls.get("DeleteObject")).as("the hostile name's alone: %s", calls).isEqualTo(1);
+    assertThat(calls.get("ListObjectVersions")).as("a walk before and one after each batch's removal: %s", calls)
+        .isEqualTo(5 * 2);
+  }
+
+  /**
+   * A store that refuses to remove the marker of {@code refused}, as S3 answers a 503 past the SDK's retries or an
+   * AccessDenied: the one key's removal fails, alone or in a DeleteObjects; everything else goes to the bucket.
+   */
+  private static ObjectStore refusing(ObjectStore store, String refused) {
+    return (ObjectStore) java.lang.reflect.Proxy.newProxyInstance(ObjectStore.class.getClassLoader(),
+        new Class<?>[] {ObjectStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("removeMarkerIfLatest") && args[0].equals(refused)) {
+            return io.statesweep.store.MarkerRemoval.notRestored(io.statesweep.store.MarkerRemoval.FAILED + args[1]
+                + ": Access Denied (AccessDenied)");
+          }
+          if (method.getName().equals("deleteVersions")) {
+            Map<String, String> versions = new LinkedHashMap<>(castVersions(args[0]));
+            boolean refuse = versions.remove(refused) != null;
+            io.statesweep.store.DeleteResult result = store.deleteVersions(versions);
+            if (!refuse) {
+              return result;
+            }
+            Map<String, io.statesweep.store.DeleteResult.KeyError> errors = new LinkedHashMap<>(result.errors());
+            errors.put(refused, new io.statesweep.store.DeleteResult.KeyError("AccessDenied", "Access Denied"));
+            return new io.statesweep.store.DeleteResult(result.deleted(), errors);
+          }
+          try {
+            return method.invoke(store, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> castVersions(Object versions) {
+    return (Map<String, String>) versions;
+  }
+
+  @Test
+  void aRecordOneOfWhoseFilesIsNotRestoredKeepsItsStateFileDeletedUntilARestoreBringsItBack() {
+    ObjectStore setup = store();
+    String batched = "kept/p1/d1/";
+    String alone = "kept/p1/d2/";
+    Map<String, Deletion> inBatches = deleteRecord(setup, batched + "state.json",
+        List.of(batched + "a.pdf", batched + "b.pdf", batched + "c.pdf", batched + "d.pdf", batched + "e.pdf"));
+    Map<String, Deletion> oneAtATime = deleteRecord(setup, alone + "state.json", List.of(alone + "a.pdf",
+        alone + "b.pdf"));
+
+    List<KeyRestoration> dryRun = new RecordRestore(refusing(setup, batched + "c.pdf"), true, 5, 1000, 100)
+        .restore(inBatches.values());
+    List<KeyRestoration> first = new RecordRestore(refusing(setup, batched + "c.pdf"), false, 5, 1000, 100)
+        .restore(inBatches.values());
+    List<KeyRestoration> firstAlone = new RecordRestore(refusing(setup, alone + "b.pdf"), false, 5, 1000, 100)
+        .restore(oneAtATime.values());
+
+    assertThat(dryRun).extracting(KeyRestoration::status).as("a dry run cannot know a removal will fail")
+        .containsOnly(RestoreStatus.RESTORED);
+    for (List<KeyRestoration> done : List.of(first, firstAlone)) {
+      KeyRestoration refused = done.stream().filter(KeyRestoration::failed).findFirst().orElseThrow();
+      KeyRestoration stateFile = done.get(done.size() - 1);
+      assertThat(done.stream().filter(KeyRestoration::failed)).as("only the refused file failed").hasSize(1);
+      assertThat(stateFile.deletion().isStateFile()).isTrue();
+      assertThat(stateFile.status()).isEqualTo(RestoreStatus.NOT_RESTORED);
+      assertThat(stateFile.failed()).as("the refused file's row carries the failure").isFalse();
+      assertThat(stateFile.detail()).isEqualTo("stays deleted, since a file of its record is not restored ("
+          + refused.deletion().key() + ": " + refused.detail() + "), and a state file without its files would have the"
+          + " next plan delete the record without them, or report them missing; once its files are back (or known"
+          + " lost), restore this record again: restore --run-id run --record " + stateFile.deletion().key()
+          + " --execute");
+      assertThat(setup.read(stateFile.deletion().key(), 100)).as("never a state file without its files").isNull();
+      assertThat(setup.read(refused.deletion().key(), 100)).isNull();
+    }
+    assertThat(setup.read(batched + "d.pdf", 100).bytes()).asString(StandardCharsets.UTF_8)
+        .isEqualTo(batched + "d.pdf");
+
+    List<KeyRestoration> again = new RecordRestore(setup, false, 5, 1000, 100).restore(inBatches.values());
+    List<KeyRestoration> againAlone = new RecordRestore(setup, false).restore(oneAtATime.values());
+
+    assertThat(again).extracting(done -> done.deletion().key() + " " + done.status().label()).contains(
+        batched + "c.pdf restored", batched + "state.json restored");
+    assertThat(againAlone).extracting(done -> done.deletion().key() + " " + done.status().label()).contains(
+        alone + "b.pdf restored", alone + "state.json restored");
+    assertThat(setup.read(batched + "state.json", 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo("{}");
+    assertThat(setup.read(alone + "b.pdf", 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo(alone + "b.pdf");
   }
 
   @Test

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code run --execute}), then restored, step by step on the same bucket (one archive for the class): a dry run
  * changes nothing and names every key; one record restored alone; a key written again after the run is
  * {@code written_since} and keeps its new bytes; a key deleted again by someone else is {@code not_restored} and stays
- * deleted; every other key comes back with the bytes it had before the run (its ETag), and {@code restorations} has
+ * deleted, and so does its record's state file (never a state file without its files); every other key comes back
+ * with the bytes it had before the run (its ETag), and {@code restorations} has
  * one {@code restored} row per key; a second restore of the run restores nothing more ({@code already_restored}). An
  * unknown run and a bucket without versioning are refused before anything changes.
  */
@@ -152,6 +153,9 @@ class RestoreTest {
     store.write(rewritten, "written after the run".getBytes(StandardCharsets.UTF_8));
     String newBytes = store.listedObject(rewritten).etag();
     store.delete(List.of(new DeleteTarget(deletedAgain, null)));
+    // Its record's state file, which the run deleted too, stays deleted: never a state file without its files.
+    String keptStateFile = deleted.get(deletedAgain);
+    assertThat(deleted).as("the run deleted the record of %s whole", deletedAgain).containsKey(keptStateFile);
     List<LogLine> lines = new ArrayList<>();
 
     RestoreResult result = restore().dryRun(false).lines(lines::add).execute();
@@ -159,33 +163,38 @@ class RestoreTest {
     Map<String, String> expected = new TreeMap<>(before);
     expected.put(rewritten, newBytes);
     expected.remove(deletedAgain);
+    expected.remove(keptStateFile);
     assertThat(export()).isEqualTo(expected);
     assertThat(lines).filteredOn(line -> line.kind() == LogLine.Kind.LEFT).extracting(LogLine::text)
         .anyMatch(text -> text.startsWith("left " + rewritten + ": it was written again since"))
         .anyMatch(text -> text.startsWith("left " + deletedAgain + ": its latest version is another delete marker"))
+        .anyMatch(text -> text.startsWith("left " + keptStateFile + ": stays deleted, since a file of its record is"
+            + " not restored (" + deletedAgain + ": its latest version is another delete marker"))
         .anyMatch(text -> text.contains("restored it already"));
     List<Row> rows = restorations(result.restoreId());
     assertThat(rows).hasSize(deleted.size());
     assertThat(status(rows, rewritten)).isEqualTo("written_since");
     assertThat(status(rows, deletedAgain)).isEqualTo("not_restored");
+    assertThat(status(rows, keptStateFile)).isEqualTo("not_restored");
     // Every key the run deleted has one restored row, of this restore or the record's before it.
     List<Row> all = TableReader.of(SharedSpark.session(), tables).table(Tables.RESTORATIONS)
         .filter("restore_status = 'restored'").collectAsList();
     Map<String, Long> restoredRows = new TreeMap<>();
     all.forEach(row -> restoredRows.merge(row.getAs("key"), 1L, Long::sum));
     Map<String, Long> expectedRows = new TreeMap<>();
-    deleted.keySet().stream().filter(key -> !key.equals(rewritten) && !key.equals(deletedAgain))
+    deleted.keySet().stream().filter(key -> !key.equals(rewritten) && !key.equals(deletedAgain)
+        && !key.equals(keptStateFile))
         .forEach(key -> expectedRows.put(key, 1L));
     assertThat(restoredRows).isEqualTo(expectedRows);
-    assertThat(result.summaryLine()).contains(" written_since=1 ").contains(" not_restored=1 ");
+    assertThat(result.summaryLine()).contains(" written_since=1 ").contains(" not_restored=2 ");
 
     Map<String, List<String>> markers = markers();
     RestoreResult again = restore().dryRun(false).execute();
 
     assertThat(again.counts().restored()).isZero();
-    assertThat(again.counts().alreadyRestored()).isEqualTo(deleted.size() - 2);
+    assertThat(again.counts().alreadyRestored()).isEqualTo(deleted.size() - 3);
     assertThat(again.counts().writtenSince()).isEqualTo(1);
-    assertThat(again.counts().notRestored()).isEqualTo(1);
+    assertThat(again.counts().notRestored()).isEqualTo(2);
     assertThat(export()).isEqualTo(expected);
     assertThat(markers()).isEqualTo(markers);
   }
