@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Reads one partition's folder of an execute's ledger a window at a time (memory stays one window): a window whose
@@ -35,10 +35,10 @@ public final class LedgerReader {
   }
 
   /**
-   * @param unreadable told of each object that cannot be read, or stays beside one that cannot ("key: why"): it
+   * @param unreadable told of each object that cannot be read, or stays beside one that cannot, its key and why: it
    *     stays where it is
    */
-  public static Iterator<Window> windows(LedgerStore store, String folder, Consumer<String> unreadable) {
+  public static Iterator<Window> windows(LedgerStore store, String folder, BiConsumer<String, String> unreadable) {
     requireNonNull(store, "store is null");
     requireNonNull(unreadable, "unreadable is null");
     Iterator<String> keys = store.keys(folder);
@@ -92,10 +92,10 @@ public final class LedgerReader {
   private static final class WindowReading {
     private final LedgerStore store;
     private final Map<String, LedgerKeys.EntryName> objects;
-    private final Consumer<String> unreadable;
+    private final BiConsumer<String, String> unreadable;
     private final Set<String> reported = new HashSet<>();
 
-    WindowReading(LedgerStore store, Map<String, LedgerKeys.EntryName> objects, Consumer<String> unreadable) {
+    WindowReading(LedgerStore store, Map<String, LedgerKeys.EntryName> objects, BiConsumer<String, String> unreadable) {
       this.store = store;
       this.objects = objects;
       this.unreadable = unreadable;
@@ -215,7 +215,7 @@ public final class LedgerReader {
 
     private void report(String key, String why) {
       if (reported.add(key)) {
-        unreadable.accept(key + ": " + why);
+        unreadable.accept(key, why);
       }
     }
   }

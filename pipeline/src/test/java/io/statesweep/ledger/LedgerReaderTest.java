@@ -37,7 +37,8 @@ class LedgerReaderTest {
 
   private List<LedgerReader.Window> read() {
     List<LedgerReader.Window> windows = new ArrayList<>();
-    LedgerReader.windows(bucket, PARTITION, unreadable::add).forEachRemaining(windows::add);
+    LedgerReader.windows(bucket, PARTITION, (key, why) -> unreadable.add(key + ": " + why))
+        .forEachRemaining(windows::add);
     return windows;
   }
 

@@ -219,7 +219,7 @@ public final class LedgerRecorder {
     CollectionAccumulator<String> unreadable = null;
     if (executionsDS == null) {
       keep.clear();
-      unreadable = spark.sparkContext().collectionAccumulator("statesweep.ledger_unreadable");
+      unreadable = spark.sparkContext().collectionAccumulator("statesweep.ledger_unreadable"); // their keys
       int tasks = Math.max(1, Math.min(partitions.size(), 2 * spark.sparkContext().defaultParallelism()));
       triesDS = spark.createDataset(partitions, Encoders.STRING()).repartition(tasks)
           .flatMap(new ReadLedger(s3, bucket, metrics, unreadable), LedgerTryRow.ENCODER)
@@ -238,7 +238,7 @@ public final class LedgerRecorder {
       }
       // executions holds every row now: the objects read may go; one that cannot be read stays, and is reported.
       if (unreadable != null) {
-        unreadable.value().forEach(why -> keep.add(why.substring(0, why.indexOf(": "))));
+        keep.addAll(unreadable.value());
       }
       if (removeObjects) {
         remove(runId, attemptId, partitions, keep);
@@ -269,11 +269,11 @@ public final class LedgerRecorder {
       Map<String, List<LedgerTry>> byRecord = new java.util.LinkedHashMap<>();
       int tries = 0;
       for (String partition : partitions) {
-        Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), partition, why -> {
-          unreadable.add(why.substring(0, why.indexOf(": ")));
-          LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the record"
-              + " until it is read: inspect it, then remove it", bucket, LineText.escape(why));
-        });
+        Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), partition,
+            (key, why) -> {
+              unreadable.add(key);
+              logUnreadable(bucket, key, why);
+            });
         while (windows.hasNext()) {
           for (LedgerTry ledgerTry : windows.next().tries()) {
             if (++tries > 2 * DRIVER_RECORDS) {
@@ -342,6 +342,12 @@ public final class LedgerRecorder {
     return S3ObjectStore.open(s3, bucket);
   }
 
+  /** An object of the ledger that cannot be read (or stays beside one), named with why. */
+  private static void logUnreadable(String bucket, String key, String why) {
+    LOG.error("Cannot read the ledger object s3://{}/{}: {}; it stays, and the keys it names are not on the record"
+        + " until it is read: inspect it, then remove it", bucket, LineText.escape(key), LineText.escape(why));
+  }
+
   /** Reads the ledger folders of a task's partitions, a window at a time. */
   static final class ReadLedger implements FlatMapFunction<String, LedgerTryRow> {
     private static final long serialVersionUID = 1L;
@@ -360,11 +366,11 @@ public final class LedgerRecorder {
     @Override
     public Iterator<LedgerTryRow> call(String folder) {
       S3ObjectStore store = S3ObjectStore.open(s3, bucket);
-      Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), folder, why -> {
-        unreadable.add(why);
-        LOG.error("Cannot read the ledger object s3://{}/{}; it stays, and the keys it names are not on the"
-            + " record until it is read: inspect it, then remove it", bucket, LineText.escape(why));
-      });
+      Iterator<LedgerReader.Window> windows = LedgerReader.windows(new ObjectStoreLedger(store), folder,
+          (key, why) -> {
+            unreadable.add(key);
+            logUnreadable(bucket, key, why);
+          });
       return new Iterator<>() {
         private Iterator<LedgerTryRow> current = java.util.Collections.emptyIterator();
         private boolean counted;
