@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.api.failures.BadSettingsException;
 import io.statesweep.layout.ExportPrefix;
+import io.statesweep.layout.Keys;
 import io.statesweep.layout.Layout;
 import io.statesweep.plan.Scope;
 import io.statesweep.scan.InventoryManifest;
@@ -97,6 +98,12 @@ public record PlanOptions(
         if (segment.equals(".") || segment.equals("..")) {
           throw new BadSettingsException(message + "'" + entry + "' has a . or .. folder");
         }
+      }
+      if (!entry.endsWith("/")) {
+        // Keys are matched by their start: without the slash, projects/p-1 would also take projects/p-10/.
+        throw new BadSettingsException(message + "'" + entry + "' is no folder: a scope is a folder, given with its"
+            + " trailing slash, such as " + entry + "/ (without it, the scope would also take every folder whose name"
+            + " starts with " + Keys.name(entry) + ")");
       }
       prefixes.add(prefix.value() + entry);
     }

@@ -484,6 +484,9 @@ class RunOptionsTest {
           + " 'cogram/projects/' is given relative to the export prefix cogram/, such as projects/p-0001/",
       "--scope-prefix|projects/../x/|Invalid sweep.scope.prefixes 'projects/../x/' (from --scope-prefix):"
           + " 'projects/../x/' has a . or .. folder",
+      "--scope-prefix|projects/p-1|Invalid sweep.scope.prefixes 'projects/p-1' (from --scope-prefix): 'projects/p-1'"
+          + " is no folder: a scope is a folder, given with its trailing slash, such as projects/p-1/ (without it, the"
+          + " scope would also take every folder whose name starts with p-1)",
       "--projects|p-1/emails|Invalid sweep.scope.projects 'p-1/emails' (from --projects): 'p-1/emails' is no project"
           + " id (give the folder name under projects/, without a /)"})
   void aBadBoundOrScopeIsRefusedNamingItsSource(String flag, String value, String message) {
