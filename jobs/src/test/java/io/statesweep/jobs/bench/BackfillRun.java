@@ -158,7 +158,8 @@ final class BackfillRun {
     SyntheticArchive archive = new SyntheticArchive(ScaleBenchmark.PREFIX, Math.max(1, keys / (FILES_PER_RECORD + 1)),
         FILES_PER_RECORD, 1_000, false, dueEvery);
     long maxDeletes = bound > 0 ? bound : Math.min(MOST_DELETES, Math.max(1, archive.keys() / dueEvery));
-    String serverHeap = (512 + archive.keys() / 1_000_000 * 32) + "m";
+    // The endpoint keeps the archive's shape and every key deleted (about 320 MB per million).
+    String serverHeap = (512 + archive.keys() / 1_000_000 * 32 + maxDeletes * 320 / 1_000_000) + "m";
     Path warehouse = Files.createTempDirectory("statesweep-backfill");
     try (SyntheticS3Process server = SyntheticS3Process.start(ScaleBenchmark.BUCKET, archive,
         Duration.ofMillis(latencyMillis), serverHeap)) {
