@@ -163,9 +163,8 @@ public final class RecordRestore {
   private List<KeyRestoration> restoreFiles(List<Deletion> files, String after) {
     List<Deletion> marked = new ArrayList<>(files.size());
     for (Deletion file : files) {
-      // A marker written while versioning was suspended has the id null, which a write since gives to an object
-      // version: such keys go one at a time, the time between the look and the removal kept to one request.
-      if (file.deleteMarker() != null && !"null".equals(file.deleteMarker())) {
+      // A marker of id null (versioning suspended) is never removed (MarkerRemoval.decide): its key goes alone.
+      if (file.deleteMarker() != null && !MarkerRemoval.NULL_VERSION.equals(file.deleteMarker())) {
         marked.add(file);
       }
     }

@@ -53,10 +53,9 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
   /**
    * Whether statesweep's marker {@code markerVersionId} of a key may go, from the key's newest versions (latest first,
    * then the one behind it): only while it is the latest version, and only when the version behind it is a version
-   * (not another marker) with the ETag deleted ({@code deletedEtag}; when that is unknown, only for a marker written
-   * while versioning was enabled, whose delete removed no version). Otherwise removing it would bring back nothing,
-   * or an older version than the one deleted: on a bucket whose versioning is suspended, a delete removes the
-   * {@code null} version for good and the marker's id is {@code null} (README, "Versioned buckets").
+   * (not another marker) with the ETag deleted ({@code deletedEtag}, when it is recorded). Otherwise removing it
+   * would bring back nothing, or an older version than the one deleted. A marker of id {@code null}, written while the
+   * bucket's versioning was suspended, never goes ({@link #nullMarker}; README, "Versioned buckets").
    */
   public static Decision decide(java.util.List<ObjectVersion> newest, String markerVersionId, String deletedEtag) {
     requireNonNull(newest, "newest is null");
@@ -68,11 +67,14 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
     if (!latest.deleteMarker()) {
       return new Decision(null, writtenSince(latest.versionId()));
     }
+    ObjectVersion behind = newest.size() > 1 ? newest.get(1) : null;
+    if (NULL_VERSION.equals(markerVersionId)) {
+      return new Decision(null, notRestored(nullMarker(behind)));
+    }
     if (!latest.versionId().equals(markerVersionId)) {
       return new Decision(null, notRestored("its latest version is another delete marker (" + latest.versionId()
           + "), not the one statesweep wrote (" + markerVersionId + "): it was deleted again since"));
     }
-    ObjectVersion behind = newest.size() > 1 ? newest.get(1) : null;
     String stays = "; statesweep's delete marker " + markerVersionId + " stays";
     if (behind == null) {
       return new Decision(null, notRestored("no version is behind its delete marker: the version deleted is gone for"
@@ -88,12 +90,26 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
           + behind.etag() + ") is not the one deleted (ETag " + deletedEtag + "): it would bring back other bytes"
           + stays));
     }
-    if (!etagKnown && "null".equals(markerVersionId)) {
-      return new Decision(null, notRestored("it was deleted while versioning was suspended and the ETag deleted is not"
-          + " recorded, so the version behind its delete marker (" + behind.versionId() + ") may be older than the"
-          + " one deleted" + stays));
-    }
     return new Decision(behind.versionId(), null);
+  }
+
+  /** The id of every version and delete marker written while a bucket's versioning is suspended. */
+  public static final String NULL_VERSION = "null";
+
+  /**
+   * Why a delete marker of id {@code null} is never removed: a write since the delete gives its object version the
+   * same id, and so does another delete's marker, so the marker seen cannot be proven statesweep's, and a removal of
+   * version {@code null} after a look could destroy a write made between the two for good (S3's conditional deletes
+   * apply to the current version only). What to do instead, with the version behind it when there is one.
+   */
+  private static String nullMarker(ObjectVersion behind) {
+    return "its delete marker has the id null (versioning was suspended when it was deleted): a write since the delete"
+        + " would have that id too, and so would another delete's marker, so statesweep cannot prove the marker is its"
+        + " own, nor remove it without risking a write made meanwhile; it stays deleted"
+        + (behind == null ? " (no version is behind the marker)"
+            : behind.deleteMarker() ? " (behind the marker is another delete marker, " + behind.versionId() + ")"
+            : ": to bring back the version behind the marker, copy version " + behind.versionId() + " (ETag "
+                + behind.etag() + ") onto the key once nothing else writes it");
   }
 
   /**
