@@ -449,17 +449,28 @@ public final class S3ObjectStore implements ObjectStore {
         errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
       }
     }
-    for (DeleteTarget target : targets) {
-      if (errors.containsKey(target.key())) {
+    settle(targets.stream().map(DeleteTarget::key).toList(), answered, deleted, errors);
+    answeredMarkers.forEach((key, marker) -> {
+      if (asked.contains(key) && deleted.contains(key)) {
+        markers.put(key, marker);
+      }
+    });
+  }
+
+  /**
+   * Each key {@code asked} of a DeleteObjects that its answer did not list as an error: deleted when the answer lists
+   * it as such ({@code answered}), else an error of its own, since the answer said nothing of it.
+   */
+  private static void settle(java.util.Collection<String> asked, java.util.Set<String> answered,
+      java.util.Set<String> deleted, java.util.Map<String, DeleteResult.KeyError> errors) {
+    for (String key : asked) {
+      if (errors.containsKey(key)) {
         continue;
       }
-      if (answered.contains(target.key())) {
-        deleted.add(target.key());
-        if (answeredMarkers.containsKey(target.key())) {
-          markers.put(target.key(), answeredMarkers.get(target.key()));
-        }
+      if (answered.contains(key)) {
+        deleted.add(key);
       } else {
-        errors.put(target.key(), new DeleteResult.KeyError(NO_ANSWER,
+        errors.put(key, new DeleteResult.KeyError(NO_ANSWER,
             "the DeleteObjects answer lists this key neither as deleted nor as an error"));
       }
     }
@@ -724,17 +735,7 @@ public final class S3ObjectStore implements ObjectStore {
         errors.put(error.key(), new DeleteResult.KeyError(error.code(), error.message()));
       }
     }
-    for (ObjectIdentifier identifier : identifiers) {
-      if (errors.containsKey(identifier.key())) {
-        continue;
-      }
-      if (answered.contains(identifier.key())) {
-        deleted.add(identifier.key());
-      } else {
-        errors.put(identifier.key(), new DeleteResult.KeyError(NO_ANSWER,
-            "the DeleteObjects answer lists this key neither as deleted nor as an error"));
-      }
-    }
+    settle(identifiers.stream().map(ObjectIdentifier::key).toList(), answered, deleted, errors);
     return new DeleteResult(deleted, errors);
   }
 
