@@ -163,8 +163,7 @@ public final class RecordRestore {
   private List<KeyRestoration> restoreFiles(List<Deletion> files, String after) {
     List<Deletion> marked = new ArrayList<>(files.size());
     for (Deletion file : files) {
-      // A marker of id null (versioning suspended) is never removed (MarkerRemoval.decide): its key goes alone.
-      if (file.deleteMarker() != null && !MarkerRemoval.NULL_VERSION.equals(file.deleteMarker())) {
+      if (file.deleteMarker() != null) {
         marked.add(file);
       }
     }
