@@ -225,6 +225,28 @@ class RecordRestoreInBatchesTest {
   }
 
   @Test
+  void markersOfIdNullAreLeftInABatchAsAlone() {
+    String suspended = server.createBucket("restore-batches-suspended");
+    server.enableVersioning(suspended);
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), suspended);
+    String folder = "suspended/p1/d1/";
+    List<String> files = List.of(folder + "a.pdf", folder + "b.pdf", folder + "c.pdf", folder + "d.pdf");
+    files.forEach(key -> store.write(key, bytes(key)));
+    server.suspendVersioning(suspended);
+    Map<String, Deletion> deletions = deleteRecord(store, folder + "state.json", files);
+
+    List<KeyRestoration> restored = new RecordRestore(store, false, 5, 1000, 100).restore(deletions.values());
+
+    assertThat(deletions.values()).extracting(Deletion::deleteMarker).containsOnly("null");
+    assertThat(restored).extracting(KeyRestoration::status).containsOnly(RestoreStatus.NOT_RESTORED);
+    assertThat(restored.subList(0, files.size())).allSatisfy(done -> assertThat(done.detail()).startsWith(
+        "its delete marker has the id null (versioning was suspended when it was deleted)"));
+    for (String key : files) {
+      assertThat(store.read(key, 100)).as("%s stays deleted", key).isNull();
+    }
+  }
+
+  @Test
   void aWalkThatMeetsMoreOtherKeysThanItsBudgetLeavesTheKeysItDidNotReachToOneAtATime() {
     ObjectStore setup = store();
     String folder = "budget/p1/d1/";
