@@ -224,6 +224,28 @@ class RecordRestoreInBatchesTest {
     assertThat(setup.read(alone + "b.pdf", 100).bytes()).asString(StandardCharsets.UTF_8).isEqualTo(alone + "b.pdf");
   }
 
+  /**
+   * Keys whose UTF-16 order is not S3's (a character above U+FFFF sorts after U+FF61 in UTF-8, before it in UTF-16):
+   * the batch walks them in S3's order and reaches every one.
+   */
+  @Test
+  void keysBeyondTheBasicPlaneAreWalkedInS3sOrder() {
+    ObjectStore setup = store();
+    String folder = "unicode/p1/d1/";
+    List<String> files = List.of(folder + "a\uFF61.pdf", folder + "a\uD83D\uDE00.pdf", folder + "a\u00E9.pdf",
+        folder + "a.pdf");
+    Map<String, Deletion> deletions = deleteRecord(setup, folder + "state.json", files);
+
+    List<KeyRestoration> restored = new RecordRestore(setup, false, 5, 1000, 100).restore(deletions.values());
+
+    assertThat(restored).extracting(done -> done.deletion().key()).containsExactly(folder + "a.pdf",
+        folder + "a\u00E9.pdf", folder + "a\uFF61.pdf", folder + "a\uD83D\uDE00.pdf", folder + "state.json");
+    assertThat(restored).extracting(KeyRestoration::status).containsOnly(RestoreStatus.RESTORED);
+    for (String key : files) {
+      assertThat(setup.read(key, 1000).bytes()).as(key).asString(StandardCharsets.UTF_8).isEqualTo(key);
+    }
+  }
+
   @Test
   void markersOfIdNullAreLeftInABatchAsAlone() {
     String suspended = server.createBucket("restore-batches-suspended");
