@@ -400,7 +400,7 @@ public abstract class ObjectStoreContract {
    * What a restore in batches walks and removes: ListObjectVersions by pages under a prefix, from a key marker (and
    * within a key, a version marker), keys in S3's order and each key's latest first, every entry once; DeleteObjects
    * of versions removes delete markers so that the versions behind them are current again, a key that cannot travel
-   * in XML included, and names a version it could not remove.
+   * in XML included, and writes no marker.
    */
   @Test
   void walksVersionsByPagesAndRemovesVersionsInOneRequest() {
