@@ -2,6 +2,7 @@ package io.statesweep.execute;
 
 import static java.util.Objects.requireNonNull;
 
+import io.statesweep.plan.LineText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,9 +45,13 @@ import java.util.Map;
  *       one: groups at their limits probe at the same moments.) The half merged away hands its throttle over to the
  *       group ({@link DeleteThrottle#handOver}): windows that took it, and requests the SDK still retries, count in
  *       the group's rate.</li>
- *   <li>A split at the middle lane may fall inside a partition; where SlowDown falls mends it. Lanes at a group's
- *       edge that met SlowDown in the same second as the lane beside them in the next group, while the rest of their
- *       group did not, share that group's partition: they move into it ({@link Pacer#moveEdge}).</li>
+ *   <li>A split at the middle lane may fall inside a partition (a lane seen after it joins a group beside it);
+ *       where SlowDown falls mends it. A lane at a group's edge whose SlowDowns keep coming with those of the lane
+ *       beside it in the next group, and not with those of its own group's, shares that group's partition: it moves
+ *       into it ({@link Pacer#moveEdge}), one lane at a time, on the evidence of the last minute.</li>
+ *   <li>A SlowDown near a learnt limit lowers it by a tenth (the exporter's uploads grew, or a lane of another
+ *       partition was in the group); a group at its limit for a probe's wait without SlowDown, or that gave such a
+ *       lane up, climbs back towards the limit it first learnt, never above it.</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
  *       seldom meet a SlowDown, and a range the store split for the load is found all the same.</li>
@@ -71,6 +76,10 @@ public final class PacedLane {
    * SlowDown are in different partitions (a fifth more: the answers' times are not the store's).
    */
   static final double APART = 1.2;
+  /** How far back a lane's SlowDowns count as evidence of where its partition's edge is. */
+  static final int HISTORY_SECONDS = Long.SIZE;
+  /** Seconds of SlowDown in {@link #HISTORY_SECONDS} that show where a lane at a group's edge belongs. */
+  static final int EVIDENCE = 4;
 
   /**
    * How deletes are paced.
@@ -118,8 +127,13 @@ public final class PacedLane {
   private long untaken;
   /** When the lane was last asked for or answered ({@link DeleteThrottle.Ticker#nanoTime()}). */
   private volatile long lastUsed;
-  /** When the lane last got a SlowDown answer (the pacer's lock). */
-  private long lastSlowDownAt = Long.MIN_VALUE / 2;
+  /**
+   * The seconds of the last {@value #HISTORY_SECONDS} in which the lane got a SlowDown answer, bit {@code i} for the
+   * second {@code i} before {@link #slowDownSecond} (the pacer's lock): where SlowDown falls shows a partition's edge.
+   */
+  private long slowDownSeconds;
+  /** The second ({@link DeleteThrottle.Ticker#nanoTime()} over a second) of bit 0 of {@link #slowDownSeconds}. */
+  private long slowDownSecond;
 
   private PacedLane(String name, DeleteThrottle run, Pacer pacer) {
     this.name = requireNonNull(name, "name is null");
@@ -190,6 +204,18 @@ public final class PacedLane {
 
   private Object lock() {
     return pacer == null ? this : pacer;
+  }
+
+  /** The lane met SlowDown in {@code second} (the pacer's lock). */
+  private void metSlowDown(long second) {
+    slowDownSeconds = slowDownSecondsAt(second) | 1;
+    slowDownSecond = second;
+  }
+
+  /** {@link #slowDownSeconds} as of {@code second}: bit {@code i} for the second {@code i} before it. */
+  private long slowDownSecondsAt(long second) {
+    long age = second - slowDownSecond;
+    return age >= HISTORY_SECONDS || age < 0 ? (age < 0 ? slowDownSeconds : 0) : slowDownSeconds << age;
   }
 
   /** A request of {@code keys} keys was answered after {@code throttled} SlowDown answers (503, 429, or per key). */
@@ -314,53 +340,82 @@ public final class PacedLane {
     }
 
     /**
-     * Where SlowDown falls shows a partition's edge: when {@code lane} and the lanes next to it on one side in its
-     * group met SlowDown in the last second, none of its group's other lanes did, and the lane beside them in the
-     * neighbouring group did too, they share that group's partition and move into it (a group of one lane is merged
-     * into it: its throttle is handed over). A group's edge so follows the partition's, wherever a split put it.
+     * Where SlowDown falls shows a partition's edge. A lane at its group's edge that met SlowDown in
+     * {@value #EVIDENCE} or more of the last {@value #HISTORY_SECONDS} seconds, in at most a third of them within a
+     * second of a SlowDown of its group's other lanes, is in another partition than they are (their partition answered
+     * nothing when its did). It moves into the group beside it when two thirds of those seconds came within a second
+     * of that group's SlowDowns (their partition); otherwise it goes on as a group of its own, on its share of the
+     * group's rate, and learns its partition's rest. A group of one lane moves into the group beside it on the same
+     * evidence (its throttle is handed over). One second is no evidence: partitions side by side meet SlowDown in the
+     * same second as often as their groups climb together, and a lane moved on one second's coincidence moved the
+     * wrong way as often as the right one. A group's edge so follows its partition's, wherever a split or a lane seen
+     * late put it; the group that gave the lane up lowered its limit for another partition's SlowDowns: it goes back
+     * to the highest it held or first learnt.
      */
     private void moveEdge(PacedLane lane, long now) {
       Group group = lane.group;
+      long second = Math.floorDiv(now, SECOND);
+      int seconds = Long.bitCount(lane.slowDownSecondsAt(second));
+      if (seconds < EVIDENCE) {
+        return;
+      }
       for (boolean down : new boolean[] {true, false}) {
-        // The lanes of the group that met SlowDown lately, from its edge on this side inwards, up to the first that
-        // did not; the lane must be among them, and no lane beyond them may have met SlowDown.
-        List<PacedLane> ordered = new ArrayList<>(down ? group.lanes : group.lanes.descendingSet());
-        int block = 0;
-        while (block < ordered.size() && metSlowDownLately(ordered.get(block), now)) {
-          block++;
-        }
-        if (block == 0 || !ordered.subList(0, block).contains(lane)
-            || ordered.subList(block, ordered.size()).stream().anyMatch(other -> metSlowDownLately(other, now))) {
+        if (lane != (down ? group.lanes.first() : group.lanes.last())) {
           continue;
         }
-        Map.Entry<String, PacedLane> beside = down ? lanes.lowerEntry(ordered.get(0).name)
-            : lanes.higherEntry(ordered.get(0).name);
-        if (beside == null || beside.getValue().group == group || beside.getValue().group == null
-            || !metSlowDownLately(beside.getValue(), now)) {
-          continue;
+        int withGroup = together(lane, group, second);
+        if (3 * withGroup > seconds) {
+          return; // its SlowDowns come with its group's: one partition
         }
-        Group into = beside.getValue().group;
-        LOG.info("Deletes of {} met SlowDown together with {} beside them: one partition, they go on in its group",
-            block == ordered.size() ? group : (block == 1 ? "lane " + lane.name : block + " lanes from " + lane.name),
-            into);
-        for (PacedLane moved : ordered.subList(0, block)) { // a copy of the group's lanes
-          group.lanes.remove(moved);
-          moved.group = into;
-          into.lanes.add(moved);
-        }
-        if (group.lanes.isEmpty()) {
-          group.throttle.handOver(into.throttle);
-          if (group.sibling != null && group.sibling.sibling == group) {
-            group.sibling.sibling = null;
+        Map.Entry<String, PacedLane> beside = down ? lanes.lowerEntry(lane.name) : lanes.higherEntry(lane.name);
+        Group into = beside == null ? null : beside.getValue().group;
+        int withBeside = into == null || into == group ? 0 : together(lane, into, second);
+        if (3 * withBeside >= 2 * seconds) {
+          LOG.info("Deletes of lane {} met SlowDown in {} of the last {} s, {} of them with {} beside it and {} with the"
+              + " rest of {}: one partition with the group beside, it goes on in that group",
+              LineText.escape(lane.name), seconds, HISTORY_SECONDS, withBeside, into, withGroup, group);
+          group.lanes.remove(lane);
+          lane.group = into;
+          into.lanes.add(lane);
+          if (group.lanes.isEmpty()) {
+            group.throttle.handOver(into.throttle);
+            if (group.sibling != null && group.sibling.sibling == group) {
+              group.sibling.sibling = null;
+            }
+            group.sibling = null;
+          } else {
+            group.gaveUpALane();
           }
-          group.sibling = null;
+        } else if (group.lanes.size() > 1) {
+          LOG.info("Deletes of lane {} met SlowDown in {} of the last {} s, {} of them with the rest of {}: another"
+              + " partition, it goes on as a group of its own", LineText.escape(lane.name), seconds, HISTORY_SECONDS,
+              withGroup, group);
+          group.lanes.remove(lane);
+          double share = Math.max(FLOOR_KEYS_PER_SECOND, group.rate / (group.lanes.size() + 1));
+          Group own = new Group(pacing, run, now, share);
+          own.throttle.countAlso(group.throttle.counted(now)); // never more than the group sent, for a second
+          lane.group = own;
+          own.lanes.add(lane);
+          group.rate = Math.max(FLOOR_KEYS_PER_SECOND * group.lanes.size(), group.rate - share);
+          group.gaveUpALane();
+          group.share();
         }
         return;
       }
     }
 
-    private static boolean metSlowDownLately(PacedLane lane, long now) {
-      return now - lane.lastSlowDownAt < SECOND;
+    /**
+     * The seconds of the last {@value #HISTORY_SECONDS} in which {@code lane} met SlowDown and another lane of
+     * {@code group} met it in the same second, the one before or the one after.
+     */
+    private static int together(PacedLane lane, Group group, long second) {
+      long others = 0;
+      for (PacedLane other : group.lanes) {
+        if (other != lane) {
+          others |= other.slowDownSecondsAt(second);
+        }
+      }
+      return Long.bitCount(lane.slowDownSecondsAt(second) & (others | others << 1 | others >>> 1));
     }
 
     /** Lets go of the lanes idle for {@link #IDLE_NANOS} whose SlowDowns were taken; every 10 s at most. */
@@ -421,7 +476,7 @@ public final class PacedLane {
       // A lane let go and asked for again meanwhile has a new object: the answer is the new one's, in its group.
       Group group = held.group;
       if (throttled > 0) {
-        held.lastSlowDownAt = now;
+        held.metSlowDown(Math.floorDiv(now, SECOND));
         Group sibling = group.slowedDown(now, Math.min(sentAt, now));
         if (sibling != null) {
           group.merge(sibling, now);
@@ -446,6 +501,14 @@ public final class PacedLane {
     double limit;
     /** Whether a SlowDown set {@link #limit} (with the margin on) since the group began. */
     boolean learned;
+    /**
+     * The highest limit the group held for a probe's wait without SlowDown since it learnt its rate (0: none yet): a
+     * later SlowDown near the limit lowers the limit by a tenth, and a group at its limit for a probe's wait without
+     * SlowDown climbs half the way back to this one, never above: the partition took it, the exporter's share kept.
+     */
+    double held;
+    /** The limit the group first learnt: the margin below where its partition first answered SlowDown. */
+    double learnt;
     /** Seconds at the limit before the group probes: {@link Pacing#probeAfterSeconds()}, doubled per SlowDown. */
     long probeWait;
     /** The rate at the last SlowDown. */
@@ -525,6 +588,8 @@ public final class PacedLane {
         double below = cameAt * (1 - pacing.margin());
         if (!learned) {
           limit = Math.max(rate, below);
+          learnt = limit;
+          held = 0;
         } else if (cameAt >= 0.8 * limit) {
           limit = Math.max(rate, Math.min(limit, Math.max(below, limit * 0.9)));
         } // far below its limit, a SlowDown comes from the load around the group: its rate backs off, its limit stays
@@ -558,6 +623,8 @@ public final class PacedLane {
       double cameTogether = cameAt + other.rate;
       limit = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), splitFrom);
       learned = pacing.margin() > 0;
+      learnt = limit;
+      held = limit;
       slowStart = false;
       rate = Math.max(FLOOR_KEYS_PER_SECOND * lanes.size(), limit / 2);
       // A split that was wrong. With the exporter's margin on, the partition is known to be shared at this rate and
@@ -572,6 +639,17 @@ public final class PacedLane {
       share();
       LOG.info("Deletes of {} met SlowDown at {} keys/s as two halves: one partition, now {} keys/s, at most {}",
           this, Math.round(cameTogether), Math.round(rate), Math.round(limit));
+    }
+
+    /**
+     * A lane at the group's edge moved into the group beside it, whose partition it shares: the SlowDowns of that
+     * partition lowered this group's limit, which goes back to what it first learnt (a SlowDown lowers it again
+     * where that was this partition's).
+     */
+    void gaveUpALane() {
+      if (learned && limit < Math.max(held, learnt)) {
+        limit = Math.max(held, learnt);
+      }
     }
 
     /** A request of {@code keys} keys was accepted. */
@@ -598,10 +676,22 @@ public final class PacedLane {
           atLimitSince = now;
         } else if (now - atLimitSince >= probeWait * SECOND) {
           atLimitSince = Long.MIN_VALUE;
-          if (lanes.size() > 1) {
+          if (learned && limit < held) {
+            // SlowDowns near the limit lowered it below one it held (the exporter's uploads grew for a while, a
+            // neighbour's retries, a lane of another partition): the store has taken this one for a probe's wait,
+            // so half the way back to the one it held.
+            double from = limit;
+            limit = Math.min(held, limit + Math.max(pacing.stepKeysPerSecond(), (held - limit) / 2));
+            LOG.info("Deletes of {} ran at {} keys/s for {} s without SlowDown: at most {} again", this,
+                Math.round(from), probeWait, Math.round(limit));
+          } else if (lanes.size() > 1) {
+            held = Math.max(held, limit);
             split(now);
-          } else if (pacing.margin() == 0 || !learned) {
-            limit *= 1.1; // the store has taken the limit that long: try a tenth more
+          } else {
+            held = Math.max(held, limit);
+            if (pacing.margin() == 0 || !learned) {
+              limit *= 1.1; // the store has taken the limit that long: try a tenth more
+            }
           }
         }
       }
@@ -691,7 +781,7 @@ public final class PacedLane {
 
     @Override
     public String toString() {
-      String first = lanes.isEmpty() ? "?" : io.statesweep.plan.LineText.escape(lanes.first().name);
+      String first = lanes.isEmpty() ? "?" : LineText.escape(lanes.first().name);
       return lanes.size() <= 1 ? "lane " + first : "lanes " + first + " and " + (lanes.size() - 1) + " more";
     }
   }

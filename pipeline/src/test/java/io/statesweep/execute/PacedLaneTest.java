@@ -218,6 +218,39 @@ class PacedLaneTest {
   }
 
   @Test
+  void aLimitLoweredBySlowDownsNearItClimbsBackAfterAProbesWaitToOneItHeldAndNoHigher() {
+    PacedLane lane = lane(new PacedLane.Pacing(2000, 100, 3500, 0.2, 10), 0);
+    lane.answered(0, 3);
+    acceptFor(lane, 10, 2000);
+    lane.answered(0, 1);
+    assertThat(lane.groupLimit()).as("learnt: 20 %% below 2,000").isEqualTo(1600);
+    acceptFor(lane, 10, 2000);
+    lane.answered(0, 1);
+    assertThat(lane.groupLimit()).as("a SlowDown near it lowers it by a tenth").isEqualTo(1440);
+    acceptFor(lane, 200, 2000);
+    assertThat(lane.groupLimit()).as("1,600 was never held for a probe's wait: no climb back to it").isEqualTo(1440);
+
+    lane.answered(0, 1);
+    assertThat(lane.groupLimit()).as("held for a probe's wait, then lowered by a SlowDown near it").isEqualTo(1296);
+    acceptFor(lane, 85, 2000);
+    assertThat(lane.groupLimit()).as("80 s (the wait, doubled thrice) at it: half the way back, at least a step")
+        .isEqualTo(1396);
+    acceptFor(lane, 85, 2000);
+    assertThat(lane.groupLimit()).isEqualTo(1440);
+    acceptFor(lane, 400, 2000);
+    assertThat(lane.groupLimit()).as("never above the limit it held: the exporter keeps its share").isEqualTo(1440);
+    assertThat(lane.slowDowns()).isEqualTo(6);
+  }
+
+  /** {@code seconds} in which the store took {@code keys} keys a second from the lane, without SlowDown. */
+  private void acceptFor(PacedLane lane, int seconds, int keys) {
+    for (int i = 0; i < seconds; i++) {
+      ticker.now += SECOND;
+      lane.answered(keys, 0);
+    }
+  }
+
+  @Test
   void aSlowDownOnceTheSlowStartReachedTheLimitTeachesThePartitionsRate() {
     PacedLane lane = lane(PacedLane.Pacing.s3(3500, 0.1), 0);
     deleteFor(lane, new Partition(1_000_000, 0), 4);
@@ -333,21 +366,42 @@ class PacedLaneTest {
   }
 
   @Test
-  void aLaneThatMeetsSlowDownWithTheGroupBesideItMovesIntoItsGroup() {
+  void aLaneWhoseSlowDownsDoNotComeWithItsGroupsLeavesIt() {
     // Fifteen lanes in use over four partitions of four lanes (the last has three): the first split, at the eighth
     // lane, is no partition's edge, and the groups split from it straddle partitions while none has met SlowDown.
-    // A lane at the edge of a group that meets SlowDown with the group beside it, alone of its own group, shares that
-    // group's partition.
+    // A lane at the edge of a group that keeps meeting SlowDown when the rest of its group does not is in another
+    // partition: it leaves the group (here on its own: the group beside it, within its limit, meets none).
     PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
     PacedLane[] lanes = lanes(pacer, 15);
     Partition[] partitions = partitionsOf(15, 4);
     deleteFor(lanes, partitions, 300);
     Run run = deleteFor(lanes, partitions, 300);
 
-    assertThat(lanes[3].sharesWith(lanes[2])).as("lane 3 moved into the group of lanes 0 to 2").isTrue();
-    assertThat(lanes[11].sharesWith(lanes[10])).as("lane 11 moved into the group of lanes 8 to 10").isTrue();
-    assertThat(lanes[12].sharesWith(lanes[11])).isFalse();
+    for (int edge : new int[] {4, 8, 12}) {
+      assertThat(lanes[edge - 1].sharesWith(lanes[edge])).as("lanes %d and %d: two partitions", edge - 1, edge)
+          .isFalse();
+    }
     assertThat(run.lastHalfRate()).as("keys/s of 15 lanes in 4 partitions of 3,500 (100 the exporter's)")
+        .isGreaterThanOrEqualTo(0.8 * 4 * 3400);
+    assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void aLaneSeenAfterTheFirstSplitStillLetsEveryPartitionRunNearItsRate() {
+    // Sixteen lanes over four partitions of four, the last lane seen only after the first split (its task began
+    // later): that split, at the middle of the fifteen, is one lane off every partition's edge, and the lane joins
+    // the group beside it.
+    PacedLane.Pacer pacer = new PacedLane.Pacer(PacedLane.Pacing.s3(3500, 0.1), new DeleteThrottle(0, ticker));
+    PacedLane[] first = lanes(pacer, 15);
+    Partition[] partitions = partitionsOf(16, 4);
+    deleteFor(first, java.util.Arrays.copyOfRange(partitions, 0, 15), 45);
+    assertThat(pacer.groups()).as("the first split came before the last lane").isGreaterThan(1);
+    PacedLane[] lanes = java.util.Arrays.copyOf(first, 16);
+    lanes[15] = pacer.lane("projects/p15/");
+    deleteFor(lanes, partitions, 300);
+    Run run = deleteFor(lanes, partitions, 600);
+
+    assertThat(run.lastHalfRate()).as("keys/s of 16 lanes in 4 partitions of 3,500 (100 the exporter's)")
         .isGreaterThanOrEqualTo(0.8 * 4 * 3400);
     assertThat(run.slowDowns() * 1000.0 / run.keys()).as("SlowDowns per 1,000 keys").isLessThanOrEqualTo(1);
   }
