@@ -48,7 +48,7 @@ import java.util.Map;
  *   <li>A split at the middle lane may fall inside a partition (a lane seen after it joins a group beside it);
  *       where SlowDown falls mends it. A lane at a group's edge whose SlowDowns keep coming with those of the lane
  *       beside it in the next group, and not with those of its own group's, shares that group's partition: it moves
- *       into it ({@link Pacer#moveEdge}), one lane at a time, on the evidence of the last minute.</li>
+ *       into it ({@link Pacer#moveEdge}), on the evidence of its last SlowDowns, not of one second.</li>
  *   <li>A SlowDown near a learnt limit lowers it by a tenth (the exporter's uploads grew, or a lane of another
  *       partition was in the group); a group at its limit for a probe's wait without SlowDown, or that gave such a
  *       lane up, climbs back towards the limit it first learnt, never above it.</li>
@@ -76,10 +76,15 @@ public final class PacedLane {
    * SlowDown are in different partitions (a fifth more: the answers' times are not the store's).
    */
   static final double APART = 1.2;
-  /** How far back a lane's SlowDowns count as evidence of where its partition's edge is. */
-  static final int HISTORY_SECONDS = Long.SIZE;
-  /** Seconds of SlowDown in {@link #HISTORY_SECONDS} that show where a lane at a group's edge belongs. */
-  static final int EVIDENCE = 4;
+  /** How many of its SlowDowns' seconds a lane remembers. */
+  static final int REMEMBERED = 16;
+  /**
+   * The SlowDowns of a lane that show where its partition's edge is: at least {@value #EVIDENCE}, at most
+   * {@value #EVIDENCE_MOST} of its latest, none older than {@value #EVIDENCE_SECONDS} seconds.
+   */
+  static final int EVIDENCE = 3;
+  static final int EVIDENCE_MOST = 8;
+  static final long EVIDENCE_SECONDS = 600;
 
   /**
    * How deletes are paced.
@@ -128,12 +133,11 @@ public final class PacedLane {
   /** When the lane was last asked for or answered ({@link DeleteThrottle.Ticker#nanoTime()}). */
   private volatile long lastUsed;
   /**
-   * The seconds of the last {@value #HISTORY_SECONDS} in which the lane got a SlowDown answer, bit {@code i} for the
-   * second {@code i} before {@link #slowDownSecond} (the pacer's lock): where SlowDown falls shows a partition's edge.
+   * The last {@value #REMEMBERED} distinct seconds ({@link DeleteThrottle.Ticker#nanoTime()} over a second) in which
+   * the lane got a SlowDown answer, a ring (the pacer's lock): where SlowDown falls shows a partition's edge.
    */
-  private long slowDownSeconds;
-  /** The second ({@link DeleteThrottle.Ticker#nanoTime()} over a second) of bit 0 of {@link #slowDownSeconds}. */
-  private long slowDownSecond;
+  private final long[] slowDownSeconds = new long[REMEMBERED];
+  private int slowDownSecondsHeld;
 
   private PacedLane(String name, DeleteThrottle run, Pacer pacer) {
     this.name = requireNonNull(name, "name is null");
@@ -206,16 +210,44 @@ public final class PacedLane {
     return pacer == null ? this : pacer;
   }
 
-  /** The lane met SlowDown in {@code second} (the pacer's lock). */
-  private void metSlowDown(long second) {
-    slowDownSeconds = slowDownSecondsAt(second) | 1;
-    slowDownSecond = second;
+  /** The lane met SlowDown in {@code second}; returns whether it had not in that second yet (the pacer's lock). */
+  private boolean metSlowDown(long second) {
+    if (slowDownSecondsHeld > 0 && slowDownSeconds[(slowDownSecondsHeld - 1) % REMEMBERED] == second) {
+      return false;
+    }
+    slowDownSeconds[slowDownSecondsHeld % REMEMBERED] = second;
+    slowDownSecondsHeld++;
+    return true;
   }
 
-  /** {@link #slowDownSeconds} as of {@code second}: bit {@code i} for the second {@code i} before it. */
-  private long slowDownSecondsAt(long second) {
-    long age = second - slowDownSecond;
-    return age >= HISTORY_SECONDS || age < 0 ? (age < 0 ? slowDownSeconds : 0) : slowDownSeconds << age;
+  /** The seconds of the lane's last {@code most} SlowDowns since {@code since}, the latest first. */
+  private long[] slowDownSecondsSince(long since, int most) {
+    int count = Math.min(Math.min(most, REMEMBERED), slowDownSecondsHeld);
+    long[] seconds = new long[count];
+    int taken = 0;
+    for (int i = 0; i < count; i++) {
+      long second = slowDownSeconds[(slowDownSecondsHeld - 1 - i) % REMEMBERED];
+      if (second < since) {
+        break;
+      }
+      seconds[taken++] = second;
+    }
+    return taken == count ? seconds : java.util.Arrays.copyOf(seconds, taken);
+  }
+
+  /** Of {@code seconds}, how many the lane met SlowDown in, the second before or the one after (the pacer's lock). */
+  private int metAround(long[] seconds) {
+    int met = 0;
+    int held = Math.min(slowDownSecondsHeld, REMEMBERED);
+    for (long second : seconds) {
+      for (int i = 0; i < held; i++) {
+        if (Math.abs(slowDownSeconds[i] - second) <= 1) {
+          met++;
+          break;
+        }
+      }
+    }
+    return met;
   }
 
   /** A request of {@code keys} keys was answered after {@code throttled} SlowDown answers (503, 429, or per key). */
@@ -340,82 +372,109 @@ public final class PacedLane {
     }
 
     /**
-     * Where SlowDown falls shows a partition's edge. A lane at its group's edge that met SlowDown in
-     * {@value #EVIDENCE} or more of the last {@value #HISTORY_SECONDS} seconds, in at most a third of them within a
-     * second of a SlowDown of its group's other lanes, is in another partition than they are (their partition answered
-     * nothing when its did). It moves into the group beside it when two thirds of those seconds came within a second
-     * of that group's SlowDowns (their partition); otherwise it goes on as a group of its own, on its share of the
-     * group's rate, and learns its partition's rest. A group of one lane moves into the group beside it on the same
-     * evidence (its throttle is handed over). One second is no evidence: partitions side by side meet SlowDown in the
-     * same second as often as their groups climb together, and a lane moved on one second's coincidence moved the
-     * wrong way as often as the right one. A group's edge so follows its partition's, wherever a split or a lane seen
-     * late put it; the group that gave the lane up lowered its limit for another partition's SlowDowns: it goes back
-     * to the highest it held or first learnt.
+     * Where SlowDown falls shows a partition's edge; called when {@code lane} met SlowDown in a second it had not yet.
+     * The lane's evidence is the seconds of its last SlowDowns ({@value #EVIDENCE} to {@value #EVIDENCE_MOST}, of the
+     * last {@value #EVIDENCE_SECONDS} s); a lane <em>came with</em> it when it met SlowDown within a second of at
+     * least half of them. The lanes of its group side by side with it that came with it are its <b>block</b>, in its
+     * partition; the group's other lanes, of which none came with a third of them, are in another:
+     * <ul>
+     *   <li>a block at an edge of its group leaves it: into the group beside that edge when the lane beside it came
+     *       with it (their partition), else as a group of its own, on its lanes' share of the group's rate;</li>
+     *   <li>a block that is its whole group goes into the group beside it when the lane beside it came with it (its
+     *       throttle is handed over): two groups of one partition.</li>
+     * </ul>
+     * One second is no evidence: partitions side by side meet SlowDown in the same second as often as their groups
+     * climb together, and a lane moved on one coincidence moved the wrong way as often as the right one. A group's
+     * edge so follows its partition's, wherever a split or a lane seen late put it; a group that gave up lanes of
+     * another partition lowered its limit for that partition's SlowDowns: it goes back to the highest it held or
+     * first learnt.
      */
     private void moveEdge(PacedLane lane, long now) {
       Group group = lane.group;
       long second = Math.floorDiv(now, SECOND);
-      int seconds = Long.bitCount(lane.slowDownSecondsAt(second));
-      if (seconds < EVIDENCE) {
+      long[] evidence = lane.slowDownSecondsSince(second - EVIDENCE_SECONDS, EVIDENCE_MOST);
+      if (evidence.length < EVIDENCE) {
         return;
       }
+      List<PacedLane> ordered = new ArrayList<>(group.lanes);
+      int at = ordered.indexOf(lane);
+      int from = at;
+      int to = at;
+      while (from > 0 && cameWith(ordered.get(from - 1), evidence)) {
+        from--;
+      }
+      while (to < ordered.size() - 1 && cameWith(ordered.get(to + 1), evidence)) {
+        to++;
+      }
+      List<PacedLane> block = new ArrayList<>(ordered.subList(from, to + 1));
+      boolean whole = block.size() == ordered.size();
+      if (!whole) {
+        if (from > 0 && to < ordered.size() - 1) {
+          return; // inside the group: its edges move first
+        }
+        for (PacedLane other : ordered) {
+          if (!block.contains(other) && 3 * other.metAround(evidence) > evidence.length) {
+            return; // the rest of the group met SlowDown with it too: one partition, or no telling
+          }
+        }
+      }
       for (boolean down : new boolean[] {true, false}) {
-        if (lane != (down ? group.lanes.first() : group.lanes.last())) {
+        if (!whole && (down ? from != 0 : to != ordered.size() - 1)) {
           continue;
         }
-        int withGroup = together(lane, group, second);
-        if (3 * withGroup > seconds) {
-          return; // its SlowDowns come with its group's: one partition
-        }
-        Map.Entry<String, PacedLane> beside = down ? lanes.lowerEntry(lane.name) : lanes.higherEntry(lane.name);
+        Map.Entry<String, PacedLane> beside = down ? lanes.lowerEntry(block.get(0).name)
+            : lanes.higherEntry(block.get(block.size() - 1).name);
         Group into = beside == null ? null : beside.getValue().group;
-        int withBeside = into == null || into == group ? 0 : together(lane, into, second);
-        if (3 * withBeside >= 2 * seconds) {
-          LOG.info("Deletes of lane {} met SlowDown in {} of the last {} s, {} of them with {} beside it and {} with the"
-              + " rest of {}: one partition with the group beside, it goes on in that group",
-              LineText.escape(lane.name), seconds, HISTORY_SECONDS, withBeside, into, withGroup, group);
-          group.lanes.remove(lane);
-          lane.group = into;
-          into.lanes.add(lane);
-          if (group.lanes.isEmpty()) {
-            group.throttle.handOver(into.throttle);
-            if (group.sibling != null && group.sibling.sibling == group) {
-              group.sibling.sibling = null;
-            }
-            group.sibling = null;
-          } else {
-            group.gaveUpALane();
-          }
-        } else if (group.lanes.size() > 1) {
-          LOG.info("Deletes of lane {} met SlowDown in {} of the last {} s, {} of them with the rest of {}: another"
-              + " partition, it goes on as a group of its own", LineText.escape(lane.name), seconds, HISTORY_SECONDS,
-              withGroup, group);
-          group.lanes.remove(lane);
-          double share = Math.max(FLOOR_KEYS_PER_SECOND, group.rate / (group.lanes.size() + 1));
+        boolean withBeside = into != null && into != group && cameWith(beside.getValue(), evidence);
+        if (withBeside) {
+          LOG.info("Deletes of {} met SlowDown in {} seconds of late, {} beside them in {} of those, the rest of"
+              + " their group in at most a third: one partition with {}, they go on in that group", blockName(block),
+              evidence.length, LineText.escape(beside.getValue().name), beside.getValue().metAround(evidence), into);
+          moveInto(block, group, into);
+          return;
+        }
+        if (!whole) {
+          LOG.info("Deletes of {} met SlowDown in {} seconds of late, the rest of {} in at most a third of those:"
+              + " another partition, they go on as a group of their own", blockName(block), evidence.length, group);
+          double share = Math.max(FLOOR_KEYS_PER_SECOND * block.size(),
+              group.rate * block.size() / ordered.size());
           Group own = new Group(pacing, run, now, share);
           own.throttle.countAlso(group.throttle.counted(now)); // never more than the group sent, for a second
-          lane.group = own;
-          own.lanes.add(lane);
-          group.rate = Math.max(FLOOR_KEYS_PER_SECOND * group.lanes.size(), group.rate - share);
-          group.gaveUpALane();
-          group.share();
+          group.rate = Math.max(FLOOR_KEYS_PER_SECOND * (ordered.size() - block.size()), group.rate - share);
+          moveInto(block, group, own);
+          return;
         }
-        return;
       }
     }
 
-    /**
-     * The seconds of the last {@value #HISTORY_SECONDS} in which {@code lane} met SlowDown and another lane of
-     * {@code group} met it in the same second, the one before or the one after.
-     */
-    private static int together(PacedLane lane, Group group, long second) {
-      long others = 0;
-      for (PacedLane other : group.lanes) {
-        if (other != lane) {
-          others |= other.slowDownSecondsAt(second);
-        }
+    /** Whether {@code other} met SlowDown within a second of at least half of {@code evidence}'s seconds. */
+    private static boolean cameWith(PacedLane other, long[] evidence) {
+      return 2 * other.metAround(evidence) >= evidence.length;
+    }
+
+    private static String blockName(List<PacedLane> block) {
+      String first = LineText.escape(block.get(0).name);
+      return block.size() == 1 ? "lane " + first : block.size() + " lanes from " + first;
+    }
+
+    /** {@code block}, lanes at an edge of {@code group} (or all of them), go on in {@code into}. */
+    private static void moveInto(List<PacedLane> block, Group group, Group into) {
+      for (PacedLane moved : block) {
+        group.lanes.remove(moved);
+        moved.group = into;
+        into.lanes.add(moved);
       }
-      return Long.bitCount(lane.slowDownSecondsAt(second) & (others | others << 1 | others >>> 1));
+      into.share();
+      if (group.lanes.isEmpty()) {
+        group.throttle.handOver(into.throttle);
+        if (group.sibling != null && group.sibling.sibling == group) {
+          group.sibling.sibling = null;
+        }
+        group.sibling = null;
+      } else {
+        group.gaveUpLanes();
+        group.share();
+      }
     }
 
     /** Lets go of the lanes idle for {@link #IDLE_NANOS} whose SlowDowns were taken; every 10 s at most. */
@@ -476,11 +535,11 @@ public final class PacedLane {
       // A lane let go and asked for again meanwhile has a new object: the answer is the new one's, in its group.
       Group group = held.group;
       if (throttled > 0) {
-        held.metSlowDown(Math.floorDiv(now, SECOND));
+        boolean newSecond = held.metSlowDown(Math.floorDiv(now, SECOND));
         Group sibling = group.slowedDown(now, Math.min(sentAt, now));
         if (sibling != null) {
           group.merge(sibling, now);
-        } else {
+        } else if (newSecond) {
           moveEdge(held, now);
         }
         return;
@@ -646,7 +705,7 @@ public final class PacedLane {
      * partition lowered this group's limit, which goes back to what it first learnt (a SlowDown lowers it again
      * where that was this partition's).
      */
-    void gaveUpALane() {
+    void gaveUpLanes() {
       if (learned && limit < Math.max(held, learnt)) {
         limit = Math.max(held, learnt);
       }
