@@ -82,7 +82,7 @@ public final class PacedLane {
    * The SlowDowns of a lane that show where its partition's edge is: at least {@value #EVIDENCE}, at most
    * {@value #EVIDENCE_MOST} of its latest, none older than {@value #EVIDENCE_SECONDS} seconds.
    */
-  static final int EVIDENCE = 4;
+  static final int EVIDENCE = 3;
   static final int EVIDENCE_MOST = 8;
   static final long EVIDENCE_SECONDS = 600;
 
@@ -376,7 +376,7 @@ public final class PacedLane {
      * The lane's evidence is the seconds of its last SlowDowns ({@value #EVIDENCE} to {@value #EVIDENCE_MOST}, of the
      * last {@value #EVIDENCE_SECONDS} s); a lane <em>came with</em> it when it met SlowDown within a second of at
      * least half of them. The lanes of its group side by side with it that came with it are its <b>block</b>, in its
-     * partition; the group's other lanes, which together met SlowDown around at most a third of them, are in another:
+     * partition; the group's other lanes, of which none came with a third of them, are in another:
      * <ul>
      *   <li>a block at an edge of its group leaves it: into the group beside that edge when the lane beside it came
      *       with it (their partition), else as a group of its own, on its lanes' share of the group's rate;</li>
@@ -412,19 +412,10 @@ public final class PacedLane {
         if (from > 0 && to < ordered.size() - 1) {
           return; // inside the group: its edges move first
         }
-        // The rest of the group together: a lane that sends a request a second misses many of its partition's
-        // SlowDowns, its neighbours catch them.
-        int restMet = 0;
-        for (long when : evidence) {
-          for (PacedLane other : ordered) {
-            if (!block.contains(other) && other.metAround(new long[] {when}) > 0) {
-              restMet++;
-              break;
-            }
+        for (PacedLane other : ordered) {
+          if (!block.contains(other) && 3 * other.metAround(evidence) > evidence.length) {
+            return; // the rest of the group met SlowDown with it too: one partition, or no telling
           }
-        }
-        if (3 * restMet > evidence.length) {
-          return; // the rest of the group met SlowDown with it too: one partition, or no telling
         }
       }
       for (boolean down : new boolean[] {true, false}) {
