@@ -33,6 +33,66 @@ public final class RecordHistory {
    */
   public record Merged(ExecutionOutcome outcome, String recordedFrom, int taskAttempts) {}
 
+  /**
+   * What a record's row, recorded before, gains from a later reading of the attempt's ledger ({@link #addTo}).
+   *
+   * @param keys every deleted key of the row after it, the state file last
+   * @param keysAdded keys the row did not name
+   * @param markersAdded keys the row named without a delete marker that the ledger now gives one
+   * @param restorationsAdded keys the row named as deleted that the ledger now says were made current again
+   */
+  public record Added(List<DeletedKey> keys, int keysAdded, int markersAdded, int restorationsAdded) {
+    /** Whether the row gains nothing: recording the same ledger twice. */
+    public boolean nothing() {
+      return keysAdded == 0 && markersAdded == 0 && restorationsAdded == 0;
+    }
+
+    /** The gain, as a row's message says it. */
+    public String describe() {
+      return keysAdded + " keys, " + markersAdded + " delete markers and " + restorationsAdded + " restorations added";
+    }
+  }
+
+  /**
+   * Adds to the deleted keys a record's row holds ({@code recorded}) what a later reading of the attempt's ledger
+   * says ({@code read}; README, "Every delete on the record"): the keys the row lacks (a window whose objects could not
+   * be read at the first recording, a task attempt whose outcomes came after it), and for a key the row has without a
+   * delete marker (found gone by looking at an intent) the marker an outcome now gives it. Nothing the row holds is
+   * taken away or replaced: recording the same objects twice adds nothing, and in either order the row ends the same.
+   */
+  public static Added addTo(List<DeletedKey> recorded, List<DeletedKey> read) {
+    Map<String, DeletedKey> byKey = new LinkedHashMap<>();
+    recorded.forEach(key -> byKey.putIfAbsent(key.key(), key));
+    int keys = 0;
+    int markers = 0;
+    int restorations = 0;
+    for (DeletedKey key : read) {
+      DeletedKey known = byKey.get(key.key());
+      if (known == null) {
+        byKey.put(key.key(), key);
+        keys++;
+        continue;
+      }
+      DeletedKey now = known;
+      if (now.deleteMarker() == null && key.deleteMarker() != null) {
+        now = new DeletedKey(now.key(), now.role(), now.etag() != null ? now.etag() : key.etag(),
+            now.deletedAt() != null ? now.deletedAt() : key.deletedAt(), key.deleteMarker(), now.restoredVersion());
+        markers++;
+      }
+      if (now.restoredVersion() == null && key.restoredVersion() != null) {
+        now = now.restoredAs(key.restoredVersion());
+        restorations++;
+      }
+      if (now != known) {
+        byKey.put(key.key(), now);
+      }
+    }
+    List<DeletedKey> all = new ArrayList<>(byKey.size());
+    byKey.values().stream().filter(key -> key.role() != DeleteRole.STATE_FILE).forEach(all::add);
+    byKey.values().stream().filter(key -> key.role() == DeleteRole.STATE_FILE).forEach(all::add);
+    return new Added(all, keys, markers, restorations);
+  }
+
   /** @param tries what each task attempt did with one record (not empty) */
   public static Merged merge(List<LedgerTry> tries) {
     if (tries.isEmpty()) {

@@ -11,8 +11,10 @@ import static io.statesweep.ledger.LedgerFixtures.meetingOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.statesweep.execute.DeletedKey;
 import io.statesweep.execute.ExecutionOutcome;
 import io.statesweep.execute.Outcome;
+import io.statesweep.plan.DeleteRole;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,6 +30,31 @@ class RecordHistoryTest {
     bucket.putExportObject(STATE, "state-etag");
     return IntentResolution.resolve(new LedgerEntry.Intent(header(7, 1, INTENDED), 1, List.of(meetingIntent(0))),
         bucket::find).get(0);
+  }
+
+  @Test
+  void aLaterReadingAddsTheKeysAndMarkersTheRowLacksAndTheSameReadingTwiceAddsNothing() {
+    // First recorded from the intent of an attempt whose answers came later: the minutes found gone, no marker.
+    List<DeletedKey> recorded = stoppedAfterTheMinutes().outcome().deleted();
+    assertThat(recorded).singleElement().satisfies(key -> assertThat(key.deleteMarker()).isNull());
+    // Its outcomes, read later: the minutes with the marker they got, the audio and the state file too.
+    List<DeletedKey> read = List.of(
+        new DeletedKey(MINUTES, DeleteRole.FILE, "minutes-etag", ANSWERED, "marker-minutes"),
+        new DeletedKey(AUDIO, DeleteRole.FILE, "audio-etag", ANSWERED, "marker-audio"),
+        new DeletedKey(STATE, DeleteRole.STATE_FILE, "state-etag", ANSWERED, "marker-state"));
+
+    RecordHistory.Added added = RecordHistory.addTo(recorded, read);
+
+    assertThat(added.keysAdded()).isEqualTo(2);
+    assertThat(added.markersAdded()).isEqualTo(1);
+    assertThat(added.keys()).extracting(DeletedKey::key).containsExactly(MINUTES, AUDIO, STATE);
+    assertThat(added.keys()).extracting(DeletedKey::deleteMarker)
+        .containsExactly("marker-minutes", "marker-audio", "marker-state");
+    assertThat(RecordHistory.addTo(added.keys(), read).nothing()).as("the same reading again").isTrue();
+    assertThat(RecordHistory.addTo(added.keys(), recorded).nothing()).as("the first reading again").isTrue();
+    RecordHistory.Added otherOrder = RecordHistory.addTo(read, recorded);
+    assertThat(otherOrder.nothing()).as("markers are never taken away").isTrue();
+    assertThat(otherOrder.keys()).isEqualTo(added.keys());
   }
 
   @Test

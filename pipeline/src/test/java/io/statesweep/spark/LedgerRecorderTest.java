@@ -1,10 +1,18 @@
 package io.statesweep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import io.statesweep.api.Tables;
 import io.statesweep.config.RunOptions;
+import io.statesweep.execute.DeletedKey;
+import io.statesweep.execute.Outcome;
+import io.statesweep.ledger.LedgerFixtures;
+import io.statesweep.ledger.ObjectStoreLedger;
+import io.statesweep.ledger.TaskLedger;
 import io.statesweep.local.LocalS3Server;
+import io.statesweep.plan.Action;
+import io.statesweep.plan.DeleteRole;
 import io.statesweep.s3.S3ObjectStore;
 import io.statesweep.spark.execute.LedgerRecorder;
 import io.statesweep.spark.run.RunMetrics;
@@ -13,6 +21,9 @@ import io.statesweep.testing.SharedSpark;
 import io.statesweep.testing.TestOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,11 +32,110 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The ledger's recording (README, "Every delete on the record"): an object of it that cannot be read stays in the bucket, named by
  * its key, whatever the export prefix holds (a prefix with ": " in it, which a reason's text also holds), read on the
- * driver or in Spark tasks.
+ * driver or in Spark tasks; a recording adds to a record's row what an earlier one lacked, and the same objects
+ * recorded twice add nothing.
  */
 @ExtendWith(S3ServerExtension.class)
 class LedgerRecorderTest {
   private static final String RUN = "20261201T060000Z-aaaaaa";
+
+  /** The meeting's keys as the executions row of attempt {@code ATTEMPT_ID} names them: key to delete marker. */
+  private static java.util.Map<String, String> deleted(SparkSession spark, Tables tables) {
+    java.util.Map<String, String> keys = new java.util.TreeMap<>();
+    for (org.apache.spark.sql.Row row : spark.read().format("delta").load(tables.executions())
+        .filter("attempt_id = '" + ATTEMPT_ID + "'").selectExpr("explode(deleted) as d")
+        .selectExpr("d.key", "coalesce(d.delete_marker, 'none')").collectAsList()) {
+      keys.put(row.getString(0), row.getString(1));
+    }
+    return keys;
+  }
+
+  private static final String ATTEMPT_ID = "20261201T060500Z-bbbbbb";
+
+  private static io.statesweep.execute.ExecutionOutcome answered(java.time.Instant at, String... keys) {
+    List<DeletedKey> deleted = new java.util.ArrayList<>();
+    for (String key : keys) {
+      deleted.add(new DeletedKey(key, key.equals(LedgerFixtures.STATE) ? DeleteRole.STATE_FILE : DeleteRole.FILE,
+          "etag", at, "marker-" + key.substring(key.lastIndexOf('/') + 1)));
+    }
+    boolean state = List.of(keys).contains(LedgerFixtures.STATE);
+    return new io.statesweep.execute.ExecutionOutcome(LedgerFixtures.STATE, Action.DELETE_RECORD,
+        state ? Outcome.DELETED : Outcome.INTERRUPTED, "as the test says", keys.length - (state ? 1 : 0), state, 0,
+        List.of(), LedgerFixtures.VERIFIED, at, deleted, null);
+  }
+
+  @Test
+  void aSecondRecordingAddsTheMarkersAndKeysTheFirstLackedAndTheSameObjectsAgainAddNothing(LocalS3Server server,
+      @TempDir Path warehouse) {
+    long recordsHint = -1; // read in Spark tasks, as a large ledger is; the rows are written the same way either way
+    String bucket = server.createBucket("ledger-again");
+    RunOptions options = TestOptions.of(server.endpoint(), bucket, "cogram/", warehouse)
+        .with("--dry-run", "false").options();
+    SparkSession spark = SharedSpark.session();
+    LedgerRecorder ledger = new LedgerRecorder(spark, options.execute(), RunMetrics.register(spark.sparkContext()));
+    Tables tables = new Tables(warehouse.toString());
+    S3ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
+    ObjectStoreLedger objects = new ObjectStoreLedger(store);
+    String folder = ledger.folder(RUN, ATTEMPT_ID);
+    java.time.Instant at = LedgerFixtures.ANSWERED;
+    Clock clock = Clock.fixed(at, ZoneOffset.UTC);
+
+    // A holder whose lock was taken over: its task had written the window's intent, not yet its answers. The run that
+    // took over records it from the intent: the keys are gone (looked at), their markers unknown.
+    TaskLedger holder = new TaskLedger(objects, folder, LedgerFixtures.header(7, 0, at), clock);
+    holder.nextWindow();
+    holder.intend(List.of(LedgerFixtures.meetingIntent(0)));
+    ledger.record(RUN, ATTEMPT_ID, "2026-12-01", tables, LedgerRecorder.Write.INSERT_NEW, true, recordsHint);
+    assertThat(deleted(spark, tables)).containsOnly(entry(LedgerFixtures.MINUTES, "none"),
+        entry(LedgerFixtures.AUDIO, "none"), entry(LedgerFixtures.STATE, "none"));
+
+    // The holder's answers land after it: recorded again, the row gains the markers.
+    holder.recordOutcomes(List.of(answered(at, LedgerFixtures.MINUTES, LedgerFixtures.AUDIO, LedgerFixtures.STATE)));
+    holder.close();
+    ledger.record(RUN, ATTEMPT_ID, "2026-12-01", tables, LedgerRecorder.Write.INSERT_NEW, true, recordsHint);
+    java.util.Map<String, String> withMarkers = java.util.Map.of(LedgerFixtures.MINUTES, "marker-minutes.pdf",
+        LedgerFixtures.AUDIO, "marker-audio.m4a", LedgerFixtures.STATE, "marker-state.json");
+    assertThat(deleted(spark, tables)).isEqualTo(withMarkers);
+
+    // The same objects again (a recording that died before it removed them): nothing changes, the message included.
+    TaskLedger again = new TaskLedger(objects, folder, LedgerFixtures.header(7, 0, at), clock);
+    again.nextWindow();
+    again.recordOutcomes(List.of(answered(at, LedgerFixtures.MINUTES, LedgerFixtures.AUDIO, LedgerFixtures.STATE)));
+    again.close();
+    List<org.apache.spark.sql.Row> before = spark.read().format("delta").load(tables.executions()).collectAsList();
+    ledger.record(RUN, ATTEMPT_ID, "2026-12-01", tables, LedgerRecorder.Write.INSERT_NEW, true, recordsHint);
+    assertThat(spark.read().format("delta").load(tables.executions()).collectAsList())
+        .as("one row per record, unchanged").hasSize(1).isEqualTo(before);
+
+    // An executor lost mid-window: its retry's window (another task attempt) cannot be read at the first recording
+    // and stays; read at the next, its keys join the row.
+    String another = "20261201T060700Z-dddddd";
+    String unreadable = ledger.folder(RUN, another) + "p00003/t9-w000001-outcomes-p00001.json";
+    TaskLedger first = new TaskLedger(objects, ledger.folder(RUN, another), header(another, 8, at), clock);
+    first.nextWindow();
+    first.recordOutcomes(List.of(answered(at, LedgerFixtures.MINUTES)));
+    first.close();
+    store.write(unreadable, "{\"version\":2, \"kind\":".getBytes(StandardCharsets.UTF_8));
+    LedgerRecorder.Recorded partly = ledger.record(RUN, another, "2026-12-01", tables,
+        LedgerRecorder.Write.INSERT_NEW, true, recordsHint);
+    assertThat(partly.unreadable()).isEqualTo(1);
+    TaskLedger retry = new TaskLedger(objects, ledger.folder(RUN, another), header(another, 9, at), clock);
+    retry.nextWindow();
+    retry.recordOutcomes(List.of(answered(at, LedgerFixtures.AUDIO, LedgerFixtures.STATE)));
+    retry.close();
+    ledger.record(RUN, another, "2026-12-01", tables, LedgerRecorder.Write.INSERT_NEW, true, recordsHint);
+    assertThat(spark.read().format("delta").load(tables.executions()).filter("attempt_id = '" + another + "'")
+        .selectExpr("explode(deleted) as d").selectExpr("d.key", "d.delete_marker").collectAsList())
+        .extracting(row -> row.getString(0) + " " + row.getString(1))
+        .containsExactlyInAnyOrder(LedgerFixtures.MINUTES + " marker-minutes.pdf",
+            LedgerFixtures.AUDIO + " marker-audio.m4a", LedgerFixtures.STATE + " marker-state.json");
+  }
+
+  private static io.statesweep.ledger.LedgerEntry.Header header(String attemptId, long taskAttempt,
+      java.time.Instant at) {
+    return new io.statesweep.ledger.LedgerEntry.Header(RUN, "2026-12-01", attemptId, "s3a://reports/statesweep", 3,
+        taskAttempt, 0, at);
+  }
 
   @Test
   void anObjectThatCannotBeReadStaysUnderAPrefixWithAColonOnTheDriverAndInTasks(LocalS3Server server,

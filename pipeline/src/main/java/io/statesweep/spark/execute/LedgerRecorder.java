@@ -1,6 +1,7 @@
 package io.statesweep.spark.execute;
 
 import static java.util.Objects.requireNonNull;
+import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
 import io.statesweep.spark.tables.TableDocs;
@@ -233,8 +234,7 @@ public final class LedgerRecorder {
       if (write == Write.APPEND) {
         TableWrites.append(rows, tables, Tables.EXECUTIONS);
       } else {
-        TableWrites.insertNew(rows, tables, Tables.EXECUTIONS, EXECUTIONS_KEY,
-            Map.of("run_date", runDate, "attempt_id", attemptId));
+        addToRecorded(rows, tables, runDate, attemptId);
       }
       // executions holds every row now: the objects read may go; one that cannot be read stays, and is reported.
       if (unreadable != null) {
@@ -256,6 +256,35 @@ public final class LedgerRecorder {
         triesDS.unpersist();
       }
     }
+  }
+
+  /**
+   * Records rows of an attempt that {@code executions} may hold rows of already (README, "Every delete on the
+   * record"): a record without a row gets the one read; a record with one gets what it lacks
+   * ({@link RecordHistory#addTo}: keys, delete markers), its counts and outcome following, and a row that gains
+   * nothing is not written. So recording the same objects twice adds nothing, and objects an earlier recording
+   * lacked (a window it could not read, outcomes a task still running wrote after it) add exactly theirs.
+   */
+  private void addToRecorded(Dataset<Row> rows, Tables tables, String runDate, String attemptId) {
+    TableDocs.createIfMissing(rows, tables, Tables.EXECUTIONS);
+    Dataset<Row> table = spark.read().format("delta").load(tables.path(Tables.EXECUTIONS));
+    java.util.Set<String> held = java.util.Set.of(table.columns());
+    List<org.apache.spark.sql.Column> columns = new ArrayList<>();
+    for (org.apache.spark.sql.types.StructField field : rows.schema().fields()) {
+      columns.add(held.contains(field.name()) ? col(field.name())
+          : org.apache.spark.sql.functions.lit(null).cast(field.dataType()).as(field.name()));
+    }
+    Dataset<Row> recorded = table
+        .filter(col("run_date").equalTo(runDate).and(col("attempt_id").equalTo(attemptId)))
+        .select(col("state_file_key").as("recorded_key"),
+            org.apache.spark.sql.functions.struct(columns.toArray(org.apache.spark.sql.Column[]::new))
+                .as("recorded"));
+    Dataset<Row> gained = rows.join(recorded, rows.col("state_file_key").equalTo(recorded.col("recorded_key")),
+            "left")
+        .drop("recorded_key")
+        .flatMap(new AddToRecorded(rows.schema()), Encoders.row(rows.schema()));
+    TableWrites.upsert(gained, tables, Tables.EXECUTIONS, EXECUTIONS_KEY,
+        Map.of("run_date", runDate, "attempt_id", attemptId));
   }
 
   /**
@@ -407,6 +436,137 @@ public final class LedgerRecorder {
           return current.next();
         }
       };
+    }
+  }
+
+  /**
+   * A row read from the ledger beside the record's row in {@code executions} ({@code recorded}, null when none):
+   * the row read when there is none, the recorded row with what it gains ({@link RecordHistory#addTo}) when it gains
+   * anything, else nothing.
+   */
+  static final class AddToRecorded implements FlatMapFunction<Row, Row> {
+    private static final long serialVersionUID = 1L;
+    private final org.apache.spark.sql.types.StructType schema;
+
+    AddToRecorded(org.apache.spark.sql.types.StructType schema) {
+      this.schema = schema;
+    }
+
+    @Override
+    public Iterator<Row> call(Row joined) {
+      int width = schema.size();
+      Object[] read = new Object[width];
+      for (int i = 0; i < width; i++) {
+        read[i] = joined.get(i);
+      }
+      Row recorded = joined.isNullAt(width) ? null : joined.getStruct(width);
+      if (recorded == null) {
+        return java.util.List.<Row>of(new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(read, schema))
+            .iterator();
+      }
+      Row readRow = new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(read, schema);
+      String stateFileKey = recorded.getAs("state_file_key");
+      RecordHistory.Added added = RecordHistory.addTo(deletedKeys(recorded, stateFileKey),
+          deletedKeys(readRow, stateFileKey));
+      if (added.nothing()) {
+        return java.util.Collections.emptyIterator();
+      }
+      Object[] values = new Object[width];
+      for (int i = 0; i < width; i++) {
+        values[i] = recorded.get(i);
+      }
+      org.apache.spark.sql.types.StructType keyType = (org.apache.spark.sql.types.StructType)
+          ((org.apache.spark.sql.types.ArrayType) schema.apply("deleted").dataType()).elementType();
+      List<Row> deleted = new ArrayList<>(added.keys().size());
+      List<String> deletedKeys = new ArrayList<>(added.keys().size());
+      java.util.Set<String> gone = new java.util.HashSet<>();
+      long files = 0;
+      boolean stateFile = false;
+      for (DeletedKey key : added.keys()) {
+        Object[] fields = new Object[keyType.size()];
+        fields[keyType.fieldIndex("key")] = key.key();
+        fields[keyType.fieldIndex("role")] = key.role().label();
+        fields[keyType.fieldIndex("etag")] = key.etag();
+        fields[keyType.fieldIndex("deleted_at")] = RowTimes.timestamp(key.deletedAt());
+        fields[keyType.fieldIndex("delete_marker")] = key.deleteMarker();
+        fields[keyType.fieldIndex("restored_version")] = key.restoredVersion();
+        deleted.add(new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(fields, keyType));
+        deletedKeys.add(key.key());
+        gone.add(key.key());
+        if (key.role() == io.statesweep.plan.DeleteRole.STATE_FILE) {
+          stateFile = true;
+        } else {
+          files++;
+        }
+      }
+      set(values, "deleted", seq(deleted));
+      set(values, "deleted_keys", seq(deletedKeys));
+      set(values, "child_keys_deleted", recorded.get(schema.fieldIndex("child_keys_deleted")) instanceof Integer
+          ? (Object) (int) files : (Object) files);
+      set(values, "state_file_deleted", stateFile);
+      List<Row> failures = new ArrayList<>();
+      if (!recorded.isNullAt(schema.fieldIndex("failures"))) {
+        for (Row failure : recorded.<Row>getList(schema.fieldIndex("failures"))) {
+          if (!gone.contains(failure.<String>getAs("key"))) {
+            failures.add(failure);
+          }
+        }
+      }
+      set(values, "failures", seq(failures));
+      boolean recordedStateFile = Boolean.TRUE.equals(recorded.getAs("state_file_deleted"));
+      Row decides = stateFile && !recordedStateFile ? readRow : recorded;
+      set(values, "outcome", decides.getAs("outcome"));
+      set(values, "message", decides.getAs("message") + " (recorded again from its ledger: " + added.describe()
+          + ")");
+      set(values, "started_at", earlier(recorded.getAs("started_at"), readRow.getAs("started_at"), true));
+      set(values, "ended_at", earlier(recorded.getAs("ended_at"), readRow.getAs("ended_at"), false));
+      set(values, "recorded_from", "intent".equals(recorded.getAs("recorded_from"))
+          || "intent".equals(readRow.getAs("recorded_from")) ? "intent" : "outcomes");
+      Object attempts = recorded.getAs("task_attempts");
+      Object more = readRow.getAs("task_attempts");
+      if (attempts instanceof Integer && more instanceof Integer) {
+        set(values, "task_attempts", (Integer) attempts + (Integer) more);
+      }
+      return java.util.List.<Row>of(new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(values,
+          schema)).iterator();
+    }
+
+    private void set(Object[] values, String column, Object value) {
+      values[schema.fieldIndex(column)] = value;
+    }
+
+    private static <T> scala.collection.Seq<T> seq(List<T> list) {
+      return scala.collection.JavaConverters.asScalaBuffer(list).toList();
+    }
+
+    private static java.sql.Timestamp earlier(java.sql.Timestamp one, java.sql.Timestamp other, boolean earlier) {
+      if (one == null || other == null) {
+        return one == null ? other : one;
+      }
+      return (one.before(other)) == earlier ? one : other;
+    }
+
+    /** The row's deleted keys: from {@code deleted}, or from {@code deleted_keys} (no marker) where it is null. */
+    private static List<DeletedKey> deletedKeys(Row row, String stateFileKey) {
+      List<DeletedKey> keys = new ArrayList<>();
+      int deleted = row.fieldIndex("deleted");
+      if (!row.isNullAt(deleted)) {
+        for (Row key : row.<Row>getList(deleted)) {
+          String name = key.getAs("key");
+          String role = key.getAs("role");
+          java.sql.Timestamp at = key.getAs("deleted_at");
+          keys.add(new DeletedKey(name, role != null ? io.statesweep.plan.DeleteRole.fromLabel(role)
+              : name.equals(stateFileKey) ? io.statesweep.plan.DeleteRole.STATE_FILE
+              : io.statesweep.plan.DeleteRole.FILE, key.getAs("etag"), at == null ? null : at.toInstant(),
+              key.getAs("delete_marker"), key.getAs("restored_version")));
+        }
+      } else if (!row.isNullAt(row.fieldIndex("deleted_keys"))) {
+        for (String name : row.<String>getList(row.fieldIndex("deleted_keys"))) {
+          keys.add(new DeletedKey(name, name.equals(stateFileKey) ? io.statesweep.plan.DeleteRole.STATE_FILE
+              : io.statesweep.plan.DeleteRole.FILE, null, null));
+        }
+      }
+      return keys;
     }
   }
 

@@ -45,6 +45,20 @@ public final class TableWrites {
    */
   public static void insertNew(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
       Map<String, String> shared) {
+    merge(rows, tables, table, keyColumns, shared, false);
+  }
+
+  /**
+   * As {@link #insertNew}, and a row whose {@code keyColumns} the table holds replaces the one there: for rows
+   * computed from the table's own (what a row gains, {@code LedgerRecorder}), under the run lock.
+   */
+  public static void upsert(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
+      Map<String, String> shared) {
+    merge(rows, tables, table, keyColumns, shared, true);
+  }
+
+  private static void merge(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
+      Map<String, String> shared, boolean update) {
     String path = tables.path(table);
     SparkSession spark = rows.sparkSession();
     TableDocs.createIfMissing(rows, tables, table);
@@ -59,8 +73,12 @@ public final class TableWrites {
     }
     for (int attempt = 1; ; attempt++) {
       try {
-        io.delta.tables.DeltaTable.forPath(spark, path).as("t").merge(rows.as("s"), matches)
-            .whenNotMatched().insertAll().withSchemaEvolution().execute();
+        io.delta.tables.DeltaMergeBuilder merge = io.delta.tables.DeltaTable.forPath(spark, path).as("t")
+            .merge(rows.as("s"), matches);
+        if (update) {
+          merge = merge.whenMatched().updateAll();
+        }
+        merge.whenNotMatched().insertAll().withSchemaEvolution().execute();
         return;
       } catch (io.delta.exceptions.DeltaConcurrentModificationException e) {
         if (attempt >= 5) {
