@@ -42,9 +42,14 @@ public final class LedgerKeys {
     return (prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1)) + ".statesweep/journal/";
   }
 
+  /** The folder of one run's attempts. */
+  public static String run(String root, String runId) {
+    return root + id("run id", runId) + "/";
+  }
+
   /** The folder of one attempt of a run. */
   public static String attempt(String root, String runId, String attemptId) {
-    return root + id("run id", runId) + "/" + id("attempt id", attemptId) + "/";
+    return run(root, runId) + id("attempt id", attemptId) + "/";
   }
 
   /** The folder of one partition of an attempt's delete stage. */

@@ -11,11 +11,15 @@ import io.statesweep.api.Metrics;
 import io.statesweep.api.RestoreResult;
 import io.statesweep.api.Tables;
 import io.statesweep.api.failures.RestoreRefusedException;
+import io.statesweep.config.ExecuteOptions;
 import io.statesweep.config.ExportOptions;
 import io.statesweep.config.RestoreOptions;
 import io.statesweep.plan.LineText;
 import io.statesweep.restore.RestoreStatus;
 import io.statesweep.s3.S3ObjectStore;
+import io.statesweep.spark.execute.AttemptReport;
+import io.statesweep.spark.execute.LedgerRecorder;
+import io.statesweep.spark.execute.LeftoverLedgers;
 import io.statesweep.spark.restore.RestoreTargets;
 import io.statesweep.spark.restore.RestoreTasks;
 import io.statesweep.spark.run.ActionLock;
@@ -30,6 +34,7 @@ import io.statesweep.spark.tables.TableWrites;
 import io.statesweep.store.BucketVersioning;
 import java.time.Instant;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.spark.sql.Dataset;
@@ -44,10 +49,11 @@ import org.slf4j.LoggerFactory;
  * ({@link io.statesweep.restore.RecordRestore}); a dry run reads each key's latest version and says what it would do.
  * A real restore records every key it looked at in table {@code restorations}.
  *
- * <p>Before anything it refuses ({@link RestoreRefusedException}) a run without rows in {@code executions}, a record
- * the run deleted nothing of, and a bucket whose versioning is {@code Off} (the deletes removed the objects for good)
- * or cannot be read; {@code Suspended} goes on (a marker written then has the id {@code null}, removed the same way).
- * Then it takes the run lock as execute does (a dry run as a plan does), so no execute deletes meanwhile.
+ * <p>Before anything it refuses ({@link RestoreRefusedException}) a bucket whose versioning is {@code Off} (the
+ * deletes removed the objects for good) or cannot be read; {@code Suspended} goes on (a marker written then has the id
+ * {@code null}, removed the same way). Then it takes the run lock as execute does (a dry run as a plan does), so no
+ * execute deletes meanwhile, records the run's ledgers that no execute recorded ({@link #recordLeftovers}), and
+ * refuses a run without rows in {@code executions} and a record the run deleted nothing of.
  *
  * <p>The records are restored in Spark tasks, as execute deletes them, not on the driver: a run may delete millions of
  * keys (a backfill), a record's files restored in batches of requests ({@link io.statesweep.restore.RecordRestore}),
@@ -89,12 +95,15 @@ final class SparkRestoreAction {
     Instant startedAt = Instant.now();
     try (ActionSettings settings = ActionSettings.of(spark)) {
       CatalogTables.registerAll(spark, tables);
-      RestoreTargets.checkRun(spark, tables, runId, record);
       checkVersioning(S3ObjectStore.open(export.s3(), export.bucket()).bucketVersioning());
       String label = "restore --run-id " + runId;
       try (ActionLock lock = options.dryRun() ? ActionLock.forDryRun(export, label)
           : ActionLock.toDelete(export, options.deletes(), label)) {
-        return restoreLocked(tables, lock, startedAt);
+        String restoreId = RunContext.start(startedAt, 0).runId();
+        RunMetrics metrics = RunMetrics.register(spark.sparkContext());
+        recordLeftovers(tables, lock, restoreId, metrics);
+        RestoreTargets.checkRun(spark, tables, runId, record);
+        return restoreLocked(tables, lock, startedAt, restoreId, metrics);
       }
     }
   }
@@ -115,9 +124,36 @@ final class SparkRestoreAction {
     }
   }
 
-  private RestoreResult restoreLocked(Tables tables, ActionLock lock, Instant startedAt) {
-    String restoreId = RunContext.start(startedAt, 0).runId();
-    RunMetrics metrics = RunMetrics.register(spark.sparkContext());
+  /**
+   * The run's ledgers that no execute recorded (its driver stopped first; README, "Every delete on the record"),
+   * recorded into {@code executions} before anything reads it, as the run's next execute would record them: their
+   * deletes, delete markers included, are then the restore's to take back, and a run whose driver died before it
+   * recorded anything is no longer "never executed". A dry run that could not take the run lock records none (an
+   * execute of the run may still be writing them) and says so.
+   */
+  private void recordLeftovers(Tables tables, ActionLock lock, String restoreId, RunMetrics metrics) {
+    ExecuteOptions asExecute = new ExecuteOptions(export, options.deletes(), false, java.time.Duration.ZERO);
+    LedgerRecorder ledger = new LedgerRecorder(spark, asExecute, metrics);
+    if (!lock.taken()) {
+      List<LedgerRecorder.Leftover> leftovers = ledger.leftovers(null, runId);
+      if (!leftovers.isEmpty()) {
+        LOG.warn("Run {} has {} ledgers no execute recorded (under s3://{}/{}); without the run lock this dry run does"
+            + " not record them, and what they deleted is not in it: run it with the lock, or the restore itself",
+            LineText.escape(runId), leftovers.size(), export.bucket(),
+            LineText.escape(ledger.folder(runId, leftovers.get(0).attemptId())));
+      }
+      return;
+    }
+    List<String> recorded = new LeftoverLedgers(spark, asExecute, ledger, new AttemptReport(spark, asExecute), LOG)
+        .record(tables, null, runId, "restore " + restoreId);
+    if (!recorded.isEmpty()) {
+      LOG.info("Restore {} recorded the ledgers of run {} that no execute had: attempts {}", restoreId,
+          LineText.escape(runId), LineText.escape(String.join(", ", recorded)));
+    }
+  }
+
+  private RestoreResult restoreLocked(Tables tables, ActionLock lock, Instant startedAt, String restoreId,
+      RunMetrics metrics) {
     spark.sparkContext().setJobGroup("statesweep-restore", "statesweep restore of run " + runId, false);
     try {
       Dataset<Row> byRecord = RestoreTargets.byRecord(spark, tables, runId, record).localCheckpoint(true);

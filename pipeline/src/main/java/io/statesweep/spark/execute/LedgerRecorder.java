@@ -116,10 +116,19 @@ public final class LedgerRecorder {
 
   /** Every attempt with a ledger in the bucket other than {@code exceptAttemptId}, each with its run's date and warehouse. */
   public List<Leftover> leftovers(String exceptAttemptId) {
+    return leftovers(exceptAttemptId, null);
+  }
+
+  /**
+   * As {@link #leftovers(String)}, of run {@code onlyRunId} alone when it is not null (its folder alone is listed).
+   */
+  public List<Leftover> leftovers(String exceptAttemptId, String onlyRunId) {
     S3ObjectStore store = store();
     List<Leftover> leftovers = new ArrayList<>();
     try {
-      for (String runFolder : store.listFolder(root).folders()) {
+      List<String> runFolders = onlyRunId == null ? store.listFolder(root).folders()
+          : List.of(LedgerKeys.run(root, onlyRunId));
+      for (String runFolder : runFolders) {
         for (String attemptFolder : store.listFolder(runFolder).folders()) {
           String attemptId = LedgerKeys.lastSegment(attemptFolder);
           if (attemptId.equals(exceptAttemptId)) {

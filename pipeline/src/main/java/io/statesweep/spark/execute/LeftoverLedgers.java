@@ -44,8 +44,16 @@ public final class LeftoverLedgers {
    * is theirs). Returns the attempts recorded; throws when one cannot be, and then nothing is deleted.
    */
   public List<String> record(Tables tables, String attemptId) {
+    return record(tables, attemptId, null, "attempt " + attemptId);
+  }
+
+  /**
+   * As {@link #record(Tables, String)}, the ledgers of run {@code onlyRunId} alone when it is not null, recorded by
+   * {@code by} (as the runs row of each says: {@code attempt <id>}, {@code restore <id>}).
+   */
+  public List<String> record(Tables tables, String attemptId, String onlyRunId, String by) {
     List<String> recorded = new ArrayList<>();
-    for (LedgerRecorder.Leftover leftover : ledger.leftovers(attemptId)) {
+    for (LedgerRecorder.Leftover leftover : ledger.leftovers(attemptId, onlyRunId)) {
       // Its rows go where its run's plan is: the warehouse the ledger names.
       Tables into = leftover.warehouse().equals(tables.warehouse()) ? tables : new Tables(leftover.warehouse());
       String folder = ledger.folder(leftover.runId(), leftover.attemptId());
@@ -59,7 +67,7 @@ public final class LeftoverLedgers {
             + " what it deleted; nothing is deleted until it is recorded: " + RootMessage.of(e), e);
       }
       AttemptCounts counts = AttemptCounts.of(spark, into, leftover.runDate(), leftover.attemptId());
-      writeRun(leftover, into, attemptId, counts, done.unreadable());
+      writeRun(leftover, into, by, counts, done.unreadable());
       log.warn("Run {} attempt {} stopped before it recorded what it deleted: recorded from its ledger in {}: {}"
           + " records deleted, {} other keys deleted", LineText.escape(leftover.runId()),
           LineText.escape(leftover.attemptId()), LineText.escape(into.executions()), counts.deleted(), counts.childKeys());
@@ -69,10 +77,10 @@ public final class LeftoverLedgers {
   }
 
   /** The leftover attempt's row of runs, recorded by {@code attemptId}, unless it has one. */
-  private void writeRun(LedgerRecorder.Leftover leftover, Tables into, String attemptId, AttemptCounts counts,
+  private void writeRun(LedgerRecorder.Leftover leftover, Tables into, String by, AttemptCounts counts,
       long unreadable) {
-    String failure = "its driver stopped before it recorded what it deleted; recorded from its ledger by attempt "
-        + attemptId + (unreadable > 0 ? "; " + unreadable + " objects of its ledger cannot be read" : "");
+    String failure = "its driver stopped before it recorded what it deleted; recorded from its ledger by " + by
+        + (unreadable > 0 ? "; " + unreadable + " objects of its ledger cannot be read" : "");
     try {
       Row plan = RunsTable.planRow(spark, into, leftover.runId());
       RunSummary summary = AttemptReport.summary(leftover.runId(), plan, leftover.attemptId(),
