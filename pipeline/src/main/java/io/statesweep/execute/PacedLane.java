@@ -46,12 +46,14 @@ import java.util.Map;
  *       group ({@link DeleteThrottle#handOver}): windows that took it, and requests the SDK still retries, count in
  *       the group's rate.</li>
  *   <li>A split at the middle lane may fall inside a partition (a lane seen after it joins a group beside it);
- *       where SlowDown falls mends it. A lane at a group's edge whose SlowDowns keep coming with those of the lane
- *       beside it in the next group, and not with those of its own group's, shares that group's partition: it moves
- *       into it ({@link Pacer#moveEdge}), on the evidence of its last SlowDowns, not of one second.</li>
+ *       where SlowDown falls mends it. Lanes at a group's edge whose SlowDowns do not come with those of the rest of
+ *       their group are in another partition: they move into the group beside them when their SlowDowns come with
+ *       that group's, and go on as a group of their own otherwise ({@link Pacer#moveEdge}), on the evidence of their
+ *       last SlowDowns, not of one second.</li>
  *   <li>A SlowDown near a learnt limit lowers it by a tenth (the exporter's uploads grew, or a lane of another
- *       partition was in the group); a group at its limit for a probe's wait without SlowDown, or that gave such a
- *       lane up, climbs back towards the limit it first learnt, never above it.</li>
+ *       partition was in the group); a group at its limit for a probe's wait without SlowDown climbs back towards
+ *       the highest limit it held for a probe's wait, never above it, and a group that gave up lanes of another
+ *       partition goes back to the highest it held or first learnt at once.</li>
  *   <li>Each SlowDown doubles the time a group waits at its limit before it probes, up to {@value #MAX_PROBE_WAITS}
  *       times the first: a group that keeps finding its partition's rate probes rarely, so the exporter's uploads
  *       seldom meet a SlowDown, and a range the store split for the load is found all the same.</li>
@@ -701,9 +703,9 @@ public final class PacedLane {
     }
 
     /**
-     * A lane at the group's edge moved into the group beside it, whose partition it shares: the SlowDowns of that
-     * partition lowered this group's limit, which goes back to what it first learnt (a SlowDown lowers it again
-     * where that was this partition's).
+     * Lanes at the group's edge, of another partition, left it (into the group beside it, or a group of their own):
+     * the SlowDowns of that partition lowered this group's limit, which goes back to the highest it held or first
+     * learnt (a SlowDown lowers it again where that was this partition's).
      */
     void gaveUpLanes() {
       if (learned && limit < Math.max(held, learnt)) {
