@@ -35,10 +35,16 @@ import org.slf4j.LoggerFactory;
  * on the stale lock's ETag, so two runs can never both hold it. The holder deletes it, conditionally,
  * when the run ends.
  *
+ * <p>Two clocks and a cancel that takes time stand between a holder and a run that takes its lock over, so
+ * both keep a {@linkplain #takeoverMargin margin} (a sixth of the ttl, at most a minute, written in the lock):
+ * a stale lock is taken over only once its expiry plus that margin has passed on the taker's clock, and the
+ * holder counts its lock lost that margin before the expiry on its own. Between the two lie twice the margin,
+ * for a skew of the clocks and the deletes already sent.
+ *
  * <p>The lock is lost when a renewal finds another run's lock in its place, or when renewals keep failing
- * until the expiry of the last one that succeeded has passed (from then on another run may take it over).
- * Either way the listeners given to {@link #onLost} are called at once, so that the run can stop
- * deleting before the other run starts.
+ * until the margin before the expiry of the last one that succeeded (another run may take it over from the
+ * margin after it). Either way the listeners given to {@link #onLost} are called at once, so that the run can
+ * stop deleting before the other run starts.
  *
  * <p>All of this rests on the store refusing a second create ({@code If-None-Match: *}): {@link #probe} finds
  * out, before the lock is taken, whether it does.
@@ -53,19 +59,46 @@ public final class RunLock implements AutoCloseable {
   private static final java.time.format.DateTimeFormatter PROBE_TIME =
       java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(java.time.ZoneOffset.UTC);
 
-  /** Who holds a lock, as its object says. */
-  public record Holder(String owner, String host, Instant startedAt, Instant expiresAt) {
+  /** The most a {@linkplain #takeoverMargin margin} is, whatever the ttl. */
+  private static final Duration MOST_MARGIN = Duration.ofMinutes(1);
+
+  /**
+   * Who holds a lock, as its object says.
+   *
+   * @param margin the holder's {@linkplain #takeoverMargin margin}: it stops counting on the lock that long before
+   *     {@code expiresAt}, and a run takes it over no sooner than that long after
+   */
+  public record Holder(String owner, String host, Instant startedAt, Instant expiresAt, Duration margin) {
     public Holder {
       requireNonNull(owner, "owner is null");
       requireNonNull(host, "host is null");
       requireNonNull(startedAt, "startedAt is null");
       requireNonNull(expiresAt, "expiresAt is null");
+      requireNonNull(margin, "margin is null");
+      if (margin.isNegative()) {
+        throw new IllegalArgumentException("takeover_margin is negative: " + margin);
+      }
+    }
+
+    /** When another run may take this lock over: its expiry plus its margin. */
+    public Instant takeoverAt() {
+      return expiresAt.plus(margin);
     }
 
     String describe() {
       return owner + " on " + host + " since " + startedAt + " (lock valid until " + expiresAt
           + ", renewed while that run lasts)";
     }
+  }
+
+  /**
+   * The margin kept on each side of a lock's expiry, for a lock renewed every third of {@code ttl}: a sixth of it,
+   * at most a minute (10 s for a ttl of one minute, a minute for the default ten). Its holder stops counting on it
+   * this long before the expiry, after two renewals failed in a row; a run takes it over this long after.
+   */
+  public static Duration takeoverMargin(Duration ttl) {
+    Duration sixth = ttl.dividedBy(6);
+    return sixth.compareTo(MOST_MARGIN) < 0 ? sixth : MOST_MARGIN;
   }
 
   private final ObjectStore store;
@@ -125,8 +158,8 @@ public final class RunLock implements AutoCloseable {
     try {
       ObjectContent current = unlessDenied(() -> store.read(key, MAX_LOCK_BYTES), store, key, "s3:GetObject");
       if (current != null) {
-        Holder other = parse(current.bytes(), store.bucket(), key);
-        if (clock.instant().isBefore(other.expiresAt())) {
+        Holder other = parse(current.bytes(), store.bucket(), key, takeoverMargin(ttl));
+        if (clock.instant().isBefore(other.takeoverAt())) {
           throw held(store, key, other);
         }
       }
@@ -165,12 +198,14 @@ public final class RunLock implements AutoCloseable {
   private static RunLockException.Held held(ObjectStore store, String key, Holder other) {
     return new RunLockException.Held("Another statesweep run holds the lock s3://" + store.bucket() + "/" + key + ": "
         + other.describe() + ". Wait for it to finish; if it died, its lock expires at " + other.expiresAt()
-        + " and the next run takes it over");
+        + " and a run takes it over from " + other.takeoverAt() + " (" + other.margin().toMillis()
+        + " ms after, for clocks that differ)");
   }
 
   private static RunLock take(ObjectStore store, String key, String owner, String host, Duration ttl, Clock clock) {
     Instant now = clock.instant();
-    Holder me = new Holder(owner, host, now, now.plus(ttl));
+    Duration margin = takeoverMargin(ttl);
+    Holder me = new Holder(owner, host, now, now.plus(ttl), margin);
     byte[] mine = json(me);
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       String created = unlessDenied(() -> store.createIfAbsent(key, mine), store, key, "s3:PutObject");
@@ -189,12 +224,12 @@ public final class RunLock implements AutoCloseable {
             me.expiresAt());
         return new RunLock(store, key, ttl, clock, me, current.object().etag());
       }
-      Holder other = parse(current.bytes(), store.bucket(), key);
-      if (clock.instant().isBefore(other.expiresAt())) {
+      Holder other = parse(current.bytes(), store.bucket(), key, margin);
+      if (clock.instant().isBefore(other.takeoverAt())) {
         throw held(store, key, other);
       }
       Instant renewedNow = clock.instant();
-      Holder takeover = new Holder(owner, host, renewedNow, renewedNow.plus(ttl));
+      Holder takeover = new Holder(owner, host, renewedNow, renewedNow.plus(ttl), margin);
       String replaced = unlessDenied(() -> store.replaceIfMatch(key, json(takeover), current.object().etag()), store,
           key, "s3:PutObject");
       if (replaced != null) {
@@ -268,7 +303,7 @@ public final class RunLock implements AutoCloseable {
       return false;
     }
     Instant now = clock.instant();
-    Holder renewed = new Holder(holder.owner(), holder.host(), holder.startedAt(), now.plus(ttl));
+    Holder renewed = new Holder(holder.owner(), holder.host(), holder.startedAt(), now.plus(ttl), holder.margin());
     byte[] mine = json(renewed);
     String next = store.replaceIfMatch(key, mine, etag);
     if (next == null) {
@@ -290,7 +325,7 @@ public final class RunLock implements AutoCloseable {
   /** Who holds the lock now, as far as its document says. */
   private String holderOf(ObjectContent current) {
     try {
-      return parse(current.bytes(), store.bucket(), key).describe();
+      return parse(current.bytes(), store.bucket(), key, holder.margin()).describe();
     } catch (RunLockException.Held e) {
       return "its document is not a statesweep lock";
     }
@@ -312,16 +347,18 @@ public final class RunLock implements AutoCloseable {
   }
 
   /**
-   * Loses the lock when the clock has reached the expiry of its last successful write: from then on
-   * another run may take it over, so this run must not count on it, even if no renewal has failed yet
-   * (one may hang).
+   * Loses the lock when the clock has reached the margin before the expiry of its last successful write: another
+   * run may take it over from the margin after the expiry (on its own clock), so this run stops counting on it
+   * while twice the margin still lies between them, even if no renewal has failed yet (one may hang).
    */
   void checkExpiry() {
     Instant expiry = validUntil;
-    if (lossReason == null && !clock.instant().isBefore(expiry)) {
+    Instant stopAt = expiry.minus(holder.margin());
+    if (lossReason == null && !clock.instant().isBefore(stopAt)) {
       String error = lastRenewalError;
-      lose("it could not be renewed before it expired at " + expiry + (error == null ? "" : " (" + error + ")")
-          + ", so another run may take it over");
+      lose("it could not be renewed by " + stopAt + ", " + holder.margin().toMillis() + " ms before it expires at "
+          + expiry + (error == null ? "" : " (" + error + ")") + ", so another run may take it over from "
+          + expiry.plus(holder.margin()));
     }
   }
 
@@ -399,15 +436,22 @@ public final class RunLock implements AutoCloseable {
     node.put("host", holder.host());
     node.put("started_at", holder.startedAt().toString());
     node.put("expires_at", holder.expiresAt().toString());
+    node.put("takeover_margin", holder.margin().toString());
     node.put("tool", "statesweep");
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  static Holder parse(byte[] bytes, String bucket, String key) {
+  /**
+   * The holder a lock document names; a document without {@code takeover_margin} (written before there was one)
+   * takes {@code defaultMargin}, the reader's own.
+   */
+  static Holder parse(byte[] bytes, String bucket, String key, Duration defaultMargin) {
     try {
       JsonNode node = JSON.readTree(bytes);
+      JsonNode margin = node.get("takeover_margin");
       return new Holder(node.get("owner").asText(), node.get("host").asText(),
-          Instant.parse(node.get("started_at").asText()), Instant.parse(node.get("expires_at").asText()));
+          Instant.parse(node.get("started_at").asText()), Instant.parse(node.get("expires_at").asText()),
+          margin == null ? defaultMargin : Duration.parse(margin.asText()));
     } catch (IOException | RuntimeException e) {
       // Never guess that an unreadable lock is free: a person decides.
       throw new RunLockException.Held("The lock s3://" + bucket + "/" + key + " is not a statesweep lock document ("

@@ -33,6 +33,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class RunLockTest {
   private static final AtomicInteger BUCKETS = new AtomicInteger();
   private static final Duration TTL = Duration.ofMinutes(10);
+  /** The margin of a lock of {@link #TTL} on each side of its expiry. */
+  private static final Duration MARGIN = Duration.ofMinutes(1);
   private static final Instant T0 = Instant.parse("2026-11-29T04:00:00Z");
 
   private ObjectStore store;
@@ -89,7 +91,8 @@ class RunLockTest {
           .hasMessage("Another statesweep run holds the lock s3://" + store.bucket() + "/cogram.statesweep/lock:"
               + " statesweep run (pid 1) on host-a since 2026-11-29T04:00:00Z (lock valid until"
               + " 2026-11-29T04:10:00Z, renewed while that run lasts). Wait for it to finish; if it died, its lock"
-              + " expires at 2026-11-29T04:10:00Z and the next run takes it over");
+              + " expires at 2026-11-29T04:10:00Z and a run takes it over from 2026-11-29T04:11:00Z (60000 ms after, for"
+              + " clocks that differ)");
       assertThat(first.lost()).isFalse();
     }
   }
@@ -125,8 +128,8 @@ class RunLockTest {
     assertThat(store.read(key, 1024)).as("still there").isNotNull();
     assertThatThrownBy(() -> RunLock.acquire(store, key, "second", "host-b", TTL, at(T0.plusSeconds(1))))
         .hasMessageContaining("first");
-    try (RunLock taken = RunLock.acquire(store, key, "second", "host-b", TTL, at(T0.plus(TTL).plusSeconds(1)))) {
-      assertThat(taken.holder().owner()).as("taken over once its lease ran out").isEqualTo("second");
+    try (RunLock taken = RunLock.acquire(store, key, "second", "host-b", TTL, at(T0.plus(TTL).plus(MARGIN)))) {
+      assertThat(taken.holder().owner()).as("taken over once its lease and the margin ran out").isEqualTo("second");
     }
   }
 
@@ -157,7 +160,41 @@ class RunLockTest {
       assertThat(dead.renew()).isFalse();
       assertThat(told).hasValue(1);
       dead.close(); // must not delete the new holder's lock
-      assertThat(RunLock.parse(store.read(key, 1024).bytes(), store.bucket(), key).owner()).isEqualTo("next run");
+      assertThat(RunLock.parse(store.read(key, 1024).bytes(), store.bucket(), key, MARGIN).owner()).isEqualTo("next run");
+    }
+  }
+
+  /**
+   * Between the moment its holder stops counting on a lock and the moment another run may take it over lie twice
+   * the margin its document states (written by the holder, so a run with a shorter ttl waits the holder's), for
+   * clocks that differ and deletes already sent.
+   */
+  @Test
+  void aStaleLockIsTakenOverOnlyTheMarginAfterItsExpiryAndItsHolderStopsTheMarginBefore() {
+    assertThat(RunLock.takeoverMargin(Duration.ofSeconds(12))).isEqualTo(Duration.ofSeconds(2));
+    assertThat(RunLock.takeoverMargin(Duration.ofMinutes(1))).isEqualTo(Duration.ofSeconds(10));
+    assertThat(RunLock.takeoverMargin(Duration.ofHours(1))).as("at most a minute").isEqualTo(MARGIN);
+    MovingClock clock = new MovingClock(T0);
+    try (RunLock first = RunLock.acquire(store, key, "first", "host-a", TTL, clock)) {
+      assertThat(new String(store.read(key, 1024).bytes(), StandardCharsets.UTF_8))
+          .contains("\"expires_at\":\"2026-11-29T04:10:00Z\",\"takeover_margin\":\"PT1M\"");
+      clock.set(T0.plus(TTL).minus(MARGIN).minusMillis(1));
+      first.checkExpiry();
+      assertThat(first.lost()).isFalse();
+      clock.set(T0.plus(TTL).minus(MARGIN));
+      first.checkExpiry();
+      assertThat(first.lost()).as("its holder stops a minute before the expiry").isTrue();
+
+      Duration shortTtl = Duration.ofSeconds(6);
+      assertThatThrownBy(() -> RunLock.acquire(store, key, "second", "host-b", shortTtl,
+          at(T0.plus(TTL).plus(MARGIN).minusMillis(1))))
+          .isInstanceOf(RunLockException.Held.class)
+          .hasMessageEndingWith("its lock expires at 2026-11-29T04:10:00Z and a run takes it over from"
+              + " 2026-11-29T04:11:00Z (60000 ms after, for clocks that differ)");
+      try (RunLock second = RunLock.acquire(store, key, "second", "host-b", shortTtl, at(T0.plus(TTL).plus(MARGIN)))) {
+        assertThat(second.holder().owner()).isEqualTo("second");
+        assertThat(second.holder().margin()).as("its own margin").isEqualTo(Duration.ofSeconds(1));
+      }
     }
   }
 
@@ -174,18 +211,20 @@ class RunLockTest {
 
       clock.set(T0.plus(Duration.ofMinutes(4)));
       lock.renewQuietly();
-      clock.set(T0.plus(TTL).minusMillis(1));
+      clock.set(T0.plus(TTL).minus(MARGIN).minusMillis(1));
       lock.checkExpiry();
-      assertThat(lock.lost()).as("failed renewals, but the lock is valid until its expiry").isFalse();
+      assertThat(lock.lost()).as("failed renewals, but the lock is counted on until the margin before its expiry")
+          .isFalse();
       assertThat(told).hasValue(0);
 
-      clock.set(T0.plus(TTL));
+      clock.set(T0.plus(TTL).minus(MARGIN));
       lock.renewQuietly();
 
       assertThat(lock.lost()).isTrue();
-      assertThat(lock.lossReason()).isEqualTo("it could not be renewed before it expired at 2026-11-29T04:10:00Z"
-          + " (Cannot write s3://" + store.bucket() + "/cogram.statesweep/lock: InternalError (500): We encountered an"
-          + " internal error. Please try again.), so another run may take it over");
+      assertThat(lock.lossReason()).isEqualTo("it could not be renewed by 2026-11-29T04:09:00Z, 60000 ms before it"
+          + " expires at 2026-11-29T04:10:00Z (Cannot write s3://" + store.bucket() + "/cogram.statesweep/lock:"
+          + " InternalError (500): We encountered an internal error. Please try again.), so another run may take it"
+          + " over from 2026-11-29T04:11:00Z");
       assertThat(told).hasValue(1);
       lock.checkExpiry();
       lock.renewQuietly();
@@ -214,20 +253,21 @@ class RunLockTest {
 
         clock.set(T0.plus(Duration.ofMinutes(12)));
         lock.renewQuietly();
-        clock.set(T0.plus(Duration.ofMinutes(19)).minusMillis(1));
+        clock.set(T0.plus(Duration.ofMinutes(18)).minusMillis(1));
         lock.checkExpiry();
-        assertThat(lock.lost()).as("renewed until 04:19").isFalse();
+        assertThat(lock.lost()).as("renewed until 04:19, counted on until a minute before").isFalse();
 
-        clock.set(T0.plus(Duration.ofMinutes(19)));
+        clock.set(T0.plus(Duration.ofMinutes(18)));
         lock.checkExpiry();
-        assertThat(lock.lossReason()).startsWith("it could not be renewed before it expired at 2026-11-29T04:19:00Z (");
+        assertThat(lock.lossReason()).startsWith("it could not be renewed by 2026-11-29T04:18:00Z, 60000 ms before it"
+            + " expires at 2026-11-29T04:19:00Z (");
       }
     }
   }
 
   /**
    * The renewer in the background, its threads on their real schedule and its decisions on a clock the test
-   * moves: a renewal that hangs past the expiry still loses the lock, at the expiry.
+   * moves: a renewal that hangs past the margin before the expiry still loses the lock, at that margin.
    */
   @Test
   void theRenewerLosesTheLockAtItsExpiryWhileARenewalHangs() throws Exception {
@@ -259,17 +299,19 @@ class RunLockTest {
         lock.renewInBackground();
         assertThat(hanging.await(1, java.util.concurrent.TimeUnit.MINUTES)).as("a renewal hangs").isTrue();
 
-        clock.set(lock.holder().expiresAt().minusMillis(1));
-        assertThat(lock.lost()).as("lost before its expiry").isFalse();
-        clock.set(lock.holder().expiresAt());
+        Instant stopAt = lock.holder().expiresAt().minusMillis(500);
+        clock.set(stopAt.minusMillis(1));
+        assertThat(lock.lost()).as("lost before the margin before its expiry").isFalse();
+        clock.set(stopAt);
 
         // The renewer's expiry check finds it while the renewal still hangs (a minute: only a check that never
         // runs takes that long).
         assertThat(lost.await(1, java.util.concurrent.TimeUnit.MINUTES)).as("lost").isTrue();
         assertThat(release.getCount()).as("the renewal still hangs").isOne();
-        assertThat(lostAt.get()).isEqualTo(lock.holder().expiresAt());
-        assertThat(lock.lossReason()).isEqualTo("it could not be renewed before it expired at "
-            + lock.holder().expiresAt() + ", so another run may take it over");
+        assertThat(lostAt.get()).isEqualTo(stopAt);
+        assertThat(lock.lossReason()).isEqualTo("it could not be renewed by " + stopAt + ", 500 ms before it expires"
+            + " at " + lock.holder().expiresAt() + ", so another run may take it over from "
+            + lock.holder().expiresAt().plusMillis(500));
       } finally {
         release.countDown();
       }
@@ -310,7 +352,7 @@ class RunLockTest {
       pool.shutdown();
 
       assertThat(winners).as("round " + round).hasSize(1);
-      assertThat(RunLock.parse(store.read(key, 1024).bytes(), store.bucket(), key).owner())
+      assertThat(RunLock.parse(store.read(key, 1024).bytes(), store.bucket(), key, MARGIN).owner())
           .isEqualTo(winners.get(0).holder().owner());
       winners.get(0).close();
     }

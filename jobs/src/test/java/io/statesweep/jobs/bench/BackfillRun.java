@@ -230,6 +230,7 @@ final class BackfillRun {
     Step step = new Step(archive.keys(), name, result, per.of(result), perWhat, server.requestCounts(),
         tableBytes(warehouse));
     System.out.println("row: " + step.row());
+    System.out.println(step.phases());
     return step;
   }
 
