@@ -53,28 +53,46 @@ class LedgerRecorderTest {
   private static final String ATTEMPT_ID = "20261201T060500Z-bbbbbb";
 
   private static io.statesweep.execute.ExecutionOutcome answered(java.time.Instant at, String... keys) {
+    return answered(LedgerFixtures.STATE, at, keys);
+  }
+
+  /** The answers to the deletes of {@code keys} of the record of {@code stateFile}: deleted if it is one of them. */
+  private static io.statesweep.execute.ExecutionOutcome answered(String stateFile, java.time.Instant at,
+      String... keys) {
     List<DeletedKey> deleted = new java.util.ArrayList<>();
     for (String key : keys) {
-      deleted.add(new DeletedKey(key, key.equals(LedgerFixtures.STATE) ? DeleteRole.STATE_FILE : DeleteRole.FILE,
+      deleted.add(new DeletedKey(key, key.equals(stateFile) ? DeleteRole.STATE_FILE : DeleteRole.FILE,
           "etag", at, "marker-" + key.substring(key.lastIndexOf('/') + 1)));
     }
-    boolean state = List.of(keys).contains(LedgerFixtures.STATE);
-    return new io.statesweep.execute.ExecutionOutcome(LedgerFixtures.STATE, Action.DELETE_RECORD,
+    boolean state = List.of(keys).contains(stateFile);
+    return new io.statesweep.execute.ExecutionOutcome(stateFile, Action.DELETE_RECORD,
         state ? Outcome.DELETED : Outcome.INTERRUPTED, "as the test says", keys.length - (state ? 1 : 0), state, 0,
         List.of(), LedgerFixtures.VERIFIED, at, deleted, null);
+  }
+
+  /** A bucket of its own, the recorder of its export {@code prefix} and the warehouse it records into. */
+  private record Recording(RunOptions options, SparkSession spark, LedgerRecorder ledger, Tables tables,
+      S3ObjectStore store) {
+    static Recording of(LocalS3Server server, String bucket, String prefix, Path warehouse) {
+      server.createBucket(bucket);
+      RunOptions options = TestOptions.of(server.endpoint(), bucket, prefix, warehouse).with("--dry-run", "false")
+          .options();
+      SparkSession spark = SharedSpark.session();
+      return new Recording(options, spark, new LedgerRecorder(spark, options.execute(),
+          RunMetrics.register(spark.sparkContext())), new Tables(warehouse.toString()),
+          S3ObjectStore.open(server.s3Settings(), bucket));
+    }
   }
 
   @Test
   void aSecondRecordingAddsTheMarkersAndKeysTheFirstLackedAndTheSameObjectsAgainAddNothing(LocalS3Server server,
       @TempDir Path warehouse) {
     long recordsHint = -1; // read in Spark tasks, as a large ledger is; the rows are written the same way either way
-    String bucket = server.createBucket("ledger-again");
-    RunOptions options = TestOptions.of(server.endpoint(), bucket, "cogram/", warehouse)
-        .with("--dry-run", "false").options();
-    SparkSession spark = SharedSpark.session();
-    LedgerRecorder ledger = new LedgerRecorder(spark, options.execute(), RunMetrics.register(spark.sparkContext()));
-    Tables tables = new Tables(warehouse.toString());
-    S3ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
+    Recording recording = Recording.of(server, "ledger-again", "cogram/", warehouse);
+    SparkSession spark = recording.spark();
+    LedgerRecorder ledger = recording.ledger();
+    Tables tables = recording.tables();
+    S3ObjectStore store = recording.store();
     ObjectStoreLedger objects = new ObjectStoreLedger(store);
     String folder = ledger.folder(RUN, ATTEMPT_ID);
     java.time.Instant at = LedgerFixtures.ANSWERED;
@@ -131,6 +149,72 @@ class LedgerRecorderTest {
             LedgerFixtures.AUDIO + " marker-audio.m4a", LedgerFixtures.STATE + " marker-state.json");
   }
 
+  /**
+   * The attempt's row of runs follows its rows of executions: a leftover ledger one of whose windows could not be read
+   * is recorded with the records it could read, and its row of runs counts them; recorded again once that window can
+   * be read, its row counts every record, stays incomplete and keeps its failure with the second recording's after it,
+   * and no second row is written.
+   */
+  @Test
+  void aLaterRecordingOfAnAttemptCountsWhatItAddedInTheAttemptsRowOfRuns(LocalS3Server server,
+      @TempDir Path warehouse) {
+    Recording recording = Recording.of(server, "ledger-runs", "cogram/", warehouse);
+    SparkSession spark = recording.spark();
+    Tables tables = recording.tables();
+    String runId = TestActions.plan(spark, recording.options()).runId();
+    String runDate = spark.read().format("delta").load(tables.runs()).first().getAs("run_date");
+    ObjectStoreLedger objects = new ObjectStoreLedger(recording.store());
+    java.time.Instant at = LedgerFixtures.ANSWERED;
+    String folder = recording.ledger().folder(runId, ATTEMPT_ID);
+    io.statesweep.ledger.LedgerEntry.Header header = new io.statesweep.ledger.LedgerEntry.Header(runId, runDate,
+        ATTEMPT_ID, tables.warehouse(), 3, 1, 0, at);
+    TaskLedger task = new TaskLedger(objects, folder, header, Clock.fixed(at, ZoneOffset.UTC));
+    task.nextWindow();
+    task.recordOutcomes(List.of(answered(at, LedgerFixtures.MINUTES, LedgerFixtures.AUDIO, LedgerFixtures.STATE)));
+    task.close();
+    String late = folder + "p00004/t2-w000001-outcomes-p00001.json";
+    recording.store().write(late, "{\"version\":2, \"kind\":".getBytes(StandardCharsets.UTF_8));
+    io.statesweep.spark.execute.LeftoverLedgers leftovers = new io.statesweep.spark.execute.LeftoverLedgers(spark,
+        recording.options().execute(), recording.ledger(),
+        new io.statesweep.spark.execute.AttemptReport(spark, recording.options().execute()),
+        org.slf4j.LoggerFactory.getLogger(LedgerRecorderTest.class));
+
+    leftovers.record(tables, "20261201T070000Z-eeeeee");
+    org.apache.spark.sql.Row first = attemptRun(spark, tables);
+    assertThat(first.<Long>getAs("records_deleted")).isEqualTo(1);
+    assertThat(first.<Long>getAs("child_keys_deleted")).isEqualTo(2);
+    assertThat(first.<String>getAs("failure")).endsWith("; 1 objects of its ledger cannot be read");
+
+    // The window can be read now (its object written whole): another record of the attempt, its two files and its
+    // state file.
+    recording.store().delete(List.of(new io.statesweep.store.DeleteTarget(late, null)));
+    TaskLedger retry = new TaskLedger(objects, folder, new io.statesweep.ledger.LedgerEntry.Header(runId, runDate,
+        ATTEMPT_ID, tables.warehouse(), 4, 2, 0, at), Clock.fixed(at, ZoneOffset.UTC));
+    retry.nextWindow();
+    String other = "cogram/projects/p1/meetings/m2/";
+    retry.recordOutcomes(List.of(answered(other + "state.json", at, other + "minutes.pdf", other + "audio.m4a",
+        other + "state.json")));
+    retry.close();
+    leftovers.record(tables, "20261201T080000Z-ffffff");
+
+    org.apache.spark.sql.Row again = attemptRun(spark, tables);
+    assertThat(again.<Long>getAs("records_deleted")).as("both records").isEqualTo(2);
+    assertThat(again.<Long>getAs("child_keys_deleted")).isEqualTo(4);
+    assertThat(again.<Boolean>getAs("complete")).isFalse();
+    assertThat(again.<String>getAs("failure")).as("the first failure kept, who recorded it again after it")
+        .isEqualTo(first.getAs("failure") + "; then: its driver stopped before it recorded what it deleted; recorded"
+            + " from its ledger by attempt 20261201T080000Z-ffffff");
+    assertThat(spark.read().format("delta").load(tables.executions()).count()).isEqualTo(2);
+  }
+
+  /** The one row of runs of attempt {@link #ATTEMPT_ID}. */
+  private static org.apache.spark.sql.Row attemptRun(SparkSession spark, Tables tables) {
+    List<org.apache.spark.sql.Row> rows = spark.read().format("delta").load(tables.runs())
+        .filter("attempt_id = '" + ATTEMPT_ID + "'").collectAsList();
+    assertThat(rows).as("one row of runs for the attempt").hasSize(1);
+    return rows.get(0);
+  }
+
   private static io.statesweep.ledger.LedgerEntry.Header header(String attemptId, long taskAttempt,
       java.time.Instant at) {
     return new io.statesweep.ledger.LedgerEntry.Header(RUN, "2026-12-01", attemptId, "s3a://reports/statesweep", 3,
@@ -140,13 +224,10 @@ class LedgerRecorderTest {
   @Test
   void anObjectThatCannotBeReadStaysUnderAPrefixWithAColonOnTheDriverAndInTasks(LocalS3Server server,
       @TempDir Path warehouse) {
-    String bucket = server.createBucket("ledger-colon");
-    RunOptions options = TestOptions.of(server.endpoint(), bucket, "exports: eu", warehouse)
-        .with("--dry-run", "false").options();
-    SparkSession spark = SharedSpark.session();
-    LedgerRecorder ledger = new LedgerRecorder(spark, options.execute(), RunMetrics.register(spark.sparkContext()));
-    Tables tables = new Tables(warehouse.toString());
-    S3ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
+    Recording recording = Recording.of(server, "ledger-colon", "exports: eu", warehouse);
+    LedgerRecorder ledger = recording.ledger();
+    Tables tables = recording.tables();
+    S3ObjectStore store = recording.store();
 
     for (long recordsHint : new long[] {0, -1}) {
       String attempt = recordsHint == 0 ? "20261201T060500Z-bbbbbb" : "20261201T060600Z-cccccc";

@@ -33,6 +33,19 @@ import org.apache.spark.sql.SparkSession;
 public final class AttemptReport {
   /** The key of an attempt's row of runs. */
   private static final List<String> RUNS_KEY = List.of("run_date", "attempt_id", "command");
+  /** The columns of an execute's row of runs that count its rows of executions. */
+  private static final List<String> COUNTED = List.of("records_deleted", "child_keys_deleted", "kept_newer_files",
+      "kept_refused", "state_changed", "already_deleted", "changed_during_delete", "came_back_during_delete");
+
+  /** What a row of runs that counts {@code counted} differently from the new one takes of it. */
+  private static Map<String, String> recounted(List<String> counted) {
+    Map<String, String> updates = new java.util.LinkedHashMap<>();
+    counted.forEach(column -> updates.put(column, "s." + column));
+    updates.put("complete", "t.complete and s.complete");
+    updates.put("failure", "case when t.failure is null then s.failure when s.failure is null"
+        + " or instr(t.failure, s.failure) > 0 then t.failure else concat(t.failure, '; then: ', s.failure) end");
+    return Map.copyOf(updates);
+  }
 
   private final SparkSession spark;
   private final ExecuteOptions options;
@@ -193,7 +206,10 @@ public final class AttemptReport {
 
   /**
    * The attempt's row of {@code runs} ({@code plan}: the plan's row): appended, or with
-   * {@link LedgerRecorder.Write#INSERT_NEW} only unless the attempt has its row already.
+   * {@link LedgerRecorder.Write#INSERT_NEW} inserted unless the attempt has its row already; a row it has already
+   * takes the counts that {@code counts} (read from {@code executions} after a later recording added to the attempt's
+   * rows) says now, is complete only if both say so, and keeps its failure with the new one after it. Counts that were
+   * not read from the table ({@link AttemptCounts#NONE}: the ledger could not be recorded) change no row.
    */
   public void writeRun(Tables tables, Row plan, String attemptId, Instant startedAt, String conditional,
       RunSummary summary, AttemptCounts counts, String failure, PlanCost cost, LedgerRecorder.Write write) {
@@ -206,10 +222,21 @@ public final class AttemptReport {
         RunsTable.Source.NONE, cost);
     if (write == LedgerRecorder.Write.APPEND) {
       TableWrites.append(RunsTable.dataset(spark, row), tables, Tables.RUNS);
+      return;
+    }
+    // The attempt may have its row already: it stopped after writing it, or another run recorded it first; a later
+    // recording of its ledger (objects that could not be read, answers written after the first) adds to its counts.
+    Map<String, String> shared = Map.of("run_date", row.runDate(), "attempt_id", attemptId);
+    java.util.Set<String> held = counts == AttemptCounts.NONE || !io.delta.tables.DeltaTable.isDeltaTable(spark,
+        tables.runs()) ? java.util.Set.of() : java.util.Set.of(spark.read().format("delta").load(tables.runs())
+        .columns());
+    List<String> counted = COUNTED.stream().filter(held::contains).toList();
+    if (counted.isEmpty()) {
+      TableWrites.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY, shared);
     } else {
-      // Unless the attempt has its row already: it stopped after writing it, or the next run recorded it first.
-      TableWrites.insertNew(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY,
-          Map.of("run_date", row.runDate(), "attempt_id", attemptId));
+      TableWrites.insertOrUpdate(RunsTable.dataset(spark, row), tables, Tables.RUNS, RUNS_KEY, shared,
+          String.join(" or ", counted.stream().map(column -> "not (t." + column + " <=> s." + column + ")").toList()),
+          recounted(counted));
     }
   }
 }

@@ -187,7 +187,8 @@ public final class TableSchemas {
       notNull("state_changed", LONG, "records whose state file changed after the plan (kept)"),
       notNull("already_deleted", LONG, "records already gone at execution"),
       notNull("changed_during_delete", LONG, "records with a key rewritten between verification and delete (kept)"),
-      notNull("summary", STRING, "the summary line"),
+      notNull("summary", STRING, "the summary line, as the command printed it (a later recording of an"
+          + " execute attempt updates the counts, not it)"),
       nullable("failure", STRING, "why an incomplete command stopped"),
       nullable("listing", STRING, "list (ListObjectsV2) or inventory (an S3 Inventory report); null for execute"),
       nullable("inventory_manifest", STRING, "the S3 Inventory manifest.json read, with --listing inventory"),

@@ -45,7 +45,7 @@ public final class TableWrites {
    */
   public static void insertNew(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
       Map<String, String> shared) {
-    merge(rows, tables, table, keyColumns, shared, false);
+    merge(rows, tables, table, keyColumns, shared, merge -> merge);
   }
 
   /**
@@ -54,11 +54,21 @@ public final class TableWrites {
    */
   public static void upsert(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
       Map<String, String> shared) {
-    merge(rows, tables, table, keyColumns, shared, true);
+    merge(rows, tables, table, keyColumns, shared, merge -> merge.whenMatched().updateAll());
+  }
+
+  /**
+   * As {@link #insertNew}, and a row whose {@code keyColumns} the table holds takes {@code updates} (column to SQL
+   * expression over {@code t}, the row there, and {@code s}, the new one) where {@code when} holds.
+   */
+  public static void insertOrUpdate(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
+      Map<String, String> shared, String when, Map<String, String> updates) {
+    merge(rows, tables, table, keyColumns, shared, merge -> merge.whenMatched(when).updateExpr(updates));
   }
 
   private static void merge(Dataset<Row> rows, Tables tables, String table, List<String> keyColumns,
-      Map<String, String> shared, boolean update) {
+      Map<String, String> shared,
+      java.util.function.UnaryOperator<io.delta.tables.DeltaMergeBuilder> matched) {
     String path = tables.path(table);
     SparkSession spark = rows.sparkSession();
     TableDocs.createIfMissing(rows, tables, table);
@@ -73,11 +83,8 @@ public final class TableWrites {
     }
     for (int attempt = 1; ; attempt++) {
       try {
-        io.delta.tables.DeltaMergeBuilder merge = io.delta.tables.DeltaTable.forPath(spark, path).as("t")
-            .merge(rows.as("s"), matches);
-        if (update) {
-          merge = merge.whenMatched().updateAll();
-        }
+        io.delta.tables.DeltaMergeBuilder merge = matched.apply(io.delta.tables.DeltaTable.forPath(spark, path).as("t")
+            .merge(rows.as("s"), matches));
         merge.whenNotMatched().insertAll().withSchemaEvolution().execute();
         return;
       } catch (io.delta.exceptions.DeltaConcurrentModificationException e) {
