@@ -17,9 +17,14 @@ import java.time.Instant;
  * @param restoredBy who restored it already, or null: {@code restore <id>} (the newest earlier restore of the run
  *     that did), or {@code execute attempt <id> (...)} (the execute that saw its record come back)
  * @param restoredVersion the version that restore made current, or null
+ * @param sentAfter for a key without a recorded marker, the earliest its delete can have been sent: its record's
+ *     verification; null when unknown
+ * @param sentBefore for a key without a recorded marker, the latest its delete can have been answered: the end of the
+ *     attempt that deleted it (its row of runs, written after the key was found gone); null when unknown
  */
 public record Deletion(String runId, String attemptId, String stateFileKey, String key, String role,
-    String deleteMarker, String etag, Instant deletedAt, String restoredBy, String restoredVersion) implements Serializable {
+    String deleteMarker, String etag, Instant deletedAt, String restoredBy, String restoredVersion, Instant sentAfter,
+    Instant sentBefore) implements Serializable {
   public static final String STATE_FILE = "state_file";
 
   public Deletion {
@@ -28,6 +33,19 @@ public record Deletion(String runId, String attemptId, String stateFileKey, Stri
     requireNonNull(stateFileKey, "stateFileKey is null");
     requireNonNull(key, "key is null");
     requireNonNull(role, "role is null");
+  }
+
+  /** A delete whose marker was recorded, or that no window can prove one of. */
+  public Deletion(String runId, String attemptId, String stateFileKey, String key, String role, String deleteMarker,
+      String etag, Instant deletedAt, String restoredBy, String restoredVersion) {
+    this(runId, attemptId, stateFileKey, key, role, deleteMarker, etag, deletedAt, restoredBy, restoredVersion, null,
+        null);
+  }
+
+  /** This delete with {@code marker}, the delete marker proven its own ({@link io.statesweep.store.MarkerRemoval#unproven}). */
+  public Deletion withMarker(String marker) {
+    return new Deletion(runId, attemptId, stateFileKey, key, role, marker, etag, deletedAt, restoredBy, restoredVersion,
+        sentAfter, sentBefore);
   }
 
   /** Whether it is its record's state file (restored last). */

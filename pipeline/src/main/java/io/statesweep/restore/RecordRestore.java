@@ -25,9 +25,12 @@ import java.util.Map;
  *
  * <p>A key whose recorded delete marker is still its latest version gets that marker removed
  * ({@link ObjectStore#removeMarkerIfLatest}: the version it hid is current again); a dry run only reads the key's
- * latest version ({@link ObjectStore#latestVersion}) and says what it would do. Any other key is left as it is, and
- * its {@link KeyRestoration#detail()} says why: written since, deleted again since, restored already, or deleted
- * without a recorded marker (statesweep never guesses which marker is its own).
+ * latest version ({@link ObjectStore#latestVersion}) and says what it would do. A key whose delete was sent and never
+ * answered on the record (no marker recorded) is restored only on the proof of its marker
+ * ({@link MarkerRemoval#unproven}: written in the window its delete was sent in, directly above the version deleted).
+ * Any other key is left as it is, and its {@link KeyRestoration#detail()} says why: written since, deleted again
+ * since, restored already, or deleted without a marker recorded or proven (statesweep never guesses which marker is
+ * its own).
  *
  * <p>A record's files go in batches of up to {@value #BATCH} keys in UTF-8 order (a record of millions of keys is a
  * backfill's): one walk of ListObjectVersions over the batch's key range reads the newest versions of all of them, one
@@ -139,12 +142,39 @@ public final class RecordRestore {
   /** One key: its marker removed while it is the latest version (a dry run: whether it would be). */
   public KeyRestoration restoreKey(Deletion deletion) {
     if (deletion.deleteMarker() == null) {
-      return noMarker(deletion);
+      if (deletion.sentAfter() == null || deletion.sentBefore() == null || deletion.etag() == null) {
+        return noMarker(deletion);
+      }
+      return restoreUnanswered(deletion);
     }
     if (dryRun) {
       return looked(deletion);
     }
     return of(deletion, store.removeMarkerIfLatest(deletion.key(), deletion.deleteMarker(), deletion.etag()));
+  }
+
+  /**
+   * A key whose delete was sent and never answered on the record: its marker removed when the key's newest versions
+   * prove it the delete's own ({@link MarkerRemoval#unproven}), as a recorded marker would be (the restore's row names
+   * it); otherwise left, with why.
+   */
+  private KeyRestoration restoreUnanswered(Deletion deletion) {
+    List<ObjectVersion> newest;
+    try {
+      newest = store.newestVersions(deletion.key(), 2);
+    } catch (UnsupportedOperationException e) {
+      return left(deletion, "the store keeps no versions");
+    } catch (StoreException e) {
+      return new KeyRestoration(deletion, RestoreStatus.NOT_RESTORED, null, "cannot read its versions: "
+          + e.getMessage(), true);
+    }
+    MarkerRemoval unproven = MarkerRemoval.unproven(newest, deletion.etag(), deletion.sentAfter(),
+        deletion.sentBefore());
+    if (unproven != null) {
+      return unproven.status() == MarkerRemoval.Status.WRITTEN_SINCE
+          ? writtenSince(deletion, unproven.currentVersion()) : left(deletion, unproven.detail());
+    }
+    return restoreKey(deletion.withMarker(newest.get(0).versionId()));
   }
 
   /** The files of a batch are at most this many: one DeleteObjects. */

@@ -93,6 +93,50 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
     return new Decision(behind.versionId(), null);
   }
 
+  /**
+   * How far a marker's LastModified (S3's clock, whole seconds) may lie outside the window its delete was sent in (the
+   * executors' clocks) and still be proven: clocks kept by NTP differ by far less.
+   */
+  public static final java.time.Duration CLOCKS = java.time.Duration.ofSeconds(5);
+
+  /**
+   * Whether the latest version of a key whose delete was sent but whose answer was never recorded (its task stopped
+   * between the two) is provably the delete marker that delete wrote (README, "Undoing a run"): a delete marker (of an
+   * id, not {@code null}), written between {@code sentAfter} (its record's verification) and {@code sentBefore} (the
+   * end of its attempt), give or take {@link #CLOCKS}, directly above a version with the ETag it was verified and
+   * deleted with ({@code deletedEtag}), as {@link #decide} requires of a recorded marker. What this cannot rule out:
+   * another client's delete of the same version within the same window, which wrote the same kind of marker.
+   *
+   * @return null when the latest version is that marker (removing it, {@link #decide}, makes the version deleted
+   *     current again); otherwise why it cannot be proven, a written-since or a not-restored removal
+   */
+  public static MarkerRemoval unproven(java.util.List<ObjectVersion> newest, String deletedEtag,
+      java.time.Instant sentAfter, java.time.Instant sentBefore) {
+    requireNonNull(newest, "newest is null");
+    ObjectVersion latest = newest.isEmpty() ? null : newest.get(0);
+    if (latest == null) {
+      return notRestored("no version of it is left");
+    }
+    if (!latest.deleteMarker()) {
+      return writtenSince(latest.versionId());
+    }
+    String unrecorded = "its delete was sent but its answer never recorded (its task stopped between the two), and ";
+    if (deletedEtag == null || sentAfter == null || sentBefore == null) {
+      return notRestored(unrecorded + "the ETag it was deleted with or the window it was sent in is not recorded, so"
+          + " the delete marker " + latest.versionId() + " cannot be proven statesweep's: it stays deleted");
+    }
+    if (NULL_VERSION.equals(latest.versionId())) {
+      return notRestored(nullMarker(newest.size() > 1 ? newest.get(1) : null));
+    }
+    java.time.Instant written = latest.lastModified();
+    if (written == null || written.isBefore(sentAfter.minus(CLOCKS)) || written.isAfter(sentBefore.plus(CLOCKS))) {
+      return notRestored(unrecorded + "its latest version, delete marker " + latest.versionId() + " written at "
+          + written + ", lies outside the window it was sent in (" + sentAfter + " to " + sentBefore + "): it cannot"
+          + " be proven statesweep's, so it stays deleted");
+    }
+    return decide(newest, latest.versionId(), deletedEtag).leftAlone();
+  }
+
   /** The id of every version and delete marker written while a bucket's versioning is suspended. */
   public static final String NULL_VERSION = "null";
 

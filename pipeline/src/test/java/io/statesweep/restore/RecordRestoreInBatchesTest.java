@@ -225,6 +225,66 @@ class RecordRestoreInBatchesTest {
   }
 
   /**
+   * Deletes sent and never answered on the record (their task stopped between the two: no marker recorded), the
+   * window they were sent in known (README, "Undoing a run"): a key whose latest version is a delete marker written in
+   * that window, directly above the version with the ETag deleted, is restored by removing it, and the restore names
+   * that marker; a marker written outside the window, one above other bytes, and a key written since are left, each
+   * saying why, and the state file of their record stays deleted; without a window nothing is guessed.
+   */
+  @Test
+  void aDeleteNeverAnsweredOnTheRecordIsRestoredWhereItsMarkerIsProvenAndLeftWhereNot() {
+    ObjectStore setup = store();
+    String proven = "unanswered/p1/d1/";
+    String mixed = "unanswered/p1/d2/";
+    Instant sentAfter = Instant.now().minusSeconds(1);
+    Map<String, Deletion> all = deleteRecord(setup, proven + "state.json", List.of(proven + "a.pdf", proven + "b.pdf",
+        proven + "c.pdf", proven + "d.pdf", proven + "e.pdf"));
+    Map<String, Deletion> some = deleteRecord(setup, mixed + "state.json", List.of(mixed + "a.pdf", mixed + "b.pdf",
+        mixed + "c.pdf", mixed + "d.pdf"));
+    Instant sentBefore = Instant.now().plusSeconds(1);
+    setup.write(mixed + "c.pdf", bytes("written after the run"));
+    java.util.function.Function<Deletion, Deletion> unanswered = d -> new Deletion(d.runId(), d.attemptId(),
+        d.stateFileKey(), d.key(), d.role(), null, d.etag(), null, null, null, sentAfter, sentBefore);
+    List<Deletion> provenDeletes = all.values().stream().map(unanswered).toList();
+    List<Deletion> mixedDeletes = new ArrayList<>(some.values().stream().map(unanswered).toList());
+    mixedDeletes.replaceAll(d -> d.key().endsWith("a.pdf") ? new Deletion(d.runId(), d.attemptId(), d.stateFileKey(),
+        d.key(), d.role(), null, d.etag(), null, null, null, T, T.plusSeconds(60))
+        : d.key().endsWith("b.pdf") ? new Deletion(d.runId(), d.attemptId(), d.stateFileKey(), d.key(), d.role(), null,
+        "0123456789abcdef0123456789abcdef", null, null, null, sentAfter, sentBefore)
+        : d.key().endsWith("d.pdf") ? new Deletion(d.runId(), d.attemptId(), d.stateFileKey(), d.key(), d.role(), null,
+        d.etag(), null, null, null) : d);
+
+    List<KeyRestoration> dryRun = new RecordRestore(setup, true, 5, 1000, 100).restore(provenDeletes);
+    List<KeyRestoration> restored = new RecordRestore(setup, false, 5, 1000, 100).restore(provenDeletes);
+    List<KeyRestoration> left = new RecordRestore(setup, false, 5, 1000, 100).restore(mixedDeletes);
+
+    assertThat(dryRun).extracting(KeyRestoration::status).containsOnly(RestoreStatus.RESTORED);
+    assertThat(restored).extracting(KeyRestoration::status).containsOnly(RestoreStatus.RESTORED);
+    for (KeyRestoration done : restored) {
+      String key = done.deletion().key();
+      assertThat(done.deletion().deleteMarker()).as("the restore names the marker it proved: %s", key)
+          .isEqualTo(all.get(key).deleteMarker());
+      assertThat(setup.read(key, 1000).bytes()).as(key).asString(StandardCharsets.UTF_8)
+          .isEqualTo(key.endsWith("state.json") ? "{}" : key);
+    }
+    Map<String, String> why = new LinkedHashMap<>();
+    left.forEach(done -> why.put(done.deletion().key(), done.status().label() + ": " + done.detail()));
+    assertThat(why.get(mixed + "a.pdf")).startsWith("not_restored: its delete was sent but its answer never recorded"
+        + " (its task stopped between the two), and its latest version, delete marker "
+        + some.get(mixed + "a.pdf").deleteMarker() + " written at ").endsWith(", lies outside the window it was sent"
+        + " in (2026-12-01T06:00:00Z to 2026-12-01T06:01:00Z): it cannot be proven statesweep's, so it stays deleted");
+    assertThat(why.get(mixed + "b.pdf")).startsWith("not_restored: the version behind its delete marker");
+    assertThat(why.get(mixed + "c.pdf")).startsWith("written_since: ");
+    assertThat(why.get(mixed + "d.pdf")).startsWith("not_restored: run run (attempt 20261201T060000Z-aaaaaa) deleted"
+        + " it but recorded no delete marker");
+    assertThat(why.get(mixed + "state.json")).startsWith("not_restored: stays deleted, since 3 files of its record are"
+        + " not restored (" + mixed + "a.pdf: its delete was sent");
+    for (String key : List.of(mixed + "a.pdf", mixed + "b.pdf", mixed + "d.pdf", mixed + "state.json")) {
+      assertThat(setup.read(key, 100)).as(key).isNull();
+    }
+  }
+
+  /**
    * Keys whose UTF-16 order is not S3's (a character above U+FFFF sorts after U+FF61 in UTF-8, before it in UTF-16):
    * the batch walks them in S3's order and reaches every one.
    */

@@ -69,6 +69,17 @@ public final class RestoreTargets {
       keys = keys.withColumn("restored_by", lit(null).cast(DataTypes.StringType))
           .withColumn("restored_version", lit(null).cast(DataTypes.StringType));
     }
+    // A key whose delete was never answered on the record is proven by its marker's time (RecordRestore): from its
+    // record's verification to the end of its attempt, as the attempt's row of runs says.
+    if (DeltaTable.isDeltaTable(spark, tables.runs())) {
+      Dataset<Row> attempts = spark.read().format("delta").load(tables.runs())
+          .filter(col("run_id").equalTo(runId).and(col("command").equalTo("execute")))
+          .groupBy(col("attempt_id").as("ended_attempt")).agg(expr("max(ended_at)").as("sent_before"));
+      keys = keys.join(attempts, keys.col("attempt_id").equalTo(attempts.col("ended_attempt")), "left")
+          .drop("ended_attempt");
+    } else {
+      keys = keys.withColumn("sent_before", lit(null).cast(DataTypes.TimestampType));
+    }
     keys = keys
         .withColumn("restored_by", expr("coalesce(restored_by, if(execute_restored is null, null,"
             + " concat('execute attempt ', attempt_id, ' (its record came back during its deletion)')))"))
@@ -76,7 +87,7 @@ public final class RestoreTargets {
         .drop("execute_restored");
     return keys.groupBy("state_file_key", "run_date")
         .agg(expr("collect_list(struct(run_id, attempt_id, key, role, delete_marker, etag, deleted_at, restored_by,"
-            + " restored_version))").as("deletions"));
+            + " restored_version, sent_after, sent_before))").as("deletions"));
   }
 
   private static Dataset<Row> executions(SparkSession spark, Tables tables, String runId) {
@@ -94,7 +105,8 @@ public final class RestoreTargets {
         .withColumn("delete_marker", lit(null).cast(DataTypes.StringType))
         .withColumn("etag", lit(null).cast(DataTypes.StringType))
         .withColumn("deleted_at", lit(null).cast(DataTypes.TimestampType))
-        .withColumn("execute_restored", lit(null).cast(DataTypes.StringType));
+        .withColumn("execute_restored", lit(null).cast(DataTypes.StringType))
+        .withColumn("sent_after", lit(null).cast(DataTypes.TimestampType));
     if (!columns.contains("deleted")) {
       return fromKeys;
     }
@@ -106,11 +118,12 @@ public final class RestoreTargets {
     Column executeRestored = List.of(deleted.fieldNames()).contains("restored_version") ? col("d.restored_version")
         : lit(null).cast(DataTypes.StringType);
     Dataset<Row> fromDeleted = executions.filter(col("deleted").isNotNull())
-        .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, expr("explode(deleted)").as("d"))
+        .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, col("started_at"),
+            expr("explode(deleted)").as("d"))
         .select(col("run_id"), col("run_date"), col("attempt_id"), stateFile, col("d.key").as("key"),
             col("d.role").as("role"), marker.as("delete_marker"), col("d.etag").as("etag"),
             col("d.deleted_at").as("deleted_at"),
-            executeRestored.as("execute_restored"));
+            executeRestored.as("execute_restored"), col("started_at").as("sent_after"));
     return fromDeleted.unionByName(fromKeys);
   }
 }

@@ -81,10 +81,9 @@ public final class RestoreTasks implements MapPartitionsFunction<Row, Row>, Seri
     String runDate = record.getString(1);
     List<Deletion> deletions = new ArrayList<>();
     for (Row d : record.<Row>getList(2)) {
-      Timestamp deletedAt = d.getAs("deleted_at");
       deletions.add(new Deletion(d.getAs("run_id"), d.getAs("attempt_id"), stateFileKey, d.getAs("key"),
-          d.getAs("role"), d.getAs("delete_marker"), d.getAs("etag"), deletedAt == null ? null : deletedAt.toInstant(),
-          d.getAs("restored_by"), d.getAs("restored_version")));
+          d.getAs("role"), d.getAs("delete_marker"), d.getAs("etag"), instant(d, "deleted_at"), d.getAs("restored_by"),
+          d.getAs("restored_version"), instant(d, "sent_after"), instant(d, "sent_before")));
     }
     List<Row> rows = new ArrayList<>();
     int seq = 0;
@@ -95,6 +94,11 @@ public final class RestoreTasks implements MapPartitionsFunction<Row, Row>, Seri
           done.detail(), Timestamp.from(Instant.now()), seq++, done.failed()));
     }
     return rows;
+  }
+
+  private static Instant instant(Row row, String field) {
+    Timestamp time = row.getAs(field);
+    return time == null ? null : time.toInstant();
   }
 
   private static Iterator<Row> flatten(Iterator<List<Row>> lists) {
