@@ -132,7 +132,10 @@ class DriverKillTest {
     assertThat(dead.getString(1)).startsWith("its driver stopped before it recorded what it deleted; recorded from its"
         + " ledger by attempt " + rerunAttempt);
     assertThat(dead.getLong(2)).isEqualTo(goneBeforeTheRerun.stream().filter(key -> key.endsWith("state.json")).count());
-    assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded").isEmpty();
+    // What stays are the intents of the dead attempt's windows whose answers never came (a delete it sent may still be
+    // answered for a while), held for the next recording.
+    assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledgers, once recorded")
+        .allSatisfy(key -> assertThat(key).contains("/" + deadAttempt + "/").contains("-intent"));
     System.out.printf("ledger, the driver killed mid-execute: %d keys deleted before the rerun, %d recorded under the"
         + " dead attempt; %d deleted by the rerun, %d recorded%n", goneBeforeTheRerun.size(),
         recordedKeys(spark, warehouse, deadAttempt).size(), goneInTheRerun.size(),

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.statesweep.execute.DeleteThrottle;
 import io.statesweep.store.StoreException;
+import io.statesweep.store.StoredObject;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -54,9 +56,12 @@ public final class LedgerCleanup {
    *     with why
    * @param failedKeyCount how many such objects in all
    * @param stoppedBy why the removal stopped before the end (the last refusal), or null when it went through: then
-   *     every object but {@code keep} and {@code failedKeys} is gone
+   *     every object but {@code keep}, {@code failedKeys} and those held is gone
+   * @param held intent objects of windows without outcomes that stay, since their task may still be deleting
+   *     ({@link #remove(Collection, Set, Instant)})
    */
-  public record Removal(long removed, Map<String, String> failedKeys, long failedKeyCount, String stoppedBy) {
+  public record Removal(long removed, Map<String, String> failedKeys, long failedKeyCount, String stoppedBy,
+      long held) {
     public Removal {
       failedKeys = Map.copyOf(failedKeys);
     }
@@ -83,35 +88,53 @@ public final class LedgerCleanup {
    * {@code keep}; the folders' other objects are never touched.
    */
   public Removal remove(Collection<String> folders, Set<String> keep) {
+    return remove(folders, keep, null);
+  }
+
+  /**
+   * As {@link #remove(Collection, Set)}, and the intent objects of a window that has no outcomes object stay when one
+   * of them was written at or after {@code heldSince} (null: none stays): its task stopped after the intent, or is
+   * still running, and a DeleteObjects it sent may still be answered (a holder whose lock was taken over, its requests
+   * retried by the SDK): recorded again later, what went meanwhile is added to the attempt's rows, and then they go.
+   */
+  public Removal remove(Collection<String> folders, Set<String> keep, Instant heldSince) {
     long removed = 0;
     Map<String, String> named = new LinkedHashMap<>();
     Set<String> failed = new HashSet<>();
     int refusals = 0;
     int batchSize = Math.min(1000, throttle.maxBatch());
+    Set<String> held = new HashSet<>();
     for (String folder : folders) {
       boolean done = false;
       while (!done) {
         try {
-          Iterator<String> keys = store.keys(folder);
+          Iterator<StoredObject> objects = store.objects(folder);
           List<String> batch = new ArrayList<>();
-          while (keys.hasNext() || !batch.isEmpty()) {
-            String key = keys.hasNext() ? keys.next() : null;
-            if (key != null && LedgerKeys.parse(key) != null && !keep.contains(key) && !failed.contains(key)) {
-              batch.add(key);
+          Window window = new Window(heldSince);
+          while (objects.hasNext() || !batch.isEmpty() || !window.isEmpty()) {
+            StoredObject object = objects.hasNext() ? objects.next() : null;
+            String key = object == null ? null : object.key();
+            LedgerKeys.EntryName name = key == null ? null : LedgerKeys.parse(key);
+            if (name != null && !keep.contains(key) && !failed.contains(key)) {
+              window.add(key, name, object.lastModified(), batch, held);
             }
-            if (batch.size() == batchSize || key == null && !batch.isEmpty()) {
+            if (key == null) {
+              window.close(batch, held);
+            }
+            while (batch.size() >= batchSize || key == null && !batch.isEmpty()) {
+              List<String> request = batch.subList(0, Math.min(batchSize, batch.size()));
               Map<String, String> refused;
-              try (DeleteThrottle.Permit ignored = throttle.reserve(batch.size())) {
-                refused = store.delete(batch);
+              try (DeleteThrottle.Permit ignored = throttle.reserve(request.size())) {
+                refused = store.delete(List.copyOf(request));
               }
-              removed += batch.size() - refused.size();
+              removed += request.size() - refused.size();
               refused.forEach((failedKey, why) -> {
                 failed.add(failedKey);
                 if (named.size() < NAMED_FAILURES) {
                   named.put(failedKey, why);
                 }
               });
-              batch.clear();
+              request.clear();
               refusals = 0;
             }
           }
@@ -121,11 +144,61 @@ public final class LedgerCleanup {
           refusals++;
           long wait = Math.min(MAX_WAIT_MILLIS, FIRST_WAIT_MILLIS << (refusals - 1));
           if (refusals >= MAX_REFUSALS || !waiter.await(wait)) {
-            return new Removal(removed, named, failed.size(), e.getMessage());
+            return new Removal(removed, named, failed.size(), e.getMessage(), held.size());
           }
         }
       }
     }
-    return new Removal(removed, named, failed.size(), null);
+    return new Removal(removed, named, failed.size(), null, held.size());
+  }
+
+  /**
+   * The objects of one window of one task attempt as the listing meets them (its intents sort before its outcomes, and
+   * a window's objects come together): its intents wait until the window ends, then go to the batch, or are held.
+   */
+  private static final class Window {
+    private final Instant heldSince;
+    private String id;
+    private final List<String> intents = new ArrayList<>();
+    private boolean answered;
+    private boolean young;
+
+    Window(Instant heldSince) {
+      this.heldSince = heldSince;
+    }
+
+    boolean isEmpty() {
+      return intents.isEmpty();
+    }
+
+    void add(String key, LedgerKeys.EntryName name, Instant written, List<String> batch, Set<String> held) {
+      String of = key.substring(0, key.lastIndexOf('/') + 1) + name.taskAttempt() + "-" + name.window();
+      if (!of.equals(id)) {
+        close(batch, held);
+        id = of;
+      }
+      if (name.kind() == LedgerKeys.Kind.INTENT) {
+        intents.add(key);
+        young |= heldSince != null && !written.isBefore(heldSince);
+      } else {
+        answered = true; // its intents go, before it, in the listing's order
+        batch.addAll(intents);
+        intents.clear();
+        batch.add(key);
+      }
+    }
+
+    /** The window ended: its intents to the batch, unless none of its outcomes came and one of them is young. */
+    void close(List<String> batch, Set<String> held) {
+      if (answered || !young) {
+        batch.addAll(intents);
+      } else {
+        held.addAll(intents);
+      }
+      intents.clear();
+      answered = false;
+      young = false;
+      id = null;
+    }
   }
 }

@@ -16,8 +16,24 @@ public interface LedgerStore {
   /** The object's bytes, or null when it does not exist. */
   byte[] read(String key);
 
-  /** Every key under {@code prefix}, in key order, fetched a page at a time as the iterator advances. */
-  Iterator<String> keys(String prefix);
+  /** Every object under {@code prefix}, in key order, fetched a page at a time as the iterator advances. */
+  Iterator<StoredObject> objects(String prefix);
+
+  /** The keys of {@link #objects}. */
+  default Iterator<String> keys(String prefix) {
+    Iterator<StoredObject> objects = objects(prefix);
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return objects.hasNext();
+      }
+
+      @Override
+      public String next() {
+        return objects.next().key();
+      }
+    };
+  }
 
   /** The folders directly under {@code folder}. */
   List<String> folders(String folder);

@@ -40,19 +40,8 @@ public final class ObjectStoreLedger implements LedgerStore {
   }
 
   @Override
-  public Iterator<String> keys(String prefix) {
-    Iterator<StoredObject> objects = store.iterate(prefix, ListingDepth.RECURSIVE);
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        return objects.hasNext();
-      }
-
-      @Override
-      public String next() {
-        return objects.next().key();
-      }
-    };
+  public Iterator<StoredObject> objects(String prefix) {
+    return store.iterate(prefix, ListingDepth.RECURSIVE);
   }
 
   @Override

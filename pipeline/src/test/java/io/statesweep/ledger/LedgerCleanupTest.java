@@ -51,6 +51,40 @@ class LedgerCleanupTest {
     assertThat(waits).isEmpty();
   }
 
+  /**
+   * A window whose outcomes never came (its task stopped after the intent, or is a live holder's whose lock was taken
+   * over) keeps its intents while a delete it sent may still be answered; once older than that, or answered, they go.
+   */
+  @Test
+  void theIntentsOfAWindowWithoutOutcomesStayWhileItsDeletesMayStillBeAnswered() {
+    java.time.Instant now = java.time.Instant.parse("2026-12-01T06:30:00Z");
+    java.time.Instant heldSince = now.minus(java.time.Duration.ofMinutes(15));
+    List<String> answered = ledgerObjects(PARTITION_0, 2);
+    bucket.at(now.minus(java.time.Duration.ofHours(1)));
+    String old = LedgerKeys.intent(PARTITION_0, 8, 1, 1, 1);
+    bucket.write(old, new byte[] {'{', '}'});
+    bucket.at(now.minusSeconds(30));
+    List<String> young = List.of(LedgerKeys.intent(PARTITION_1, 9, 3, 1, 1), LedgerKeys.intent(PARTITION_1, 9, 3, 2, 1));
+    young.forEach(key -> bucket.write(key, new byte[] {'{', '}'}));
+    String youngAnswered = LedgerKeys.intent(PARTITION_1, 9, 4, 1, 1);
+    bucket.write(youngAnswered, new byte[] {'{', '}'});
+    bucket.write(LedgerKeys.outcomes(PARTITION_1, 9, 4, 1), new byte[] {'{', '}'});
+
+    LedgerCleanup.Removal removal = new LedgerCleanup(bucket, new DeleteThrottle(3150), millis -> waits.add(millis)
+        || true).remove(List.of(PARTITION_0, PARTITION_1), Set.of(), heldSince);
+
+    assertThat(bucket.objects().keySet()).as("only the young intents of the window without outcomes")
+        .containsExactlyElementsOf(young);
+    assertThat(removal.held()).isEqualTo(2);
+    assertThat(removal.removed()).isEqualTo(answered.size() + 3);
+    assertThat(removal.incomplete()).isFalse();
+
+    LedgerCleanup.Removal later = new LedgerCleanup(bucket, new DeleteThrottle(3150), millis -> true)
+        .remove(List.of(PARTITION_0, PARTITION_1), Set.of(), now.plus(java.time.Duration.ofHours(1)));
+    assertThat(later.removed()).as("once older than the hold").isEqualTo(2);
+    assertThat(bucket.objects()).isEmpty();
+  }
+
   @Test
   void requestsAreSizedForTheCeilingOfTheLedgersPartition() {
     ledgerObjects(PARTITION_0, 100);

@@ -16,6 +16,9 @@ import java.util.TreeSet;
 class MemoryLedgerStore implements LedgerStore {
   private final NavigableMap<String, byte[]> objects = new TreeMap<>();
   private final NavigableMap<String, String> etags = new TreeMap<>();
+  private final Map<String, Instant> writtenAt = new java.util.HashMap<>();
+  /** When the next writes happen, as their LastModified says. */
+  private Instant now = Instant.EPOCH;
   private final List<String> reads = new ArrayList<>();
   private int written;
   private final List<Integer> deleteRequests = new ArrayList<>();
@@ -46,8 +49,14 @@ class MemoryLedgerStore implements LedgerStore {
     return objects;
   }
 
+  /** Writes from now on happen at {@code now}. */
+  void at(Instant now) {
+    this.now = now;
+  }
+
   @Override
   public void write(String key, byte[] content) {
+    writtenAt.put(key, now);
     objects.put(key, content.clone());
     etags.put(key, "written-" + ++written);
   }
@@ -60,8 +69,12 @@ class MemoryLedgerStore implements LedgerStore {
   }
 
   @Override
-  public Iterator<String> keys(String prefix) {
-    return new ArrayList<>(objects.subMap(prefix, prefix + Character.MAX_VALUE).keySet()).iterator();
+  public Iterator<StoredObject> objects(String prefix) {
+    List<StoredObject> listed = new ArrayList<>();
+    for (String key : objects.subMap(prefix, prefix + Character.MAX_VALUE).keySet()) {
+      listed.add(new StoredObject(key, etags.get(key), writtenAt.getOrDefault(key, Instant.EPOCH), objects.get(key).length));
+    }
+    return listed.iterator();
   }
 
   @Override

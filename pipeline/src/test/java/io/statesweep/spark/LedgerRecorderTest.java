@@ -150,6 +150,52 @@ class LedgerRecorderTest {
   }
 
   /**
+   * A holder whose lock was taken over wrote a window's intent; the run that took over records it while the keys are
+   * still there (nothing of the record deleted yet), and leaves the intent in place, young as it is. The holder's
+   * delete, still in flight, then goes through and the holder dies before its answers are written: the next recording
+   * finds the keys gone and adds them, so the keys missing from the bucket are the keys executions names; the intent
+   * goes once its window is answered or old.
+   */
+  @Test
+  void anIntentRecordedBeforeItsDeletesWentStaysUntilTheyCanNoLongerComeAndTheyAreAdded(LocalS3Server server,
+      @TempDir Path warehouse) {
+    Recording recording = Recording.of(server, "ledger-in-flight", "cogram/", warehouse);
+    S3ObjectStore store = recording.store();
+    java.util.Map<String, String> etags = new java.util.LinkedHashMap<>();
+    for (String key : List.of(LedgerFixtures.MINUTES, LedgerFixtures.AUDIO, LedgerFixtures.STATE)) {
+      etags.put(key, store.write(key, key.getBytes(StandardCharsets.UTF_8)));
+    }
+    java.time.Instant at = java.time.Instant.now();
+    String folder = recording.ledger().folder(RUN, ATTEMPT_ID);
+    TaskLedger holder = new TaskLedger(new ObjectStoreLedger(store), folder, LedgerFixtures.header(7, 0, at),
+        Clock.fixed(at, ZoneOffset.UTC));
+    holder.nextWindow();
+    holder.intend(List.of(new io.statesweep.execute.DeleteJournal.IntendedRecord(LedgerFixtures.STATE,
+        Action.DELETE_RECORD, etags.get(LedgerFixtures.STATE), List.of(
+            new io.statesweep.execute.DeleteJournal.IntendedKey(LedgerFixtures.MINUTES, DeleteRole.FILE,
+                etags.get(LedgerFixtures.MINUTES)),
+            new io.statesweep.execute.DeleteJournal.IntendedKey(LedgerFixtures.AUDIO, DeleteRole.FILE,
+                etags.get(LedgerFixtures.AUDIO)),
+            new io.statesweep.execute.DeleteJournal.IntendedKey(LedgerFixtures.STATE, DeleteRole.STATE_FILE,
+                etags.get(LedgerFixtures.STATE))), 0, at)));
+
+    recording.ledger().record(RUN, ATTEMPT_ID, "2026-12-01", recording.tables(), LedgerRecorder.Write.INSERT_NEW, true,
+        -1);
+    assertThat(deleted(recording.spark(), recording.tables())).as("nothing gone yet").isEmpty();
+    assertThat(io.statesweep.testing.TestArchive.keys(store, folder)).as("the intent stays").isNotEmpty();
+
+    // The holder's DeleteObjects, sent before it lost its lock, goes through; the holder dies before its answers.
+    List<io.statesweep.store.DeleteTarget> inFlight = new java.util.ArrayList<>();
+    etags.forEach((key, etag) -> inFlight.add(new io.statesweep.store.DeleteTarget(key, etag)));
+    store.delete(inFlight);
+    recording.ledger().record(RUN, ATTEMPT_ID, "2026-12-01", recording.tables(), LedgerRecorder.Write.INSERT_NEW, true,
+        -1);
+
+    assertThat(deleted(recording.spark(), recording.tables()).keySet()).as("the keys missing from the bucket")
+        .isEqualTo(etags.keySet()).allSatisfy(key -> assertThat(store.read(key, 10)).isNull());
+  }
+
+  /**
    * The attempt's row of runs follows its rows of executions: a leftover ledger one of whose windows could not be read
    * is recorded with the records it could read, and its row of runs counts them; recorded again once that window can
    * be read, its row counts every record, stays incomplete and keeps its failure with the second recording's after it,

@@ -42,6 +42,8 @@ public final class AttemptReport {
     Map<String, String> updates = new java.util.LinkedHashMap<>();
     counted.forEach(column -> updates.put(column, "s." + column));
     updates.put("complete", "t.complete and s.complete");
+    // The attempt's deletes were answered by the time of the latest recording that found them (RecordRestore's proof).
+    updates.put("ended_at", "greatest(t.ended_at, s.ended_at)");
     updates.put("failure", "case when t.failure is null then s.failure when s.failure is null"
         + " or instr(t.failure, s.failure) > 0 then t.failure else concat(t.failure, '; then: ', s.failure) end");
     return Map.copyOf(updates);

@@ -70,6 +70,11 @@ public final class LedgerRecorder {
   private final RunMetrics metrics;
   /** The ceiling of the deletes that remove recorded ledger objects ({@link #removalKeysPerSecond}). */
   private final double removalKeysPerSecond;
+  /**
+   * How long after its intent a window without outcomes may still see deletes: a lock's ttl (its holder may run that
+   * long before it learns it lost the lock) and the SDK's time for one call, retries included.
+   */
+  private final java.time.Duration unansweredFor;
 
   public LedgerRecorder(SparkSession spark, ExecuteOptions options, RunMetrics metrics) {
     this.spark = requireNonNull(spark, "spark is null");
@@ -79,6 +84,7 @@ public final class LedgerRecorder {
     this.root = LedgerKeys.root(export.prefix().value());
     this.metrics = requireNonNull(metrics, "metrics is null");
     this.removalKeysPerSecond = removalKeysPerSecond(options.deletes());
+    this.unansweredFor = export.lockTtl().plus(s3.apiCallTimeout());
   }
 
   /**
@@ -332,13 +338,23 @@ public final class LedgerRecorder {
 
   /**
    * Removes the ledger objects of the partitions' folders but {@code keep}, on the driver ({@link LedgerCleanup}):
-   * a store that keeps refusing leaves the rest to the next execute, which finds their rows recorded.
+   * a store that keeps refusing leaves the rest to the next execute, which finds their rows recorded. The intents of
+   * a window whose outcomes never came stay while a delete its task sent may still be answered ({@link #unansweredFor}
+   * after them): the next recording adds what went meanwhile.
    */
   private void remove(String runId, String attemptId, List<String> partitions, java.util.Set<String> keep) {
     S3ObjectStore store = store();
     try {
+      java.time.Instant heldSince = java.time.Instant.now().minus(unansweredFor);
       LedgerCleanup.Removal removal = new LedgerCleanup(new ObjectStoreLedger(store),
-          new DeleteThrottle(removalKeysPerSecond), LedgerCleanup.SLEEP).remove(partitions, keep);
+          new DeleteThrottle(removalKeysPerSecond), LedgerCleanup.SLEEP).remove(partitions, keep, heldSince);
+      if (removal.held() > 0) {
+        LOG.warn("Run {} attempt {}: {} intent objects of windows whose answers never came stay under s3://{}/{} until"
+            + " {} min after they were written: their task may have sent deletes that are still answered (a run whose"
+            + " lock was taken over); the next execute records them again, adding what went meanwhile, and then"
+            + " removes them", LineText.escape(runId), LineText.escape(attemptId), removal.held(), bucket,
+            LineText.escape(folder(runId, attemptId)), unansweredFor.toMinutes());
+      }
       removal.failedKeys().forEach((failed, why) -> LOG.warn("Cannot remove the recorded ledger object s3://{}/{}: {}",
           bucket, LineText.escape(failed), LineText.escape(why)));
       String where = "s3://" + bucket + "/" + LineText.escape(folder(runId, attemptId));
