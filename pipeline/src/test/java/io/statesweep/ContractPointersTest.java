@@ -11,22 +11,24 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract is in the repository: README's "What a run does" and the sections under it. A comment of the
- * product or its tests that points at the contract names a README section that exists ({@code README, "Deleting"}),
- * and none points at a document outside the repository.
+ * The contract is in the repository: pipeline/README.md's "What a run does" and the sections under it. A comment of
+ * the product or its tests that points at a section of a README names one that exists in that README
+ * ({@code pipeline/README.md, "Deleting"}; a bare {@code README} is the top-level one), and none points at a document
+ * outside the repository.
  */
 class ContractPointersTest {
   private static final Path ROOT = ProjectSources.ROOT;
   private static final Path SELF = Path.of("io", "statesweep", "ContractPointersTest.java");
-  /** {@code README "X"}, {@code README, "X"}, {@code README's "X"}. */
-  private static final Pattern README_SECTION = Pattern.compile("README(?:,|'s)?\\s+\"([^\"]+)\"");
+  /** {@code README "X"}, {@code README, "X"}, {@code pipeline/README.md, "X"}, {@code jobs/README.md's "X"}. */
+  private static final Pattern README_SECTION = Pattern.compile(
+      "(?<![\\w/.])((?:[\\w.-]+/)*)README(?:\\.md)?(?:,|'s)?\\s+\"([^\"]+)\"");
   /** A document that is not in the repository: the behaviour contract the project began from, a style guide. */
   private static final Pattern OUTSIDE = Pattern.compile(
       "(?i)\\bspec(?:s)? sections?\\b|\\bthe spec\\b|\\bspec's\\b|\\(spec\\b|STYLE\\.md|\\.\\./shared/|archive-cleanup\\.md");
 
   @Test
   void everyReadmeSectionThatACommentNamesExists() {
-    List<String> headings = headings(ProjectSources.read(ROOT.resolve("README.md")));
+    java.util.Map<String, List<String>> headings = new java.util.TreeMap<>();
     List<String> pointers = new ArrayList<>();
     List<String> missing = new ArrayList<>();
     for (Path file : javaFiles()) {
@@ -35,18 +37,23 @@ class ContractPointersTest {
       }
       Matcher section = README_SECTION.matcher(ProjectSources.read(file));
       while (section.find()) {
-        String name = sectionName(section.group(1));
-        pointers.add(name);
-        if (headings.stream().noneMatch(heading -> heading.startsWith(name))) {
-          missing.add(ROOT.relativize(file) + ": README \"" + name + "\"");
+        String readme = section.group(1) + "README.md";
+        String name = sectionName(section.group(2));
+        pointers.add(readme + " " + name);
+        List<String> its = headings.computeIfAbsent(readme, path ->
+            java.nio.file.Files.isRegularFile(ROOT.resolve(path)) ? headings(ProjectSources.read(ROOT.resolve(path)))
+                : List.of());
+        if (its.stream().noneMatch(heading -> heading.startsWith(name))) {
+          missing.add(ROOT.relativize(file) + ": " + readme + " \"" + name + "\"");
         }
       }
     }
-    // The scan sees the comments it checks.
-    assertThat(pointers).contains("Deleting", "The summary line", "Actions (one per record)", "The layout");
+    // The scan sees the comments it checks, in the top-level README and the folders'.
+    assertThat(pointers).contains("pipeline/README.md Deleting", "pipeline/README.md The summary line",
+        "README.md Actions (one per record)", "pipeline/README.md The layout");
 
-    assertThat(missing).as("README sections named in comments that README.md has no heading for (a heading"
-        + " starts with the name); README's headings: %s", headings).isEmpty();
+    assertThat(missing).as("README sections named in comments that their README has no heading for (a heading"
+        + " starts with the name); the headings: %s", headings).isEmpty();
   }
 
   @Test
@@ -78,6 +85,11 @@ class ContractPointersTest {
     assertThat(OUTSIDE.matcher("// the rules of spec sections 2 and 3").find()).isTrue();
     assertThat(OUTSIDE.matcher("(spec section 4)").find()).isTrue();
     assertThat(OUTSIDE.matcher("a speculative copy; the expected action; specific keys").find()).isFalse();
+    Matcher folders = README_SECTION.matcher("(jobs/README.md, \"Settings\"; README, \"Exit codes\")");
+    assertThat(folders.find()).isTrue();
+    assertThat(folders.group(1) + "README.md " + folders.group(2)).isEqualTo("jobs/README.md Settings");
+    assertThat(folders.find()).isTrue();
+    assertThat(folders.group(1) + "README.md " + folders.group(2)).isEqualTo("README.md Exit codes");
   }
 
   /** A section's name as a comment gives it, across its lines: without comment marks, backticks or line breaks. */

@@ -41,7 +41,8 @@ import org.apache.spark.sql.SparkSession;
  * other exception is a bug: exit 1, its stack trace printed.
  *
  * <p>Every run of {@code plan}, {@code run}, {@code execute} and {@code restore} ends with its summary line, whatever stops
- * it (README, "The summary line"): one that stops before it counts anything prints {@link RunSummary#stopped}.
+ * it (pipeline/README.md, "The summary line"): one that stops before it counts anything prints {@link
+ * RunSummary#stopped}.
  */
 public final class StatesweepCli {
   static final int OK = 0;
@@ -150,7 +151,7 @@ public final class StatesweepCli {
 
   /**
    * How a failure of a kind ends a command: its exit code, the {@code stopped=} reason and {@code errors} of the
-   * summary line of a run stopped by it (README, "The summary line"), and the line to stderr after
+   * summary line of a run stopped by it (pipeline/README.md, "The summary line"), and the line to stderr after
    * {@code statesweep: }.
    *
    * @param type the failure, and its subclasses
@@ -159,7 +160,8 @@ public final class StatesweepCli {
       Function<Exception, String> line) {}
 
   /**
-   * The failures that end a command, each with its exit code (README, "Failures page someone"); the first whose type
+   * The failures that end a command, each with its exit code (conf/deploy/README.md, "Failures page someone"); the
+   * first whose type
    * the failure is wins. Any other exception is a bug: {@link #UNEXPECTED}.
    */
   static final List<FailureEnd> FAILURES = List.of(

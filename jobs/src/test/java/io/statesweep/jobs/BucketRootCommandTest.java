@@ -80,7 +80,7 @@ class BucketRootCommandTest {
     assertThat(dir.resolve("warehouse")).doesNotExist();
   }
 
-  /** Every run ends with its summary line, a refused one too (README, "The summary line"). */
+  /** Every run ends with its summary line, a refused one too (pipeline/README.md, "The summary line"). */
   private static String stoppedByBadSettings(boolean dryRun) {
     return "summary: dry_run=" + dryRun + " complete=false state_files_scanned=0 records_deleted=0 child_keys_deleted=0"
         + " records_kept=0 kept_newer_files=0 kept_refused=0 skipped=0 errors=0 stopped=bad_settings\n";

@@ -26,7 +26,7 @@ public final class Demo {
   static final String PREFIX = "cogram/";
   static final String DEFAULT_WAREHOUSE = "target/statesweep-demo/warehouse";
   private static final String RECORDS = "--records";
-  /** The command line's exit codes (README, "The summary line"). */
+  /** The command line's exit codes (pipeline/README.md, "The summary line"). */
   private static final int OK = 0;
   private static final int BAD_SETTINGS = 2;
   private static final Set<String> SET_BY_THE_DEMO = Set.of("--bucket", "--prefix", "--endpoint", "--dry-run",

@@ -33,7 +33,7 @@ class DemoTest {
     assertThat(summary).matches("summary: dry_run=true complete=true state_files_scanned=300 records_deleted=[1-9]\\d*"
         + " child_keys_deleted=[1-9]\\d* records_kept=\\d+ kept_newer_files=[1-9]\\d* kept_refused=[1-9]\\d*"
         + " skipped=[1-9]\\d* errors=0 bad_state=[1-9]\\d* missing_files=[1-9]\\d* .*");
-    // README, "What a run does": the generated archive has live records that list files never written.
+    // pipeline/README.md, "What a run does": the generated archive has live records that list files never written.
     assertThat(printed).containsPattern("\nmissing cogram/.+: listed by live record cogram/.+\n");
   }
 }

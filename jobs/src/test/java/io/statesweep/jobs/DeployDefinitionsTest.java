@@ -37,7 +37,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The definitions in {@code conf/deploy} run what exists and do what the README's "Deploy" says.
+ * The definitions in {@code conf/deploy} run what exists and do what the conf/deploy/README.md's "Deploy" says.
  *
  * <ul>
  *   <li>Every job's main class has a main method, its command is one the CLI knows, and every option it names
@@ -153,7 +153,8 @@ class DeployDefinitionsTest {
       RunOptions options = job.options();
       if (job.deletes()) {
         assertThat(options.execute().deletes().maxDeletes()).as("%s: --max-deletes", job.where()).isPositive();
-        // Paced per lane by what S3 answers, the exporter's share kept (README, "Deleting at the bucket's speed").
+        // Paced per lane by what S3 answers, the exporter's share kept (pipeline/README.md, "Deleting at the bucket's
+        // speed").
         assertThat(options.execute().deletes().pacing()).as("%s: --pacing", job.where()).isNotNull();
         assertThat(options.execute().deletes().pacing().margin()).as("%s: --exporter-margin", job.where())
             .isEqualTo(0.1);
@@ -393,7 +394,8 @@ class DeployDefinitionsTest {
     assertThat(allows(policy, "s3:ListBucket", bucket, Map.of())).isFalse();
     assertThat(allows(policy, "s3:DeleteBucket", bucket)).isFalse();
     assertThat(allows(policy, "s3:PutBucketPolicy", bucket)).isFalse();
-    // On a versioned bucket (README, "The policies"): one key's versions, a version of an export key, never beyond.
+    // On a versioned bucket (conf/deploy/README.md, "The policies"): one key's versions, a version of an export key,
+    // never beyond.
     String key = prefix + "projects/p-1/meetings/m-1/notes.pdf";
     assertThat(allows(policy, "s3:ListBucketVersions", bucket, Map.of("s3:prefix", key))).isTrue();
     assertThat(allows(policy, "s3:DeleteObjectVersion", bucket + "/" + key)).isTrue();

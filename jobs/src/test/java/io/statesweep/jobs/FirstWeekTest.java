@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The first week of a deployment, from the command line (README, "Deploy: the checklist and the kit"): the scheduled execute deletes only
+ * The first week of a deployment, from the command line (conf/deploy/README.md, "Deploy: the checklist and the kit"):
+ * the scheduled execute deletes only
  * an approved plan ({@code execute --latest-approved}), an approval binds to the digest the reviewer saw, a run is
  * bounded to whole records ({@code --max-deletes}) and the next one goes on, lost files fail a run that asks for it
  * ({@code --fail-on}), a plan can be scoped, and a first plan leaves every table the review reads.

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * README, "Keys in printed lines", a key is data, printed escaped: keys that hold a line feed followed by a summary line or an
+ * pipeline/README.md, "Keys in printed lines", a key is data, printed escaped: keys that hold a line feed followed by a
+ * summary line or an
  * alert phrase, among normal records, through {@code plan}, {@code approve} (an approver's name and a run id that
  * hold the same) and {@code execute --run-id} on the command line. What a user sees on stdout and stderr
  * has exactly one {@code summary:} line per run and no line that starts with a forged phrase; each hostile key is

@@ -81,7 +81,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * deleted included (its ledger), each once. The killed task's accumulator updates die with it, so the metrics' {@code
  * keys_deleted} counts only the keys the surviving attempts deleted (85 of 96 in one run); {@code executions} counts
  * them all. This test's event log also showed that a plain repartition by the key after the plan's de-duplication put
- * every delete of a run in one task (README, "Deleting").
+ * every delete of a run in one task (pipeline/README.md, "Deleting").
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)

@@ -51,7 +51,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Another run takes the lock over in the middle of an execute (README, "One run at a time"): the execute
+ * Another run takes the lock over in the middle of an execute (pipeline/README.md, "One run at a time"): the execute
  * sends no DeleteObjects request after it learns it lost the lock, beyond one in flight per running task,
  * and ends failed (exit 1, {@code complete=false}) with its summary and a line saying why; every key it
  * deleted before is in its rows of executions and counted in its summary. Every request goes through a

@@ -50,7 +50,8 @@ class RunCommandTest {
     assertThat(counts(execute.summary())).isEqualTo(counts(dryRun.summary()));
     assertThat(execute.summary()).startsWith("summary: dry_run=false complete=true");
     assertThat(execute.text()).doesNotContain("would delete ");
-    // README, "What a run does": the plan of run --execute names the files live records lack, and the execute's summary counts them.
+    // pipeline/README.md, "What a run does": the plan of run --execute names the files live records lack, and the
+    // execute's summary counts them.
     List<String> missing = dryRun.lines("missing ");
     assertThat(missing).isNotEmpty().allMatch(line -> line.matches("missing cogram/.+: listed by live record cogram/.+"));
     assertThat(execute.lines("missing ")).isEqualTo(missing);

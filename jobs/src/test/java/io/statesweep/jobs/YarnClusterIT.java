@@ -51,7 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
  * default) and the step's own {@code --deploy-mode cluster} to a MiniYARNCluster in this JVM (one
  * ResourceManager, one NodeManager). The driver runs in the ApplicationMaster's container, one executor
  * in a container of its own; both reach S3Proxy through the endpoint and the credentials given to their
- * environment, as a cluster's nodes get theirs (README, "Deploy: the platforms": credentials from the SDK's default chain only).
+ * environment, as a cluster's nodes get theirs (conf/deploy/README.md, "Deploy: the platforms": credentials from the
+ * SDK's default chain only).
  *
  * <p>What the platform reads is checked where YARN keeps it: the application's final status and
  * diagnostics, and its attempts (a second attempt would plan again).

@@ -13,7 +13,7 @@ public interface ActionResult {
   /** The run id: the plan's, which its executes share; null for an execute that found no plan to execute. */
   String runId();
 
-  /** The summary line's pairs (README, "The summary line"). */
+  /** The summary line's pairs (pipeline/README.md, "The summary line"). */
   RunSummary summary();
 
   /** Where the run's tables are. */
@@ -34,7 +34,7 @@ public interface ActionResult {
   /** The run's metrics, typed: what its {@code metrics:} line says. */
   Metrics metrics();
 
-  /** What became of the run lock (README, "One run at a time"). */
+  /** What became of the run lock (pipeline/README.md, "One run at a time"). */
   LockOutcome runLock();
 
   /** The run's metrics as the {@code metrics:} line prints them: one JSON object. */

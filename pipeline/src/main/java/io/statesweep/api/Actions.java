@@ -1,7 +1,8 @@
 package io.statesweep.api;
 
 /**
- * The actions of statesweep: the one entry point of its API (README, "The action API"). The Spark implementation is
+ * The actions of statesweep: the one entry point of its API (pipeline/README.md, "The action API"). The Spark
+ * implementation is
  * {@code io.statesweep.spark.Statesweep.get(spark)}; the command line is a caller of the same actions.
  *
  * <p>Each action takes its settings fluently and runs once with {@link Action#execute()}. A run that completes with
@@ -39,7 +40,7 @@ public interface Actions {
 
   /**
    * The undo of run {@code runId}: removes the delete markers its deletes wrote, while each is still its key's latest
-   * version, each record's files first and its state file last (README, "Undoing a run"); a dry run unless
+   * version, each record's files first and its state file last (pipeline/README.md, "Undoing a run"); a dry run unless
    * {@code dryRun(false)}.
    *
    * @throws IllegalArgumentException when {@code runId} is missing

@@ -6,7 +6,7 @@ import java.time.Instant;
 /**
  * An approval that {@link ApproveAction} recorded, or would record ({@link ApproveAction#preview()}): the plan's run
  * id, who approved it and when, what the plan deletes, and the digest of its rows that {@code execute} requires
- * unchanged (README, "Review and approve").
+ * unchanged (notebooks/README.md, "Review and approve").
  */
 public record Approval(String runId, String approvedBy, Instant approvedAt, long recordsToDelete,
     long recordsWithRemovedFiles, long keysToDelete, long bytesToDelete, long planRows, String planDigest) {

@@ -6,7 +6,7 @@ public interface ExecuteAction extends ExportAction<ExecuteAction, ExecuteResult
   String runId();
 
   /**
-   * Executes the plan: each record verified right before its keys go (README, "Deleting").
+   * Executes the plan: each record verified right before its keys go (pipeline/README.md, "Deleting").
    *
    * @throws IllegalArgumentException for bad settings, a {@code dry-run true} that was set (execute deletes), and a
    *     plan that may not be executed (another bucket or layout, too old, not approved, changed since); nothing is

@@ -7,7 +7,7 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * Where a warehouse keeps statesweep's Delta tables. Schemas are documented in README, "Tables".
+ * Where a warehouse keeps statesweep's Delta tables. Schemas are documented in pipeline/README.md, "Tables".
  *
  * <ul>
  *   <li>{@code state_files}: one row per state-named key per run, partitioned by {@code run_date}.

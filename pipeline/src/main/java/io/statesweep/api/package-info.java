@@ -1,5 +1,6 @@
 /**
- * The action API of statesweep in plain Java (no Spark, no AWS SDK), shaped like Iceberg's actions (README, "The
+ * The action API of statesweep in plain Java (no Spark, no AWS SDK), shaped like Iceberg's actions (pipeline/README.md,
+ * "The
  * action API"): {@link io.statesweep.api.Actions}, the one entry point, with one interface per action
  * ({@link io.statesweep.api.PlanAction}, {@link io.statesweep.api.RunAction}, {@link io.statesweep.api.ExecuteAction},
  * {@link io.statesweep.api.ApproveAction}) that takes its settings fluently and runs once; their results

@@ -3,7 +3,8 @@ package io.statesweep.cost;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The noncurrent versions already under the export's prefix, as the plan's listing saw them (README, "The cost of a
+ * The noncurrent versions already under the export's prefix, as the plan's listing saw them (pipeline/README.md, "The
+ * cost of a
  * run"): counted, with their bytes, when the listing sees them cheaply (an S3 Inventory report of all versions), or
  * not counted and why (ListObjectsV2 and a report of current versions see only the current ones).
  *

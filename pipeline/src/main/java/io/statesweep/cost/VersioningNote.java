@@ -39,7 +39,7 @@ public final class VersioningNote {
   /**
    * {@link #of(String, String, String, String, long)}, and on a versioned bucket what the listing says of the
    * noncurrent versions already under the prefix: how many and their bytes, or that they are not counted and why
-   * (README, "The cost of a run").
+   * (pipeline/README.md, "The cost of a run").
    *
    * @param noncurrent the listing's count, or null to say nothing of them
    */

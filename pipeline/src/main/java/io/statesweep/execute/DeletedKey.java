@@ -11,12 +11,13 @@ import java.util.List;
  *
  * @param etag the ETag it was verified with (and sent with, where deletes are conditional); null when unknown
  * @param deletedAt when the store's answer said it was deleted; null when the attempt that deleted it stopped
- *     before it recorded the answer, and the key was found gone afterwards (README, "Every delete on the record")
+ *     before it recorded the answer, and the key was found gone afterwards (pipeline/README.md, "Every delete on the
+ * record")
  * @param deleteMarker on a versioned bucket, the version id of the delete marker the delete wrote (the deleted version
  *     stays behind it, and removing the marker makes it current again); null without versioning, or when unknown
  * @param restoredVersion for a record that came back during its deletion on a versioned bucket, the key's version that
  *     is current again afterwards: the one statesweep's delete marker hid, made current by removing the marker, or
- *     one written since (README, "Versioned buckets"); null when the key stays deleted
+ *     one written since (pipeline/README.md, "Versioned buckets"); null when the key stays deleted
  */
 public record DeletedKey(String key, DeleteRole role, String etag, Instant deletedAt, String deleteMarker,
     String restoredVersion) {

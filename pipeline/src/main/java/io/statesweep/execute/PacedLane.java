@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The deletes of one lane of the key space, a folder (README, "Deleting at the bucket's speed"), paced by what the
+ * The deletes of one lane of the key space, a folder (pipeline/README.md, "Deleting at the bucket's speed"), paced by
+ * what the
  * store answers. Each lane has a {@link DeleteThrottle} of its own under the run's. Lanes side by side in key order
  * are taken to share an S3 partition until the store shows otherwise (S3 partitions are key ranges, and an archive
  * written at the exporter's pace has few): they form a <b>group</b>, whose rate is paced as a whole (additive

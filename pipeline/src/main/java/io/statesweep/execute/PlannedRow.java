@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * A {@code deletion_plan} row as execution takes it: a record to execute, or a row that cannot be executed
  * (a field null, empty, unknown or out of place). Such a row costs only its own record: it is
- * {@code kept_refused}, nothing of it is read or deleted, and the other rows go on (README "Deleting").
+ * {@code kept_refused}, nothing of it is read or deleted, and the other rows go on (pipeline/README.md "Deleting").
  */
 public sealed interface PlannedRow permits PlannedRow.Executable, PlannedRow.Refused {
 

@@ -83,7 +83,8 @@ import java.util.function.LongSupplier;
  */
 public final class RecordExecutor implements AutoCloseable {
   /**
-   * The most time from the end of a record's verification to the start of its deletes (README "Deleting"). A
+   * The most time from the end of a record's verification to the start of its deletes (pipeline/README.md "Deleting").
+   * A
    * constant, not a setting: it is what keeps a file uploaded again in that time (the same ETag) from being lost,
    * and no store or workload is safer with a longer one; a slow store costs verifications, not safety.
    */
@@ -100,13 +101,13 @@ public final class RecordExecutor implements AutoCloseable {
    * Starts of a record's deletes that came too late (the start itself, the hook, or a wait for the throttle
    * took longer than the bound allowed), before the record is given up: kept, failed, retried by the next run.
    * A record that went stale waiting while other records' deletes went is verified again without a limit: each
-   * such wait is those records' progress (README "Deleting").
+   * such wait is those records' progress (pipeline/README.md "Deleting").
    */
   static final int MOST_LATE_STARTS = 3;
   /**
    * The keys a group's intent names ahead of its requests, at least: written before its first delete, then again as
    * its requests reach the end of what it names, so that a record of any number of keys starts its deletes within
-   * {@link #FRESH_FOR}, and no key is sent before the intent that names it is durable (README "Deleting").
+   * {@link #FRESH_FOR}, and no key is sent before the intent that names it is durable (pipeline/README.md "Deleting").
    */
   static final int INTENDED_AHEAD = 5_000;
 
@@ -151,7 +152,8 @@ public final class RecordExecutor implements AutoCloseable {
 
   /**
    * As above, writing the intent of each group of records whose deletes start together to {@code journal} before
-   * their first delete: a group whose intent cannot be written deletes nothing (README, "Every delete on the
+   * their first delete: a group whose intent cannot be written deletes nothing (pipeline/README.md, "Every delete on
+   * the
    * record").
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
@@ -162,7 +164,8 @@ public final class RecordExecutor implements AutoCloseable {
   }
 
   /**
-   * As above, each record's deletes paced in its lane ({@link PacedLane}: README, "Deleting at the bucket's speed"),
+   * As above, each record's deletes paced in its lane ({@link PacedLane}: pipeline/README.md, "Deleting at the bucket's
+   * speed"),
    * {@code lanes} giving the lane of a record by its state file's key.
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
@@ -438,7 +441,8 @@ public final class RecordExecutor implements AutoCloseable {
     }
 
     /**
-     * The one point where verified records start their deletes (README "Deleting"): what they are about to delete
+     * The one point where verified records start their deletes (pipeline/README.md "Deleting"): what they are about to
+     * delete
      * is made durable first (the intent; if it cannot be written, none of them deletes anything), the hook hears
      * the files about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified
      * again instead (its intent stays: the ledger finds its keys in place). Returns the records whose deletes start
@@ -594,7 +598,8 @@ public final class RecordExecutor implements AutoCloseable {
     }
 
     /**
-     * The files of each record that came back while they went (README, "Versioned buckets"): on a versioned bucket,
+     * The files of each record that came back while they went (pipeline/README.md, "Versioned buckets"): on a versioned
+     * bucket,
      * the version the exporter uploaded again sits behind the delete marker this execute just wrote. Each such marker
      * goes at once, only while it is still the key's latest version, and the file is current again; one with anything
      * written above it stays. Without versioning no delete wrote a marker, and nothing is asked.

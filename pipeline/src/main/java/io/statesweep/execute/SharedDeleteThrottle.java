@@ -21,7 +21,8 @@ public final class SharedDeleteThrottle {
   private final DeleteThrottle throttle;
   private final PacedLane.Pacing pacing;
   /**
-   * The lanes of the attempt's deletes in this JVM (README, "Deleting at the bucket's speed"): paced, or, where
+   * The lanes of the attempt's deletes in this JVM (pipeline/README.md, "Deleting at the bucket's speed"): paced, or,
+   * where
    * deletes are not, only counting their SlowDowns.
    */
   private final PacedLane.Pacer pacer;

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * One listing that verifies several records of a window at once (README "Deleting"): records whose listings
+ * One listing that verifies several records of a window at once (pipeline/README.md "Deleting"): records whose listings
  * (their folders, or {@code <id>.} of single-file records) sit side by side in one parent folder are listed
  * by one ListObjectsV2 walk of that folder, from just before the first record's keys to past the last one's,
  * instead of one listing each. A record is served from it only when the walk went past every key its own

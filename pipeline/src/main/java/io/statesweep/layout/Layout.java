@@ -21,7 +21,7 @@ import java.util.Set;
 
 /**
  * Where an exporter writes state files: the table of places and the list of kind folders, loaded
- * from a layout file in {@code conf/layouts/} (README, "The layout"). Nothing about the bucket's layout is
+ * from a layout file in {@code conf/layouts/} (pipeline/README.md, "The layout"). Nothing about the bucket's layout is
  * in code, so a new kind is a configuration change.
  *
  * <p>A layout is immutable and serializable (it travels to Spark executors as JSON text).

@@ -1,6 +1,6 @@
 package io.statesweep.layout;
 
-/** How a record keeps its files (README, "The layout"). */
+/** How a record keeps its files (pipeline/README.md, "The layout"). */
 public enum RecordShape {
   /** {@code <folder>/state.json}: the record owns keys inside its folder. */
   FOLDER,

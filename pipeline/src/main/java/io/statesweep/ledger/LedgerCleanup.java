@@ -16,7 +16,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Removes the ledger objects of an attempt once {@code executions} holds their rows (README, "Every delete on the
+ * Removes the ledger objects of an attempt once {@code executions} holds their rows (pipeline/README.md, "Every delete
+ * on the
  * record"). The rows are safe by then, so the removal is housekeeping and never fails the attempt: its deletes go
  * under a ceiling (the ledger's folder is a partition of the bucket like any other, and the exporter writes beside
  * it), a request the store refuses (a SlowDown past the SDK's retries, a network failure) is tried again after a

@@ -16,7 +16,7 @@ import java.util.Set;
 /**
  * One record's row of {@code executions} for one attempt, from what every task attempt that executed it did: a task
  * retried after its executor was lost, a speculative copy running beside the first. Every key that any of them
- * deleted is in the row once (README, "Every delete on the record").
+ * deleted is in the row once (pipeline/README.md, "Every delete on the record").
  */
 public final class RecordHistory {
   /** Outcomes after which keys deleted by an earlier task attempt may be live again: the record came back. */
@@ -55,7 +55,8 @@ public final class RecordHistory {
 
   /**
    * Adds to the deleted keys a record's row holds ({@code recorded}) what a later reading of the attempt's ledger
-   * says ({@code read}; README, "Every delete on the record"): the keys the row lacks (a window whose objects could not
+   * says ({@code read}; pipeline/README.md, "Every delete on the record"): the keys the row lacks (a window whose
+   * objects could not
    * be read at the first recording, a task attempt whose outcomes came after it), and for a key the row has without a
    * delete marker (found gone by looking at an intent) the marker an outcome now gives it. Nothing the row holds is
    * taken away or replaced: recording the same objects twice adds nothing, and in either order the row ends the same.
@@ -134,7 +135,8 @@ public final class RecordHistory {
         .findFirst().orElse(null);
     ExecutionOutcome restored = outcomes.stream().filter(o -> o.outcome() == Outcome.RESTORED_AFTER_COMING_BACK)
         .findFirst().orElse(null);
-    // A file some try restored (its own delete marker removed, README "Versioned buckets") is current again.
+    // A file some try restored (its own delete marker removed, pipeline/README.md "Versioned buckets") is current
+    // again.
     long lost = keys.stream().filter(key -> key.role() != DeleteRole.STATE_FILE && !key.restored()).count();
 
     Outcome outcome;

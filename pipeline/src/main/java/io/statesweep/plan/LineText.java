@@ -1,7 +1,8 @@
 package io.statesweep.plan;
 
 /**
- * How a key, or any text that may hold one, stands in a printed line (README, "Keys in printed lines"): a key is
+ * How a key, or any text that may hold one, stands in a printed line (pipeline/README.md, "Keys in printed lines"): a
+ * key is
  * data, so it can neither end the line it is printed in nor start another one, whatever it holds. Every printed
  * line of statesweep passes its keys, messages and other outside text through {@link #escape}; the tables keep
  * them as they are.

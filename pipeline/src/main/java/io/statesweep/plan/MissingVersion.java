@@ -3,7 +3,8 @@ package io.statesweep.plan;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What a plan found behind a missing file on a versioned bucket (README, "The summary line": {@code missing <key>}):
+ * What a plan found behind a missing file on a versioned bucket (pipeline/README.md, "The summary line": {@code missing
+ * <key>}):
  * the key's latest version, as ListObjectVersions answers it, told apart by who wrote it. The {@code missing} line
  * ends with {@link #text()}: whether statesweep's own delete marker hides the key and which {@code restore} brings
  * it back, a marker statesweep did not write, no version at all, or why the plan did not look.

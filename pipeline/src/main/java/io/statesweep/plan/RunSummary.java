@@ -6,7 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The counts of a run, and the one summary line that every run ends with (README, "The summary line"). Users
+ * The counts of a run, and the one summary line that every run ends with (pipeline/README.md, "The summary line").
+ * Users
  * build log metric filters on the line: its first ten pairs never change shape; extra pairs follow.
  *
  * @param stateFilesScanned state files found at the layout's places

@@ -18,7 +18,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The restore of one record of a run (README, "Undoing a run"): each key it deleted, once, its files first and its
+ * The restore of one record of a run (pipeline/README.md, "Undoing a run"): each key it deleted, once, its files first
+ * and its
  * state file last, so that a restore that stops in between leaves files without a state file (which no run deletes),
  * never a state file without its files: a record one of whose files is not restored (a removal that failed, no
  * recorded marker, deleted again since) keeps its state file deleted, and says why and what to run.
@@ -126,7 +127,8 @@ public final class RecordRestore {
   }
 
   /**
-   * The state file of a record one of whose files is not there: left deleted (README, "Undoing a run": never a state
+   * The state file of a record one of whose files is not there: left deleted (pipeline/README.md, "Undoing a run":
+   * never a state
    * file without its files), so that no plan sees the record with a file missing, with why and what to do.
    */
   private KeyRestoration keptDeleted(Deletion stateFile, KeyRestoration missingFile, List<KeyRestoration> files) {

@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * parallel Spark tasks. Every attempt appends one row per record to {@code executions} and one row to
  * {@code runs}. Running it again after a crash finishes the rest and deletes nothing twice.
  *
- * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
+ * <p>It holds the export's run lock while it runs (pipeline/README.md, "One run at a time"): {@link #execute()} throws
  * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it,
  * {@link io.statesweep.api.failures.RunLockException.Denied} when the store denies the lock's permissions (an action that
  * deletes never goes on without the lock), {@link io.statesweep.api.failures.RunLockException.Untrusted} when the store

@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * once, into rows held by the job (a local checkpoint): the tables are written from them, and the summary, the cost
  * and the per-key lines are read from the same rows, so the summary is exactly what analysts see.
  *
- * <p>It holds the export's run lock while it runs (README, "One run at a time"): {@link #execute()} throws
+ * <p>It holds the export's run lock while it runs (pipeline/README.md, "One run at a time"): {@link #execute()} throws
  * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it, and
  * {@link io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason. When the
  * store denies the lock's permissions, the plan (which deletes nothing) warns and goes on without it; a lock
@@ -96,7 +96,8 @@ final class SparkPlanAction {
   private Dataset<Row> planRows;
   private PriceTable priceTable;
   private BucketVersioning versioning;
-  /** The noncurrent versions under the prefix as the listing saw them, or why it did not (README, "The cost of a run"). */
+  /** The noncurrent versions under the prefix as the listing saw them, or why it did not (pipeline/README.md, "The cost
+   * of a run"). */
   private io.statesweep.cost.NoncurrentVersions noncurrent;
   /** The plan's tables, made on a thread of their own where they are missing. */
   private PlanTables planTables;
@@ -251,7 +252,7 @@ final class SparkPlanAction {
     return planRows.select(col("state_file_key"), expr("posexplode(missing_files) as (position, key)"));
   }
 
-  /** What the plan cost, what its execute will cost, and what it frees (README, "The cost of a run"). */
+  /** What the plan cost, what its execute will cost, and what it frees (pipeline/README.md, "The cost of a run"). */
   private PlanCost cost(RunContext run, Tables tables, ActionLock lock, PlanCounts counts) {
     phase("cost", "Pricing the plan");
     PlanCosts.Region region = PlanCosts.region(export);
@@ -290,7 +291,7 @@ final class SparkPlanAction {
     return counts(keysListed, listing.tasks());
   }
 
-  /** The listing stage: ListObjectsV2 tasks, or an S3 Inventory report (README, "What a run does"). */
+  /** The listing stage: ListObjectsV2 tasks, or an S3 Inventory report (pipeline/README.md, "What a run does"). */
   private Listings.Listing list(RunContext run, KeyClassifier classifier) {
     Listings.Listing listing;
     if (options.listing() == PlanOptions.Listing.INVENTORY) {
@@ -372,7 +373,8 @@ final class SparkPlanAction {
   }
 
   /**
-   * The per-key lines (README, "What a run does"), each to {@code lines} as it is read: the first {@code --log-lines}
+   * The per-key lines (pipeline/README.md, "What a run does"), each to {@code lines} as it is read: the first {@code
+   * --log-lines}
    * {@code would delete} lines, then every kept line (refused, coming back, bad state), every {@code missing} line
    * (a live record's file that the bucket lacks) and every skipped line, never capped: users count the alert
    * phrases with log metric filters, so one line left out is an alert missed. They reach the driver a bounded
@@ -405,7 +407,7 @@ final class SparkPlanAction {
       LineStream.inOrder(missingDS, counts.missingFiles(), col("state_file_key"), col("position"))
           .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0))));
     } else {
-      // On a versioned bucket each line says what hides its key (README, "The summary line").
+      // On a versioned bucket each line says what hides its key (pipeline/README.md, "The summary line").
       LineStream.inOrder(MissingVersions.lines(missingDS, missingVersions), counts.missingFiles(),
               col("state_file_key"), col("position"))
           .forEachRemaining(row -> lines.accept(LogLine.missing(row.getString(2), row.getString(0),
@@ -419,7 +421,7 @@ final class SparkPlanAction {
             ? LogLine.skipped(row.getString(1), row.getString(2)) : LogLine.kept(row.getString(1), row.getString(2))));
   }
 
-  /** The line (README, "What a run does") for a file that a live record lists and the bucket lacks. */
+  /** The line (pipeline/README.md, "What a run does") for a file that a live record lists and the bucket lacks. */
   static String missingLine(String key, String stateFileKey) {
     return LogLine.missing(key, stateFileKey).text();
   }

@@ -8,7 +8,7 @@ import java.util.Locale;
 
 /**
  * Whether the store honours a condition that statesweep's safety rests on, as a probe on an object of
- * statesweep's own beside the export found out (README, "Deleting" and "One run at a time"): PutObject
+ * statesweep's own beside the export found out (pipeline/README.md, "Deleting" and "One run at a time"): PutObject
  * {@code If-None-Match: *}, on which the run lock rests, and GET {@code If-Match}, with which execute reads a
  * state file again before it deletes. A probe that cannot be written or answered leaves the condition
  * {@link Verdict#UNVERIFIED}, and says why.

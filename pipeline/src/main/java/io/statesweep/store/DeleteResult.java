@@ -11,7 +11,7 @@ import java.util.Set;
  * @param markers key to the version id of the delete marker this request wrote for it (S3's {@code DeleteMarker}
  *     and {@code DeleteMarkerVersionId}); empty on a bucket without versioning, where a delete removes the object
  * @param throttled SlowDown answers on the way: 503 or 429 answers to the request's attempts (the SDK retried them)
- *     and keys the answer refused with {@code SlowDown} (README, "Deleting at the bucket's speed")
+ *     and keys the answer refused with {@code SlowDown} (pipeline/README.md, "Deleting at the bucket's speed")
  */
 public record DeleteResult(Set<String> deleted, Map<String, KeyError> errors, Map<String, String> markers,
     int throttled) {

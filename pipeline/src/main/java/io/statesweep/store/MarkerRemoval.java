@@ -55,7 +55,7 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
    * then the one behind it): only while it is the latest version, and only when the version behind it is a version
    * (not another marker) with the ETag deleted ({@code deletedEtag}, when it is recorded). Otherwise removing it
    * would bring back nothing, or an older version than the one deleted. A marker of id {@code null}, written while the
-   * bucket's versioning was suspended, never goes ({@link #nullMarker}; README, "Versioned buckets").
+   * bucket's versioning was suspended, never goes ({@link #nullMarker}; pipeline/README.md, "Versioned buckets").
    */
   public static Decision decide(java.util.List<ObjectVersion> newest, String markerVersionId, String deletedEtag) {
     requireNonNull(newest, "newest is null");
@@ -101,7 +101,8 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
 
   /**
    * Whether the latest version of a key whose delete was sent but whose answer was never recorded (its task stopped
-   * between the two) is provably the delete marker that delete wrote (README, "Undoing a run"): a delete marker (of an
+   * between the two) is provably the delete marker that delete wrote (pipeline/README.md, "Undoing a run"): a delete
+   * marker (of an
    * id, not {@code null}), written between {@code sentAfter} (its record's verification) and {@code sentBefore} (the
    * end of its attempt), give or take {@link #CLOCKS}, directly above a version with the ETag it was verified and
    * deleted with ({@code deletedEtag}), as {@link #decide} requires of a recorded marker. What this cannot rule out:

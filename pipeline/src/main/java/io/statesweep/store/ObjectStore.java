@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * throws a {@link StoreException} naming the operation, the key and the store's error code. The AWS implementation
  * is {@code io.statesweep.s3.S3ObjectStore}; the stages take the narrow views they need of it (the execute's
  * {@code RecordStore}, the ledger's {@code LedgerStore}, the listing's {@code PageSource}). What every
- * implementation must answer is pinned by the contract tests ({@code ObjectStoreContract}); README, "Deleting"
+ * implementation must answer is pinned by the contract tests ({@code ObjectStoreContract}); pipeline/README.md,
+ * "Deleting"
  * says why each answer matters.
  */
 public interface ObjectStore {
@@ -62,7 +63,7 @@ public interface ObjectStore {
   /**
    * Whether the object still has {@code etag} (GET with If-Match), so that nothing is done on an old plan: a
    * refusal of the condition, or an answer whose own ETag is another (a store that ignores If-Match answers with
-   * the version it has: README, "Deleting"), is {@link StateCheck#CHANGED}; a key that does not exist is
+   * the version it has: pipeline/README.md, "Deleting"), is {@link StateCheck#CHANGED}; a key that does not exist is
    * {@link StateCheck#GONE}. An answer that says nothing of the key (a missing bucket) fails, naming the code.
    */
   StateCheck checkUnchanged(String key, String etag);
@@ -172,7 +173,8 @@ public interface ObjectStore {
 
   /**
    * Removes statesweep's own delete marker {@code markerVersionId} of {@code key} only while it is the key's latest
-   * version and the version behind it is the one deleted ({@code deletedEtag}; README, "Versioned buckets"), so that
+   * version and the version behind it is the one deleted ({@code deletedEtag}; pipeline/README.md, "Versioned
+   * buckets"), so that
    * this version is current again: {@link MarkerRemoval#decide} says what is left alone and why. The look and the
    * removal are two requests: a version written between them leaves the marker noncurrent when it goes, which changes
    * nothing of the key's current version. Failures are answers ({@link MarkerRemoval.Status#NOT_RESTORED}), never

@@ -12,7 +12,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each command has its own options, and they read the settings the command takes (README, "Settings"): a value its
+ * Each command has its own options, and they read the settings the command takes (jobs/README.md, "Settings"): a value
+ * its
  * command never uses cannot stop it, however wrong that value is.
  */
 class CommandOptionsTest {

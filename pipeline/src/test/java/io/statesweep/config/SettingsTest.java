@@ -197,12 +197,15 @@ class SettingsTest {
         .hasMessage("Invalid sweep.delete.conditional 'maybe' (from --conditional-deletes): use auto, on or off");
   }
 
-  /** README's table under "Settings" lists every setting, in order, with its flag, variable, key and default. */
+  /**
+   * The table under "Settings" of jobs/README.md lists every setting, in order, with its flag, variable, key and
+   * default.
+   */
   @Test
   void readmesTableOfSettingsIsTheDeclarations() {
-    String readme = ProjectSources.read(ProjectSources.ROOT.resolve("README.md"));
-    String section = readme.substring(readme.indexOf("\n### Settings\n"));
-    section = section.substring(0, section.indexOf("\n### ", 1));
+    String readme = ProjectSources.read(ProjectSources.ROOT.resolve("jobs/README.md"));
+    String section = readme.substring(readme.indexOf("\n## Settings\n"));
+    section = section.substring(0, section.indexOf("\n## ", 1));
     List<String[]> rows = new ArrayList<>();
     for (String line : section.split("\n")) {
       if (line.startsWith("| `--")) {

@@ -566,7 +566,7 @@ class ExecutionInvariantsTest {
       tally.stateRows.merge(column, 1, Integer::sum);
     }
 
-    /** The state_files row that a plan writes for a state file it read (README "Tables"). */
+    /** The state_files row that a plan writes for a state file it read (pipeline/README.md "Tables"). */
     private StateFileRow stateRow(Classification.StateFile stateFile, StoredObject stateObject, ParsedState parsed) {
       StateFileRow row = new StateFileRow();
       row.setRunId("plan-" + clock.getEpochSecond());
@@ -684,7 +684,7 @@ class ExecutionInvariantsTest {
       return read;
     }
 
-    /** The deletion_plan row that a plan writes for {@code record} (README "Tables"). */
+    /** The deletion_plan row that a plan writes for {@code record} (pipeline/README.md "Tables"). */
     private PlanRow planRow(PlannedRecord record) {
       PlanRow row = new PlanRow();
       row.setRunId("plan-" + clock.getEpochSecond());

@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * A record's deletes start within {@link RecordExecutor#FRESH_FOR} of its last verification (README "Deleting"):
+ * A record's deletes start within {@link RecordExecutor#FRESH_FOR} of its last verification (pipeline/README.md
+ * "Deleting"):
  * a record verified longer ago is verified again, the start of the deletes (where the durable intent is
  * written) counts in that time, and a window with slow records still shares its requests. Time is a fake
  * clock that the store moves on (a folder's listing takes the time a test gives it, a DeleteObjects 20 ms),

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayDeque;
 import org.junit.jupiter.api.Test;
 
-/** README, "Deleting at the bucket's speed": a lane's pace, on a fake clock. */
+/** pipeline/README.md, "Deleting at the bucket's speed": a lane's pace, on a fake clock. */
 class PacedLaneTest {
   private static final long SECOND = DeleteThrottle.SPAN_NANOS;
   private static final long REQUEST_NANOS = 20_000_000L;

@@ -32,7 +32,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Execution of written plans against an in-memory bucket (README, "Deleting"): the state file last, re-read
+ * Execution of written plans against an in-memory bucket (pipeline/README.md, "Deleting"): the state file last, re-read
  * before deleting, a record coming back is kept, nested records are other records.
  */
 class RecordExecutorTest {
@@ -289,7 +289,7 @@ class RecordExecutorTest {
     assertThat(stateRequest).isGreaterThan(store.requestIndexOf(documentFolder(1) + "a.pdf"));
   }
 
-  // Re-read the state file before deleting (README, "Deleting").
+  // Re-read the state file before deleting (pipeline/README.md, "Deleting").
 
   @Test
   void stateFileRewrittenAfterPlanningIsNotActedOn() {
@@ -362,7 +362,7 @@ class RecordExecutorTest {
     assertThat(store.keys()).containsExactlyInAnyOrder(MEETING_STATE, MINUTES, AUDIO);
   }
 
-  // A record that comes back is kept (README, "Deleting").
+  // A record that comes back is kept (pipeline/README.md, "Deleting").
 
   @Test
   void fileWrittenAfterThePlanKeepsTheRecord() {
@@ -573,7 +573,8 @@ class RecordExecutorTest {
   }
 
   /**
-   * On a versioned bucket a record that came back while its files went loses none of them (README, "Versioned
+   * On a versioned bucket a record that came back while its files went loses none of them (pipeline/README.md,
+   * "Versioned
    * buckets"): the delete markers this execute just wrote go, and the versions they hid are current again.
    */
   @Test
@@ -774,7 +775,7 @@ class RecordExecutorTest {
     assertThat(store.deleteRequests()).isEmpty();
   }
 
-  // Conditional deletes close the window between verification and deletion (README, "Deleting").
+  // Conditional deletes close the window between verification and deletion (pipeline/README.md, "Deleting").
 
   @Test
   void keyChangedBetweenVerifyAndDeleteIsKeptByTheConditionalDelete() {
@@ -836,7 +837,7 @@ class RecordExecutorTest {
         List.of(new DeleteTarget(MEETING_STATE, null)));
   }
 
-  // Failures leave the state file in place (README, "Deleting": the state file goes last).
+  // Failures leave the state file in place (pipeline/README.md, "Deleting": the state file goes last).
 
   @Test
   void perKeyErrorsAreRecordedAndTheStateFileStays() {
@@ -1202,7 +1203,8 @@ class RecordExecutorTest {
     assertThat(dueRecord(state, minutes).files()).extracting(PlannedDelete::key).containsExactly(MINUTES);
   }
 
-  // The ledger: what a window is about to delete is durable before its first delete (README, "Every delete on the record").
+  // The ledger: what a window is about to delete is durable before its first delete (pipeline/README.md, "Every delete
+  // on the record").
 
   @Test
   void writesTheWindowsIntentBeforeItsFirstDeleteNamingEveryKeyThatMayGo() {

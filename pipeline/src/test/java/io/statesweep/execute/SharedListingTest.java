@@ -23,7 +23,8 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Records of a window side by side in one parent folder are verified by one listing of it (README "Deleting"):
+ * Records of a window side by side in one parent folder are verified by one listing of it (pipeline/README.md
+ * "Deleting"):
  * the same decisions as with a listing each, fewer ListObjectsV2, never more than one request beyond a listing
  * each, and their keys count as seen when that listing began.
  *

@@ -28,7 +28,7 @@ class KeyClassifierTest {
     return new Classification.StateFile(key, recordType, kind, ids, shape, scope);
   }
 
-  // The places of the layout (README, "The layout"), one test each.
+  // The places of the layout (pipeline/README.md, "The layout"), one test each.
 
   @Test
   void organizationStateFileIsTheOrganizationRecord() {

@@ -40,7 +40,7 @@ import java.util.concurrent.Future;
  * Writes a sample export of the {@code cogram} layout into a bucket, for the embedded demo and for
  * tests, and returns a {@link Manifest} of what a correct cleanup must decide for it.
  *
- * <p>The archive has records at <b>every</b> state-file place of the layout (README, "The layout"): the
+ * <p>The archive has records at <b>every</b> state-file place of the layout (pipeline/README.md, "The layout"): the
  * organisation, agents, prompts, organisation knowledge entries, projects, project records of every
  * kind of the built-in layout, chat messages, records and chat messages of {@code unassigned_project},
  * workflows and workflow runs. Around them it writes keys that are not records: the exporter's own

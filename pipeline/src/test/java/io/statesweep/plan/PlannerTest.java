@@ -410,7 +410,8 @@ class PlannerTest {
     assertThat(plan.missingKeys()).isEqualTo(2);
   }
 
-  // ---------------------------------------------------------------- missing <key> (README, "What a run does")
+  // ---------------------------------------------------------------- missing <key> (pipeline/README.md, "What a run
+  // does")
 
   @Test
   void liveRecordNamesEachFileTheBucketLacksInDocumentOrder() {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The probes of the conditions statesweep trusts (README, "Deleting" and "One run at a time"), on S3Proxy,
+ * The probes of the conditions statesweep trusts (pipeline/README.md, "Deleting" and "One run at a time"), on S3Proxy,
  * which honours them, and on S3Proxy behind a proxy that strips them, as a store that ignores them would:
  * PutObject If-None-Match: * (the run lock) and GET If-Match (execute's reads of state files).
  *

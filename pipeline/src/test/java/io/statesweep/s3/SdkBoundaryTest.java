@@ -8,7 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * "Only {@code s3/} calls the AWS SDK" (README, "How it is tested"): in the product's sources (the
+ * "Only {@code s3/} calls the AWS SDK" (pipeline/README.md, "How it is tested"): in the product's sources (the
  * pipeline's and the jobs' {@code src/main}), no file outside {@code io/statesweep/s3/} names a
  * {@code software.amazon.awssdk} type, by import or fully qualified. Test code (the local S3 server, the
  * fakes) may.

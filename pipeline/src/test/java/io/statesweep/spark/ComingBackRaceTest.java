@@ -54,7 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The exporter is a thread racing {@code run --execute}; the windows are told to it, and a slow network of 300 ms
  * lies between a window's verification and its deletes.
  *
- * <p>On a versioned bucket (README, "Versioned buckets") the same race loses nothing. A record that came back during
+ * <p>On a versioned bucket (pipeline/README.md, "Versioned buckets") the same race loses nothing. A record that came
+ * back during
  * its deletion: the execute removes the delete markers it just wrote over the files uploaded again, and each file is
  * current again, named by a {@code <state file> came back during its deletion: <key> was restored} line and by its
  * {@code executions.deleted.restored_version}. A record whose state file was rewritten once the execute deleted it:

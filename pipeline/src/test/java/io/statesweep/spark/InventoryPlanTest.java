@@ -100,7 +100,7 @@ class InventoryPlanTest {
 
       assertThat(inventoried.failure()).as(format).isNull();
       assertSameRows(format, expected, planRows(inventoried));
-      // The same plan, but its own requests: a report costs no LIST (README, "The cost of a run").
+      // The same plan, but its own requests: a report costs no LIST (pipeline/README.md, "The cost of a run").
       String ownRequests = " requests=\\d+ cost_usd=[0-9.]+ ";
       assertThat(inventoried.summary().line().replace(inventoried.runId(), "RUN").replaceFirst(ownRequests, " "))
           .as(format).isEqualTo(listed.summary().line().replace(listed.runId(), "RUN").replaceFirst(ownRequests, " "));
@@ -157,7 +157,8 @@ class InventoryPlanTest {
   }
 
   /**
-   * README, "The cost of a run": on a versioned bucket the plan's versioning line counts the noncurrent versions already
+   * pipeline/README.md, "The cost of a run": on a versioned bucket the plan's versioning line counts the noncurrent
+   * versions already
    * under the prefix when its listing sees them (a report of all versions), into runs' noncurrent_versions and
    * noncurrent_bytes, and says that ListObjectsV2 or a report of current versions does not. A runs table from before
    * those columns takes the rows.

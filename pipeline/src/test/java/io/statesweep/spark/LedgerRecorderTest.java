@@ -30,7 +30,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ledger's recording (README, "Every delete on the record"): an object of it that cannot be read stays in the bucket, named by
+ * The ledger's recording (pipeline/README.md, "Every delete on the record"): an object of it that cannot be read stays
+ * in the bucket, named by
  * its key, whatever the export prefix holds (a prefix with ": " in it, which a reason's text also holds), read on the
  * driver or in Spark tasks; a recording adds to a record's row what an earlier one lacked, and the same objects
  * recorded twice add nothing.

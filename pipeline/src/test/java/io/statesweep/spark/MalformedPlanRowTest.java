@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A {@code deletion_plan} row that cannot be executed (a null field, an unknown role, the state file out of
  * place) costs only the record it names: that record is {@code kept_refused}, naming the field, and every other
- * record of the plan is executed exactly as planned (README "Deleting").
+ * record of the plan is executed exactly as planned (pipeline/README.md "Deleting").
  */
 @ExtendWith(S3ServerExtension.class)
 class MalformedPlanRowTest {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * README, "What a run does": on a versioned bucket each {@code missing <key>} line says what hides its key. A meeting
+ * pipeline/README.md, "What a run does": on a versioned bucket each {@code missing <key>} line says what hides its key.
+ * A meeting
  * that {@code run --execute} deleted is written again by the exporter as live without its files: its lines name the
  * run whose delete markers hide them and the {@code restore} that brings them back. Beside it a live email lists a
  * file someone else deleted (a delete marker statesweep did not write) and one never written. The plan looks up only

@@ -282,7 +282,7 @@ class ReviewNotebooksTest {
 
   @Test
   void everyTableAndColumnHasItsCommentAndIsInTheReadme() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "pipeline", "README.md"));
     SparkSession spark = SharedSpark.session();
     for (String table : TABLES) {
       String path = tables.path(table);

@@ -55,7 +55,8 @@ class SampleArchivePlanTest {
     result.logLines().stream().filter(line -> line.startsWith("would delete "))
         .forEach(line -> wouldDelete.add(line.substring("would delete ".length())));
     assertThat(wouldDelete).isEqualTo(manifest.expectedDeletes(Duration.ZERO));
-    // README, "What a run does": each file of a live record (neither marked nor expired, nor kept whole) that was never written.
+    // pipeline/README.md, "What a run does": each file of a live record (neither marked nor expired, nor kept whole)
+    // that was never written.
     List<String> expectedMissing = new java.util.ArrayList<>();
     manifest.records().values().forEach(record -> {
       boolean live = !record.badDocument() && record.refusedKey() == null && !record.markedForDeletion()

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * README, "What a run does", on a bucket with S3 Versioning (S3Proxy versions as S3 documents:
+ * pipeline/README.md, "What a run does", on a bucket with S3 Versioning (S3Proxy versions as S3 documents:
  * {@code local/S3ProxyScenarioTest}): a delete leaves a delete marker in front of the key's versions, so statesweep
  * sends no delete that would only stack another one. A removed file of a live record ({@code delete_files}) is
  * deleted while it exists, once: the next run finds it gone and sends nothing, and a key that never existed gets no

@@ -13,7 +13,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The state-file parser's rules (README, "What a run does" and "Hostile input"), case by case, and a property over
+ * The state-file parser's rules (pipeline/README.md, "What a run does" and "Hostile input"), case by case, and a
+ * property over
  * 5,000 random documents: a valid parse holds only keys that survive UTF-8 unchanged and timestamps within the
  * tables' range.
  */

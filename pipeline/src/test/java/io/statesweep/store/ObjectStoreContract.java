@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * What the core relies on of an {@link ObjectStore}, whichever store answers: listings in key order, paged by
  * start-after and continuation token; a listed object's LastModified as the listing has it; reads on condition
  * (If-Match) that tell a changed or gone object; per-key results of a delete, an ETag that no longer holds among
- * them; conditional creates and replaces; missing keys and missing buckets. README, "Deleting" says why each
+ * them; conditional creates and replaces; missing keys and missing buckets. pipeline/README.md, "Deleting" says why
+ * each
  * answer matters.
  *
  * <p>Each implementation runs it against one bucket that all its tests share, each test under a folder of its

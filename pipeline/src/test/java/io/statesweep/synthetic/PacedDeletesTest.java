@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * README, "Deleting at the bucket's speed": against a store whose partitions take fewer writes than S3 documents,
+ * pipeline/README.md, "Deleting at the bucket's speed": against a store whose partitions take fewer writes than S3
+ * documents,
  * the execute's lanes back off on SlowDown and every due record still goes; every SlowDown the store answered, those
  * the SDK retried included, is counted in its lane, in the metrics and in the summary.
  *

@@ -14,7 +14,8 @@ import java.util.function.LongSupplier;
  * SlowDown, and so is every request to it after that until its last second falls under 90 % of the capacity: a
  * partition sheds load, and the exporter's uploads meet SlowDown with the cleanup's. A partition whose writes asked
  * (taken or refused) stayed at or above {@code splitLoad} of its capacity for {@code splitAfterSeconds} splits at the
- * middle of the keys written to it meanwhile: both halves take the whole capacity. The README's "Deleting at the
+ * middle of the keys written to it meanwhile: both halves take the whole capacity. The pipeline/README.md's "Deleting
+ * at the
  * bucket's speed" states these parameters beside the AWS guidance they model.
  */
 public final class PartitionModel {

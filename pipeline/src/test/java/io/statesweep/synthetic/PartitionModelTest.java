@@ -7,7 +7,8 @@ import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** README, "Deleting at the bucket's speed": the model of S3's partitions the pacing benchmark runs against. */
+/** pipeline/README.md, "Deleting at the bucket's speed": the model of S3's partitions the pacing benchmark runs
+ * against. */
 class PartitionModelTest {
   private static final long SECOND = 1_000_000_000L;
 

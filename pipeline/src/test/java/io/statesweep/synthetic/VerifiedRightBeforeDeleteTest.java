@@ -39,7 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A record's deletes start within a second of its own verification, also in a window beside a project record
- * whose verification pages through a large folder on a slow store (README "Deleting"): a due project record
+ * whose verification pages through a large folder on a slow store (pipeline/README.md "Deleting"): a due project record
  * above the keys of many nested records, its listing answered late every page, and small due records in the
  * same window. A file of a small record uploaded again byte for byte (the same ETag: no conditional delete
  * can see it) while the project lists is never deleted unseen. {@link RecordExecutor} is driven directly,

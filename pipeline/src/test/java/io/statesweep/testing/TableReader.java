@@ -9,7 +9,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * A test's reader of a warehouse's Delta tables (README, "Tables"), by path, as a review reads them: each table
+ * A test's reader of a warehouse's Delta tables (pipeline/README.md, "Tables"), by path, as a review reads them: each
+ * table
  * whole, or its rows of one run ({@code run_id}). The one place tests load a table; they never build its path.
  */
 public final class TableReader {

@@ -23,7 +23,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * Deletes paced per lane against a model of S3's partitions (README, "Deleting at the bucket's speed"), side by side
+ * Deletes paced per lane against a model of S3's partitions (pipeline/README.md, "Deleting at the bucket's speed"),
+ * side by side
  * in one run: what this machine serves with neither partitions nor a ceiling (the bound of every other case here), today's
  * fixed ceiling (one partition's rate for the whole job, {@code --pacing off --max-deletes-per-second K}) and adaptive
  * pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition

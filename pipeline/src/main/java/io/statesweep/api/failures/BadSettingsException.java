@@ -7,7 +7,7 @@ package io.statesweep.api.failures;
  * 'seven' (from --grace-days): ...}. Nothing was read from the export or deleted because of it.
  *
  * <p>An {@link IllegalArgumentException}, as bad settings were before they had a type of their own. The command
- * line exits 2 with {@code stopped=bad_settings} (README, "The summary line").
+ * line exits 2 with {@code stopped=bad_settings} (pipeline/README.md, "The summary line").
  */
 public class BadSettingsException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

@@ -7,7 +7,7 @@ package io.statesweep.api.failures;
  * plan again, give {@code --skip-approval}, ...). Nothing was deleted because of it.
  *
  * <p>An {@link IllegalArgumentException}, as refused plans were before they had a type of their own. The command
- * line exits 2 with {@code stopped=bad_settings}, as it always did (README, "The summary line").
+ * line exits 2 with {@code stopped=bad_settings}, as it always did (pipeline/README.md, "The summary line").
  */
 public class PlanRefusedException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

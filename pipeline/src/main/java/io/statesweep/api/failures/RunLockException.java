@@ -3,7 +3,8 @@ package io.statesweep.api.failures;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The run lock of the export could not be taken (README, "One run at a time"), for one of four reasons, each its own
+ * The run lock of the export could not be taken (pipeline/README.md, "One run at a time"), for one of four reasons,
+ * each its own
  * type: {@link Held}, {@link Denied}, {@link Untrusted}, {@link Unavailable}. The message names the lock
  * ({@code s3://<bucket>/<prefix>.statesweep/lock}) and says why. Each is thrown before the run reads or deletes
  * anything.

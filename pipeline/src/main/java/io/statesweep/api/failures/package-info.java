@@ -1,7 +1,7 @@
 /**
  * The failures a caller of statesweep sees, each its own type, in plain Java (no Spark, no AWS SDK, and no other
  * package of statesweep: every package may throw them), so that the command line (and a notebook) can tell them
- * apart (README, "Failures page someone"):
+ * apart (conf/deploy/README.md, "Failures page someone"):
  *
  * <ul>
  *   <li>{@link io.statesweep.api.failures.BadSettingsException}: a setting, or a file a setting names (config file, layout

@@ -19,7 +19,7 @@ import org.apache.spark.sql.SparkSession;
  * @param cameBackKeys the files those records lost: deleted and not current again
  * @param restored records that came back during their deletion with every deleted file current again
  *     ({@code restored_after_coming_back})
- * @param restoredKeys files of records that came back that are current again (README, "Versioned buckets")
+ * @param restoredKeys files of records that came back that are current again (pipeline/README.md, "Versioned buckets")
  */
 public record AttemptCounts(long deleted, long childKeys, long keptNewer, long failed, long stateChanged,
     long alreadyDeleted, long changedDuringDelete, long refused, long cameBack, long interrupted, long cameBackKeys,

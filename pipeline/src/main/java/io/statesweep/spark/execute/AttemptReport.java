@@ -27,7 +27,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * What an execute attempt reports once its ledger is recorded (README, "The summary line"): its summary from its
+ * What an execute attempt reports once its ledger is recorded (pipeline/README.md, "The summary line"): its summary
+ * from its
  * counts and its plan's, its kept, came-back and bound lines, and its row of {@code runs}.
  */
 public final class AttemptReport {
@@ -67,7 +68,8 @@ public final class AttemptReport {
     extra.put("changed_during_delete", Long.toString(counts.changedDuringDelete()));
     extra.put("came_back_during_delete", Long.toString(counts.cameBack()));
     if (counts.cameBack() + counts.restored() > 0) {
-      // Records that came back: on a versioned bucket their files may be current again (README, "Versioned buckets").
+      // Records that came back: on a versioned bucket their files may be current again (pipeline/README.md, "Versioned
+      // buckets").
       extra.put("restored_after_coming_back", Long.toString(counts.restored()));
       extra.put("files_restored", Long.toString(counts.restoredKeys()));
       extra.put("files_lost", Long.toString(counts.cameBackKeys()));
@@ -106,8 +108,9 @@ public final class AttemptReport {
         .select("state_file_key", "message");
     LineStream.inOrder(keptDS, counts.keptLines(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
-    // A file lost to a record that came back while it went is never silent: one line per key (README, "Deleting"),
-    // and so is one current again (README, "Versioned buckets").
+    // A file lost to a record that came back while it went is never silent: one line per key (pipeline/README.md,
+    // "Deleting"),
+    // and so is one current again (pipeline/README.md, "Versioned buckets").
     Dataset<Row> cameBackDS = attemptDS
         .filter(col("outcome").isin(Outcome.CAME_BACK_DURING_DELETE.label(),
             Outcome.RESTORED_AFTER_COMING_BACK.label()))
@@ -122,7 +125,7 @@ public final class AttemptReport {
   static final int SLOWDOWN_LANES_NAMED = 10;
 
   /**
-   * The summary with the SlowDowns the attempt's deletes got (README, "Deleting at the bucket's speed"):
+   * The summary with the SlowDowns the attempt's deletes got (pipeline/README.md, "Deleting at the bucket's speed"):
    * {@code slowdowns}, their number (those the SDK retried included), and {@code slowdowns_by_lane}, the lanes that
    * got the most ({@value #SLOWDOWN_LANES_NAMED} at most, {@code lane:count}, the others counted; a lane's folder
    * names percent-encoded but for letters, digits and {@code . _ - * /}, so that a hostile key's folder can neither

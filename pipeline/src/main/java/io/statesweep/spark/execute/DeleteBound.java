@@ -13,7 +13,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The bound of one run's deletes ({@code --max-deletes}, {@code --max-bytes}; README, "Bounded runs"): whole
+ * The bound of one run's deletes ({@code --max-deletes}, {@code --max-bytes}; pipeline/README.md, "Bounded runs"):
+ * whole
  * records, in the order of their state files' keys, as long as their keys and bytes fit; the rest is left for the
  * next run. A record is never cut: one that does not fit stops the bound, so what a bounded run deletes is every
  * record up to a key, and the next run (or {@code execute --run-id} again) goes on from there. A record that alone

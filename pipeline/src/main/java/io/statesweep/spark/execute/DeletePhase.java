@@ -21,7 +21,8 @@ import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 
 /**
- * An execute attempt's delete phase (README, "Deleting"): the probes of the conditions it sends, the plan's rows within
+ * An execute attempt's delete phase (pipeline/README.md, "Deleting"): the probes of the conditions it sends, the plan's
+ * rows within
  * the run's bound ({@link DeleteBound}), and the Spark job whose tasks verify each record and delete its keys, writing
  * the attempt's ledger before and after each window ({@link ExecuteFunctions}). Its jobs carry the attempt's tag while
  * they may run, so that a {@link Cancellation} stops them. What stops the phase (a failure, a cancellation) is its
@@ -124,7 +125,7 @@ public final class DeletePhase {
   /**
    * The attempt's probes of the conditions it sends: GET If-Match and (with {@code auto}) DeleteObjects ETags.
    * A store that ignores If-Match costs no safety, as every conditional read compares the ETag of its answer
-   * too (README, "Deleting"): the probe names it, in the log and the summary.
+   * too (pipeline/README.md, "Deleting"): the probe names it, in the log and the summary.
    */
   private ConditionalDeleteProbe.Findings probes(ObjectStore store, String runId, String attemptId) {
     ConditionalDeleteProbe.Findings findings = options.export().prefix().isBucketRoot()

@@ -27,7 +27,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 
 /**
- * The plan an execute attempt executes, read and checked before anything is deleted (README, "Review and approve"):
+ * The plan an execute attempt executes, read and checked before anything is deleted (notebooks/README.md, "Review and
+ * approve"):
  * its own row of {@code runs} (complete, of this bucket, prefix and layout), its age, and, for a plan made by another
  * job, its newest approval and the digest of its rows. Each refusal is a {@link PlanRefusedException} that says what
  * to do. {@link #rows()} are then the rows to execute, from the table version whose digest matched the approval.

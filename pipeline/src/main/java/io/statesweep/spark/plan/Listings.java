@@ -36,7 +36,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A plan's first stage (README, "What a run does"): the objects under the export prefix as a Dataset, listed with
+ * A plan's first stage (pipeline/README.md, "What a run does"): the objects under the export prefix as a Dataset,
+ * listed with
  * ListObjectsV2 in parallel tasks of bounded pages, or read from an S3 Inventory report.
  */
 public final class Listings {
@@ -54,7 +55,7 @@ public final class Listings {
   /**
    * The objects under the prefix, how many tasks produced them, what to log about it, and when the
    * listing began (for an inventory report, when it was taken), less {@link #LISTING_CLOCK_MARGIN}, and the
-   * noncurrent versions under the prefix where the listing sees them (README, "The cost of a run").
+   * noncurrent versions under the prefix where the listing sees them (pipeline/README.md, "The cost of a run").
    */
   public record Listing(Dataset<ObjectRow> objects, long tasks, String description, Instant listedAt,
       RunsTable.Source source, NoncurrentVersions noncurrent) {}

@@ -118,7 +118,7 @@ public final class PlanRow extends RecordFields {
     this.missingKeys = missingKeys;
   }
 
-  /** A live record's files that the bucket lacks ({@code missing <key>}, README, "What a run does"). */
+  /** A live record's files that the bucket lacks ({@code missing <key>}, pipeline/README.md, "What a run does"). */
   public java.util.List<String> getMissingFiles() {
     return missingFiles;
   }

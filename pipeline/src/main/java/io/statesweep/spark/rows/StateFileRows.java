@@ -8,7 +8,8 @@ import java.time.Instant;
 
 /**
  * What a {@code state_files} row says of its document. A plan takes a row of an earlier plan instead of a GET
- * when the state file's ETag is unchanged (README "What a run does"); that table is data anyone who can write
+ * when the state file's ETag is unchanged (pipeline/README.md "What a run does"); that table is data anyone who can
+ * write
  * it could change, so such a row is taken only when it is what a parse writes, checked by the parser's rules.
  */
 public final class StateFileRows {

@@ -6,7 +6,8 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
 /**
- * A missing file's latest version, as a plan looked it up on a versioned bucket (README, "The summary line"): its
+ * A missing file's latest version, as a plan looked it up on a versioned bucket (pipeline/README.md, "The summary
+ * line"): its
  * version id and whether it is a delete marker, both null when the key has no version, or why the lookup failed. A
  * Spark bean row ({@link #ENCODER}).
  */

@@ -31,7 +31,8 @@ public final class RunMetrics implements Serializable {
   public final LongAccumulator recordsVerified;
   public final LongAccumulator keysDeleted;
   final Requests requests;
-  /** SlowDown answers to deletes by lane (README, "Deleting at the bucket's speed"), those the SDK retried included. */
+  /** SlowDown answers to deletes by lane (pipeline/README.md, "Deleting at the bucket's speed"), those the SDK retried
+   * included. */
   final Requests slowDowns;
   public final Durations verifiedToDeleted;
 
@@ -151,7 +152,7 @@ public final class RunMetrics implements Serializable {
     Map<Integer, Long> windows = verifiedToDeleted.value();
     if (!windows.isEmpty()) {
       // From the end of a record's verification to the answer of its last delete: the window in which a
-      // record coming back can lose a file (README, "Deleting").
+      // record coming back can lose a file (pipeline/README.md, "Deleting").
       ObjectNode window = root.putObject("verified_to_deleted_ms");
       window.put("records", windows.values().stream().mapToLong(Long::longValue).sum());
       window.put("p50", Durations.percentileMillis(windows, 0.50));

@@ -12,7 +12,7 @@ import java.util.function.Function;
 /**
  * How a run reaches the export's bucket, on the driver or in a function that Spark ships to executors: the S3 settings
  * and the bucket a store opens with (its client shared per JVM, {@link io.statesweep.s3.S3Clients#shared}), and the
- * run's metrics that count the store's requests (README, "Progress and metrics").
+ * run's metrics that count the store's requests (pipeline/README.md, "Progress and metrics").
  */
 public record StoreAccess(S3Settings s3, String bucket, RunMetrics metrics) implements Serializable {
   public StoreAccess {

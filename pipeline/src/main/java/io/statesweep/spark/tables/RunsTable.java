@@ -29,7 +29,8 @@ import org.apache.spark.sql.types.DataTypes;
  * {@link TableSchemas#RUNS}.
  */
 public final class RunsTable {
-  /** A live record's files that the bucket lacks: the plan's count (README, "The summary line": {@code missing_files=}). */
+  /** A live record's files that the bucket lacks: the plan's count (pipeline/README.md, "The summary line": {@code
+   * missing_files=}). */
   public static final String MISSING_FILES = "missing_files";
 
   /** Dollars, to the millionth. */

@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * Creates statesweep's Delta tables with the table and column comments of their declarations ({@link TableSchemas}),
- * the same words as README, "Tables". A table is created with them on its first append (partitioned by
+ * the same words as pipeline/README.md, "Tables". A table is created with them on its first append (partitioned by
  * {@code run_date}), so {@code DESCRIBE} and catalog browsers show what each column means and its unit.
  */
 public final class TableDocs {

@@ -12,7 +12,8 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
 /**
- * The seven tables statesweep writes (README, "Tables"), each declared once ({@link TableSchema}): its comment, its
+ * The seven tables statesweep writes (pipeline/README.md, "Tables"), each declared once ({@link TableSchema}): its
+ * comment, its
  * columns in order with their comments, and its row bean or its columns' types. A column that several tables have
  * is declared once, with one comment, at the top.
  */
@@ -198,7 +199,7 @@ public final class TableSchemas {
       nullable("came_back_during_delete", LONG, "for an execute: records whose state file changed while their files"
           + " went (the record came back; its deleted keys are in executions.deleted_keys); null for a plan"),
       MISSING_FILES.nullable(LONG),
-      // The cost of a run (README, "The cost of a run"): null where it was not counted.
+      // The cost of a run (pipeline/README.md, "The cost of a run"): null where it was not counted.
       nullable("s3_requests", RunsTable.REQUESTS, "S3 requests the command sent, by operation (ListObjectsV2,"
           + " GetObject, PutObject, GetBucketVersioning, ...), retries included, the run lock's included; not the"
           + " Delta tables' requests"),
@@ -270,7 +271,8 @@ public final class TableSchemas {
 
 
   /**
-   * Table {@code restorations}: one row per key a restore looked at (README, "Undoing a run"); its rows are Rows of
+   * Table {@code restorations}: one row per key a restore looked at (pipeline/README.md, "Undoing a run"); its rows are
+   * Rows of
    * its structType, made in the restore's tasks.
    */
   public static final TableSchema<Row> RESTORATIONS = TableSchema.ofRows(Tables.RESTORATIONS,

@@ -17,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How rows reach statesweep's Delta tables (README, "Tables"): appended by partition, inserted only where new, and
+ * How rows reach statesweep's Delta tables (pipeline/README.md, "Tables"): appended by partition, inserted only where
+ * new, and
  * selected from their beans under the tables' column names and order.
  */
 public final class TableWrites {

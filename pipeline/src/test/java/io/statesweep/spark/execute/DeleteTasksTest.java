@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** README, "Deleting" and "Deleting at the bucket's speed": how many tasks the delete phase spreads its records over. */
+/** pipeline/README.md, "Deleting" and "Deleting at the bucket's speed": how many tasks the delete phase spreads its
+ * records over. */
 class DeleteTasksTest {
   @Test
   void twiceTheCoresOrOnceWhenPacedSoThatTheTasksAtOnceCoverTheWholeKeySpace() {

@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** README, "Deleting at the bucket's speed": the SlowDowns of an attempt in its summary line, by lane. */
+/** pipeline/README.md, "Deleting at the bucket's speed": the SlowDowns of an attempt in its summary line, by lane. */
 class SlowDownSummaryTest {
   private static final RunSummary NONE = new RunSummary(false, true, 0, 0, 0, 0, 0, 0, 0, 0, Map.of());
 

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** A deletion_plan row as execution takes it: the record it plans, or refused naming the field (README "Deleting"). */
+/** A deletion_plan row as execution takes it: the record it plans, or refused naming the field (pipeline/README.md
+ * "Deleting"). */
 class PlanRowsTest {
   private static final String FOLDER = "cogram/projects/p1/documents/d1/";
   private static final String STATE = FOLDER + "state.json";

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A state_files row of an earlier plan stands in for a GET only when it is what a parse writes, by the parser's
- * own rules (README "What a run does").
+ * own rules (pipeline/README.md "What a run does").
  */
 class StateFileRowsTest {
   private static final String FOLDER = "cogram/projects/p1/documents/d1/";
