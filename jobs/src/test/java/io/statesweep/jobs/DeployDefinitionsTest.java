@@ -645,6 +645,17 @@ class DeployDefinitionsTest {
           + region + ":" + account + ":/applications/" + run.get("applicationId").asText());
       needed.computeIfAbsent("iam:PassRole", a -> new TreeSet<>()).add(run.get("executionRoleArn").asText());
     }
+    // What a schedule could not start goes to its dead-letter queue, which has an alarm of its own.
+    JsonNode alarm = read("alarms/schedules-dead-letter.json");
+    for (String schedule : List.of("schedule-emr-steps.json", "schedule-emr-serverless-execute.json",
+        "schedule-emr-serverless-plan.json")) {
+      String queue = read(schedule).get("Target").get("DeadLetterConfig").get("Arn").asText();
+      needed.computeIfAbsent("sqs:SendMessage", a -> new TreeSet<>()).add(queue);
+      assertThat(queue).as(schedule).endsWith(":" + alarm.get("Dimensions").get(0).get("Value").asText());
+    }
+    assertThat(alarm.get("AlarmActions").get(0).asText()).as("the dead-letter alarm pages the topic")
+        .isEqualTo(read("sns-topic.json").get("Name").asText().transform(name -> "arn:aws:sns:" + region + ":"
+            + account + ":" + name));
     JsonNode policy = read("iam-policy-scheduler.json");
     Map<String, Set<String>> granted = new TreeMap<>();
     for (JsonNode statement : statements(policy)) {
@@ -738,9 +749,11 @@ class DeployDefinitionsTest {
     alerts.put(RunSummary.stopped(false, "lock_held", 0).line(), "incomplete");
     alerts.put(new RunSummary(false, false, 14, 0, 0, 14, 0, 0, 0, 0, Map.of("run_lock", "lost")).line(),
         "incomplete");
+    // Counted each day; its alarm pages only after three days in a row (alarms/no-approved-plan.json).
+    alerts.put(new RunSummary(false, true, 0, 0, 0, 0, 0, 0, 0, 0, Map.of(ExecuteResult.NOTHING_APPROVED_PAIR, "none"))
+        .line(), "no approved plan");
     List<String> quiet = List.of(clean.line(), clean.with("missing_files", "0").line(),
         new RunSummary(false, true, 14, 4, 6, 10, 1, 4, 2, 0, Map.of()).line(),
-        new RunSummary(false, true, 0, 0, 0, 0, 0, 0, 0, 0, Map.of(ExecuteResult.NOTHING_APPROVED_PAIR, "none")).line(),
         logLine("wouldDelete", file), logLine("kept", state, "bad state file: not JSON"),
         logLine("bound", state, "stopped at the bound (--max-deletes 1000000): 3 records (40 keys, 4096 bytes) are"
             + " left for the next run, from " + state));
@@ -753,6 +766,18 @@ class DeployDefinitionsTest {
       used.addAll(matched);
     }
     assertThat(used).as("every filter counts an alert line").isEqualTo(filters.keySet());
+    Set<String> alarmed = new TreeSet<>();
+    try (Stream<Path> files = Files.list(DEPLOY.resolve("alarms"))) {
+      for (Path alarmFile : files.filter(f -> f.toString().endsWith(".json")).sorted().toList()) {
+        JsonNode alarm = JSON.readTree(alarmFile.toFile());
+        if (alarm.get("Namespace").asText().equals("statesweep")) {
+          alarmed.add(alarm.get("MetricName").asText());
+          assertThat(alarm.get("AlarmActions").get(0).asText()).as(alarmFile + " pages the topic").endsWith(":"
+              + JSON.readTree(DEPLOY.resolve("sns-topic.json").toFile()).get("Name").asText());
+        }
+      }
+    }
+    assertThat(alarmed).as("an alarm on every filter's metric").isEqualTo(filters.keySet());
     for (String line : quiet) {
       assertThat(filters.values()).as(line).noneMatch(pattern -> termsMatch(pattern, line));
     }

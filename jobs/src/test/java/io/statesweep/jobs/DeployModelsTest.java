@@ -77,8 +77,10 @@ class DeployModelsTest {
 
     assertThat(unread).as("files of conf/deploy no model reads, and none says why").allSatisfy(name ->
         assertThat(NO_MODEL_HERE.keySet()).anyMatch(name::startsWith));
-    assertThat(parsed).as("the definitions parsed").contains("emr-step.json", "databricks-job.json",
-        "schedule-emr-steps.json", "eventbridge-rule-emr-step-failed.json", "metric-filters/run-incomplete.json");
+    assertThat(parsed).as("the definitions parsed").contains("emr-step.json", "emr-configurations.json",
+        "databricks-job.json", "schedule-emr-steps.json", "eventbridge-rule-emr-step-failed.json",
+        "metric-filters/run-incomplete.json", "alarms/no-approved-plan.json", "sns-topic.json",
+        "sqs-dead-letter-queue.json");
   }
 
   /** Whether a model reads {@code name}: parses it into that model (throws when it does not fit), else false. */
@@ -109,6 +111,30 @@ class DeployModelsTest {
       for (JsonNode step : json) {
         model(stepConfig(step), StepConfig.builder());
       }
+      return true;
+    }
+    if (name.equals("emr-configurations.json")) {
+      for (JsonNode configuration : json) {
+        model(configuration, software.amazon.awssdk.services.emr.model.Configuration.builder());
+      }
+      return true;
+    }
+    if (name.equals("sns-topic.json")) {
+      software.amazon.awssdk.services.sns.model.CreateTopicRequest topic = model(json,
+          software.amazon.awssdk.services.sns.model.CreateTopicRequest.builder());
+      assertThat(JSON.readTree(topic.attributes().get("Policy")).get("Statement")).as("its policy").isNotEmpty();
+      return true;
+    }
+    if (name.equals("sns-subscription.json")) {
+      model(json, software.amazon.awssdk.services.sns.model.SubscribeRequest.builder());
+      return true;
+    }
+    if (name.equals("sqs-dead-letter-queue.json")) {
+      model(json, software.amazon.awssdk.services.sqs.model.CreateQueueRequest.builder());
+      return true;
+    }
+    if (name.startsWith("alarms/")) {
+      model(json, software.amazon.awssdk.services.cloudwatch.model.PutMetricAlarmRequest.builder());
       return true;
     }
     if (name.equals("databricks-job.json")) {
