@@ -338,6 +338,15 @@ class DeployDefinitionsTest {
       assertThat(run.path("jobDriver").path("sparkSubmit").path("entryPoint").asText()).as(file)
           .endsWith("/statesweep.jar");
     }
+    // The application they run on, and the EMR on EC2 cluster the steps run on: EMR 7 (Java 17, Spark 3.5), and on
+    // EC2 Delta Lake enabled, which puts the jars the steps' --jars name on the cluster.
+    JsonNode application = read("emr-serverless-application.json");
+    assertThat(application.path("releaseLabel").asText()).startsWith("emr-7.");
+    assertThat(application.path("type").asText()).isEqualTo("SPARK");
+    assertThat(read("emr-configurations.json").findValues("Classification")).extracting(JsonNode::asText)
+        .contains("delta-defaults");
+    assertThat(read("emr-configurations.json").get(0).path("Properties").path("delta.enabled").asText())
+        .isEqualTo("true");
     Job execute = jobs("emr-serverless").get(0);
     assertThat(read("emr-serverless-execute-run.json").path("executionTimeoutMinutes").asLong() * 60)
         .as("the execute deletes its bound at its slowest, twice over, within its timeout")
