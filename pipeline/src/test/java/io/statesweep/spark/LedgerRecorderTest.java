@@ -231,6 +231,8 @@ class LedgerRecorderTest {
     assertThat(first.<Long>getAs("records_deleted")).isEqualTo(1);
     assertThat(first.<Long>getAs("child_keys_deleted")).isEqualTo(2);
     assertThat(first.<String>getAs("failure")).endsWith("; 1 objects of its ledger cannot be read");
+    assertThat(first.<String>getAs("statesweep_version")).as("the version that recorded it, as the build wrote it")
+        .isEqualTo(io.statesweep.spark.tables.RunsTable.VERSION).matches("\\d+\\.\\d+\\.\\d+.*");
 
     // The window can be read now (its object written whole): another record of the attempt, its two files and its
     // state file.

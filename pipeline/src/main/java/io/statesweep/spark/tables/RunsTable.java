@@ -87,8 +87,27 @@ public final class RunsTable {
         usd(plan == null ? null : plan.savesUsdPerMonth()), usd(plan == null ? null : plan.earlyDeleteUsd()),
         cost == null ? null : cost.region(), cost == null ? null : cost.prices(),
         plan == null ? null : plan.bucketVersioning(), plan == null ? null : plan.versioningNote(),
-        noncurrent == null ? null : noncurrent.versions(), noncurrent == null ? null : noncurrent.bytes());
+        noncurrent == null ? null : noncurrent.versions(), noncurrent == null ? null : noncurrent.bytes(), VERSION);
     return spark.createDataFrame(List.of(row), TableSchemas.RUNS.structType());
+  }
+
+  /**
+   * The version of statesweep running, as the build wrote it into the jar ({@code statesweep-version.properties}):
+   * every row of runs records it, so that a plan and its execute can be told apart when the jar changed between them.
+   */
+  public static final String VERSION = version();
+
+  private static String version() {
+    java.util.Properties properties = new java.util.Properties();
+    try (java.io.InputStream in = RunsTable.class.getResourceAsStream("/io/statesweep/statesweep-version.properties")) {
+      if (in == null) {
+        return "unknown";
+      }
+      properties.load(in);
+    } catch (java.io.IOException e) {
+      return "unknown";
+    }
+    return properties.getProperty("version", "unknown");
   }
 
   private static java.math.BigDecimal usd(java.math.BigDecimal amount) {

@@ -225,7 +225,9 @@ public final class TableSchemas {
       nullable("noncurrent_versions", LONG, "for a plan whose listing sees them (an S3 Inventory report of all"
           + " versions): the noncurrent versions already under the prefix, delete markers not counted; null when not"
           + " counted (ListObjectsV2, a report of current versions)"),
-      nullable("noncurrent_bytes", LONG, "the bytes of noncurrent_versions; null when not counted"));
+      nullable("noncurrent_bytes", LONG, "the bytes of noncurrent_versions; null when not counted"),
+      nullable("statesweep_version", STRING, "the version of statesweep that ran the command (its jar's, as the build"
+          + " wrote it); null in rows written before it was recorded"));
 
   /** Table {@code approvals}: one row per approval of a plan. */
   public static final TableSchema<Row> APPROVALS = TableSchema.ofRows(Tables.APPROVALS,
