@@ -112,7 +112,9 @@ class DeployDefinitionsTest {
       assertThat(invocation.configFile()).as(job.where()).isNull();
       RunOptions options = job.options();
       assertThat(options.export().warehouse()).as(job.where()).startsWith("s3a://");
-      assertThat(job.jar()).as(job.where()).startsWith("s3://").endsWith("/statesweep.jar");
+      // The path Publish writes a version to, once: the code a job names does not change between a plan and its
+      // execute.
+      assertThat(job.jar()).as(job.where()).startsWith("s3://").matches(".*/\\d+\\.\\d+\\.\\d+[^/]*/statesweep\\.jar");
     }
   }
 
@@ -943,15 +945,17 @@ class DeployDefinitionsTest {
   }
 
   /**
-   * What one job needs of S3: its jar; the export's prefix (read, and delete for a job that deletes), listed; the
+   * What one job needs of S3: its jar (the folder of its versions); the export's prefix (read, and delete for a job that deletes), listed; the
    * run lock's folder beside it (the lock, the probes, the execute's ledger), listed; the bucket's versioning; the
    * warehouse, read, written and listed; the platform's log folder, written; an inventory's report folder, read and
    * listed.
    */
   private static Grants needs(Job job) {
     Grants needs = new Grants();
+    // The folder Publish writes every version into: a job of the next version needs no other policy.
     String[] jar = bucketAndKey(job.jar());
-    needs.folder(jar[0], jar[1].substring(0, jar[1].lastIndexOf('/') + 1), false, "s3:GetObject");
+    String versionFolder = jar[1].substring(0, jar[1].lastIndexOf('/'));
+    needs.folder(jar[0], versionFolder.substring(0, versionFolder.lastIndexOf('/') + 1), false, "s3:GetObject");
 
     RunOptions options = job.options();
     String prefix = options.export().prefix().value();
