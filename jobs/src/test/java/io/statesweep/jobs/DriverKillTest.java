@@ -40,7 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  * once the lock expires ({@code --lock-ttl 1m}) a rerun takes it over and first records the dead attempt's ledger
  * ({@code ledgers_recorded=<attempt>}): the keys its rows of {@code executions} name are exactly those gone before
  * the rerun, the rerun's exactly the rest, and {@code runs} has a row for the dead attempt ({@code complete=false},
- * its {@code records_deleted}); no ledger object is left, and the bucket is exactly the bucket less the plan.
+ * its {@code records_deleted}); what stays of the ledger are the intents of windows whose answers never came, and the
+ * bucket is exactly the bucket less the plan. On a versioned bucket the killed run is restored instead, to the
+ * listing before it.
  */
 @Tag("slow")
 @ExtendWith(S3ServerExtension.class)
@@ -51,20 +53,31 @@ class DriverKillTest {
   /** The killed execute's lock ttl: renewed every 10 s, so the lock outlives the kill by 20-30 s. */
   private static final Duration LOCK_TTL = Duration.ofSeconds(30);
 
-  @Test
-  void aDriverKilledMidExecuteIsFollowedByARerunThatFinishes(LocalS3Server server, @TempDir Path warehouse)
+  /** An execute killed mid-delete: its export before the plan, what the plan leaves, and the run. */
+  private record Killed(ObjectStore store, Set<String> before, Map<String, String> listingBefore,
+      Set<String> expectedLeft, Set<String> afterKill, Map<String, String> environment, String runId, Process execute,
+      Instant expiry) {}
+
+  /**
+   * Plans a sample archive of {@code bucket} ({@code versioned} or not), executes the plan in a JVM of its own,
+   * slowed down, and kills it (SIGKILL) once some keys are gone, right after a renewal of its lock.
+   */
+  private static Killed killedMidExecute(LocalS3Server server, Path warehouse, String bucket, boolean versioned)
       throws Exception {
-    server.createBucket(BUCKET);
-    ObjectStore store = S3ObjectStore.open(server.s3Settings(), BUCKET);
+    server.createBucket(bucket);
+    if (versioned) {
+      server.enableVersioning(bucket);
+    }
+    ObjectStore store = S3ObjectStore.open(server.s3Settings(), bucket);
     SampleArchive.Manifest manifest = SampleArchive.generate(store, "cogram/", 150, 3L, Instant.now());
     Set<String> before = exportKeys(store);
+    Map<String, String> listingBefore = listing(store);
     Set<String> expectedLeft = new TreeSet<>(before);
     expectedLeft.removeAll(manifest.expectedDeletes());
-    Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", BUCKET, "COGRAM_CLEANUP_PREFIX", "cogram/",
+    Map<String, String> environment = Map.of("COGRAM_CLEANUP_BUCKET", bucket, "COGRAM_CLEANUP_PREFIX", "cogram/",
         "STATESWEEP_ENDPOINT", server.endpoint(), "STATESWEEP_WAREHOUSE", warehouse.toString());
     String planned = run(environment, "plan");
     String runId = planned.replaceAll("(?s).*run_id=(\\S+).*", "$1");
-
     // The execute in a JVM of its own, slowed down so that it is killed with deletes still to do.
     List<String> command = ChildJvm.command("1g");
     command.addAll(List.of("-Daws.accessKeyId=" + System.getProperty("aws.accessKeyId"),
@@ -97,6 +110,51 @@ class DriverKillTest {
     assertThat(afterKill).as("deletes were still to do").isNotEqualTo(expectedLeft);
     Instant expiry = lockExpiry(store);
     assertThat(expiry).as("the dead run's lock").isNotNull();
+    return new Killed(store, before, listingBefore, expectedLeft, afterKill, environment, runId, execute, expiry);
+  }
+
+  /**
+   * On a versioned bucket, a restore of the killed run (as a new user would try it: {@code restore --run-id R
+   * --execute} once the lock can be taken over) records the dead attempt's ledger and takes back every key it
+   * deleted, those whose answers its tasks never recorded on the proof of their markers: the export's listing, keys
+   * and ETags, is the listing before the run.
+   */
+  @Test
+  void aDriverKilledMidExecuteOnAVersionedBucketIsRestoredToTheListingBeforeIt(LocalS3Server server,
+      @TempDir Path warehouse) throws Exception {
+    Killed killed = killedMidExecute(server, warehouse, BUCKET + "-versioned", true);
+    long lockDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    CommandOutput restore = CommandOutput.run(killed.environment(), "restore", "--run-id", killed.runId(),
+        "--execute");
+    while (restore.code() == StatesweepCli.LOCKED && System.nanoTime() < lockDeadline) {
+      Thread.sleep(Math.max(100, Duration.between(Instant.now(), killed.expiry()).toMillis() + 100));
+      restore = CommandOutput.run(killed.environment(), "restore", "--run-id", killed.runId(), "--execute");
+    }
+
+    assertThat(restore.code()).as(restore.text() + restore.errors()).isZero();
+    assertThat(listing(killed.store())).as("the listing before the run, keys and ETags")
+        .isEqualTo(killed.listingBefore());
+    Set<String> deleted = new TreeSet<>(killed.before());
+    deleted.removeAll(killed.afterKill());
+    String summary = restore.text().lines().filter(line -> line.startsWith("summary: ")).findFirst().orElseThrow();
+    long unanswered = TableReader.of(SparkSession.active(), warehouse).executions().selectExpr("explode(deleted) as d")
+        .filter("d.delete_marker is null").count();
+    System.out.printf("restore, the driver killed mid-execute on a versioned bucket: %d keys deleted (%d of them"
+        + " recorded with no delete marker, their answers never written), %s%n", deleted.size(), unanswered, summary);
+  }
+
+  @Test
+  void aDriverKilledMidExecuteIsFollowedByARerunThatFinishes(LocalS3Server server, @TempDir Path warehouse)
+      throws Exception {
+    Killed killed = killedMidExecute(server, warehouse, BUCKET, false);
+    ObjectStore store = killed.store();
+    Set<String> before = killed.before();
+    Set<String> expectedLeft = killed.expectedLeft();
+    Set<String> afterKill = killed.afterKill();
+    Map<String, String> environment = killed.environment();
+    String runId = killed.runId();
+    Process execute = killed.execute();
+    Instant expiry = killed.expiry();
 
     // While the dead run's lock is valid, a rerun is refused and told who holds it; then it takes over.
     CommandOutput rerun = CommandOutput.run(environment, "execute", "--run-id", runId, "--skip-approval", "true");
@@ -160,6 +218,14 @@ class DriverKillTest {
     CommandOutput output = CommandOutput.run(environment, args);
     assertThat(output.code()).as(output.errors()).isZero();
     return output.text();
+  }
+
+  /** The export's keys with their ETags. */
+  private static Map<String, String> listing(ObjectStore store) {
+    Map<String, String> listing = new java.util.TreeMap<>();
+    store.iterate("cogram/", io.statesweep.store.ListingDepth.RECURSIVE)
+        .forEachRemaining(object -> listing.put(object.key(), object.etag()));
+    return listing;
   }
 
   private static Set<String> exportKeys(ObjectStore store) {
