@@ -112,7 +112,7 @@ final class SparkApproveAction {
     Row row = RowFactory.create(runId, runDate, approval.approvedBy(), Timestamp.from(approval.approvedAt()),
         note == null || note.isBlank() ? null : note.trim(), plan.getAs("bucket"), plan.getAs("prefix"),
         plan.getAs("planned_at"), approval.recordsToDelete(), approval.recordsWithRemovedFiles(),
-        approval.keysToDelete(), approval.bytesToDelete(), approval.planRows(), approval.planDigest());
+        approval.keysToDelete(), approval.bytesToDelete(), approval.planRows(), approval.planDigest(), version);
     TableWrites.append(spark.createDataFrame(List.of(row), TableSchemas.APPROVALS.structType()), tables,
         Tables.APPROVALS);
     return approval;
@@ -209,8 +209,9 @@ final class SparkApproveAction {
 
   /**
    * The approvals of a run, newest first, as {@code approved_by}, {@code approved_at}, {@code plan_digest},
-   * {@code plan_rows}; empty when there is none (or no table yet). An approval recorded before approvals
-   * carried a digest has a null {@code plan_digest}.
+   * {@code plan_rows}, {@code plan_version}; empty when there is none (or no table yet). An approval recorded before
+   * approvals carried a digest has a null {@code plan_digest}, one before they carried a version a null
+   * {@code plan_version}.
    */
   static List<Row> approvals(SparkSession spark, Tables tables, String runId) {
     if (!DeltaTable.isDeltaTable(spark, tables.approvals())) {
@@ -221,7 +222,8 @@ final class SparkApproveAction {
     return approvals.filter(col("run_id").equalTo(runId)).orderBy(col("approved_at").desc())
         .select(col("approved_by"), col("approved_at"),
             columns.contains("plan_digest") ? col("plan_digest") : lit(null).cast(DataTypes.StringType),
-            columns.contains("plan_rows") ? col("plan_rows") : lit(null).cast(DataTypes.LongType))
+            columns.contains("plan_rows") ? col("plan_rows") : lit(null).cast(DataTypes.LongType),
+            columns.contains("plan_version") ? col("plan_version") : lit(null).cast(DataTypes.LongType))
         .collectAsList();
   }
 }

@@ -211,6 +211,49 @@ class ApprovalTest {
     assertThat(commands(runId)).containsExactly("plan");
   }
 
+  /**
+   * Where no JVM computes a digest (a notebook on Databricks standard access or serverless, EMR Studio), an approval is
+   * an SQL row bound to the version of deletion_plan the reviewer read: execute digests the run's rows of that
+   * version and requires today's to match. Rows changed after it are refused; approved again at the new version, the
+   * plan is executed.
+   */
+  @Test
+  void anApprovalWrittenBySqlIsBoundToTheVersionTheReviewerReadAndExecutedWhileTheRowsAreThose() {
+    Map<String, StoredObject> before = archive.snapshot();
+    String runId = plan();
+    long read = PlanDigest.currentVersion(spark, tables());
+    spark.sql(approvalBySql(runId, read, "ana"));
+    PlanDigest.Result approved = PlanDigest.of(spark, tables(), read, planRun(runId).getAs("run_date"), runId);
+    assertThat(approvalRow(runId).<String>getAs("plan_digest")).isEqualTo("deletion_plan version " + read);
+
+    tamper(runId, Tampering.ROW_DELETED);
+    assertThatThrownBy(() -> execute(runId, Map.of()).execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("The plan of run " + runId + " changed after it was approved: approved digest "
+            + approved.digest() + " (3 rows, approved by ana at ");
+    assertThat(archive.snapshot()).isEqualTo(before);
+
+    spark.sql(approvalBySql(runId, PlanDigest.currentVersion(spark, tables()), "ana"));
+    ExecuteResult executed = execute(runId, Map.of()).execute();
+    assertThat(executed.failure()).isNull();
+    assertThat(before.keySet().stream().filter(key -> !archive.snapshot().containsKey(key)))
+        .as("what the plan approved at its new version deletes").containsExactlyInAnyOrderElementsOf(MEETING);
+  }
+
+  /** An approval as SQL writes it, bound to version {@code version} of deletion_plan, counted from that version. */
+  private String approvalBySql(String runId, long version, String by) {
+    return "INSERT INTO delta.`" + tables().approvals() + "` (run_id, run_date, approved_by, approved_at, note,"
+        + " bucket, prefix, planned_at, records_to_delete, records_with_removed_files, keys_to_delete, bytes_to_delete,"
+        + " plan_rows, plan_digest, plan_version)"
+        + " SELECT p.run_id, p.run_date, '" + by + "', current_timestamp(), 'reviewed in a notebook', r.bucket, r.prefix,"
+        + " r.planned_at, count_if(p.action = 'delete_record'), count_if(p.action = 'delete_removed_files'),"
+        + " coalesce(sum(p.keys_to_delete), 0), coalesce(sum(p.bytes_to_delete), 0), count(*),"
+        + " concat('deletion_plan version ', " + version + "), " + version
+        + " FROM delta.`" + tables().deletionPlan() + "` VERSION AS OF " + version + " p"
+        + " JOIN delta.`" + tables().runs() + "` r ON r.run_id = p.run_id AND r.command = 'plan'"
+        + " WHERE p.run_id = '" + runId + "' GROUP BY p.run_id, p.run_date, r.bucket, r.prefix, r.planned_at";
+  }
+
   @Test
   void onlyTheNewestApprovalCountsSoAPlanTurnedBackToAnEarlierApprovedVersionIsRefused() {
     Map<String, StoredObject> before = archive.snapshot();

@@ -147,6 +147,9 @@ public final class ReviewedPlan {
     long current = PlanDigest.currentVersion(spark, tables);
     PlanDigest.Result digested = PlanDigest.of(spark, tables, current, runDate, runId);
     String approvedDigest = newest.getString(2);
+    if (newest.size() > 4 && !newest.isNullAt(4) && approvedDigest.equals(boundTo(newest.getLong(4)))) {
+      approvedDigest = versionDigest(newest, approvedBy, approvedAt, runDate, approve);
+    }
     if (!digested.digest().equals(approvedDigest)) {
       throw new PlanRefusedException("The plan of run " + runId + " changed after it was approved: approved"
           + " digest " + approvedDigest + " (" + newest.getLong(3) + " rows, approved by " + approvedBy + " at "
@@ -156,6 +159,37 @@ public final class ReviewedPlan {
     }
     version = current;
     approval = new Approval(approvedBy, approvedAt, digested.rows(), approvedDigest);
+  }
+
+  /** What {@code plan_digest} says of an approval bound to version {@code version} of deletion_plan. */
+  public static String boundTo(long version) {
+    return "deletion_plan version " + version;
+  }
+
+  /**
+   * The digest of the run's rows in the version of deletion_plan an approval is bound to ({@code newest}'s
+   * plan_version): what the reviewer read and approved, written by SQL where the digest cannot be computed (the
+   * notebooks). Refused when that version cannot be read any more, or when its rows are not the count the approval
+   * recorded.
+   */
+  private String versionDigest(Row newest, String approvedBy, Instant approvedAt, String runDate, String approve) {
+    long bound = newest.getLong(4);
+    PlanDigest.Result approved;
+    try {
+      approved = PlanDigest.of(spark, tables, bound, runDate, runId);
+    } catch (RuntimeException e) {
+      throw new PlanRefusedException("The approval of run " + runId + " by " + approvedBy + " at " + approvedAt
+          + " is bound to version " + bound + " of table " + tables.deletionPlan() + ", which cannot be read: "
+          + io.statesweep.spark.run.RootMessage.of(e) + ". Review the plan again, then approve it again with: "
+          + approve, e);
+    }
+    if (newest.isNullAt(3) || approved.rows() != newest.getLong(3)) {
+      throw new PlanRefusedException("The approval of run " + runId + " by " + approvedBy + " at " + approvedAt
+          + " counts " + (newest.isNullAt(3) ? "no" : newest.getLong(3)) + " rows, but version " + bound + " of table "
+          + tables.deletionPlan() + " holds " + approved.rows() + " rows of the run: it does not describe what it is"
+          + " bound to. Review the plan again, then approve it again with: " + approve);
+    }
+    return approved.digest();
   }
 
   private static String hours(Duration duration) {

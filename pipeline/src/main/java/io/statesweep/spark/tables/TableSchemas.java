@@ -247,7 +247,11 @@ public final class TableSchemas {
       BYTES_TO_DELETE.notNull(LONG),
       notNull("plan_rows", LONG, "deletion_plan rows of the run that plan_digest covers"),
       notNull("plan_digest", STRING, "SHA-256 (hex) of the run's deletion_plan rows as approved, every column, sorted"
-          + " by state_file_key; execute --run-id requires the plan to match its newest approval's digest"));
+          + " by state_file_key; execute --run-id requires the plan to match its newest approval's digest. An"
+          + " approval bound to a version instead (written by SQL, as the notebooks do) says 'deletion_plan version"
+          + " <plan_version>': execute digests the rows of that version and requires today's to match them"),
+      nullable("plan_version", LONG, "the version of deletion_plan whose rows were approved (the one the reviewer"
+          + " read); null in approvals written before it was recorded"));
 
   /** Table {@code plan_summary}: a plan summed by group; the query that writes it gives its types (PlanSummary). */
   public static final TableSchema<Row> PLAN_SUMMARY = TableSchema.ofRows(Tables.PLAN_SUMMARY,
