@@ -11,10 +11,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract is in the repository: pipeline/README.md's "What a run does" and the sections under it. A comment of
- * the product or its tests that points at a section of a README names one that exists in that README
- * ({@code pipeline/README.md, "Deleting"}; a bare {@code README} is the top-level one), and none points at a document
- * outside the repository.
+ * The contract is in the repository: pipeline/README.md's "What a run does" and the sections under it. A comment of the
+ * product or its tests that points at a section of a README names one that exists in that README ({@code
+ * pipeline/README.md, "Deleting"}; a bare {@code README} is the top-level one), and none points at a document outside
+ * the repository.
  */
 class ContractPointersTest {
   private static final Path ROOT = ProjectSources.ROOT;

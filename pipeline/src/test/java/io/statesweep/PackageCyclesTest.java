@@ -44,8 +44,8 @@ class PackageCyclesTest {
 
   /**
    * The storage seam (pipeline/README.md, "Layout of the code"): the core speaks to {@code
-   * io.statesweep.store.ObjectStore},
-   * never to its AWS implementation in {@code s3/}, and {@code store/} uses no other package of the product.
+   * io.statesweep.store.ObjectStore}, never to its AWS implementation in {@code s3/}, and {@code store/} uses no other
+   * package of the product.
    */
   @Test
   void theCoreUsesTheStoreSeamAndTheStoreUsesNothing() {

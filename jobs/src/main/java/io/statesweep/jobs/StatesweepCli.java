@@ -161,8 +161,7 @@ public final class StatesweepCli {
 
   /**
    * The failures that end a command, each with its exit code (conf/deploy/README.md, "Failures page someone"); the
-   * first whose type
-   * the failure is wins. Any other exception is a bug: {@link #UNEXPECTED}.
+   * first whose type the failure is wins. Any other exception is a bug: {@link #UNEXPECTED}.
    */
   static final List<FailureEnd> FAILURES = List.of(
       new FailureEnd(BadSettingsException.class, BAD_SETTINGS, "bad_settings", 0, Exception::getMessage),

@@ -38,10 +38,10 @@ import software.amazon.awssdk.utils.builder.Buildable;
  * Every definition in {@code conf/deploy} parses into its platform's own request model, member by member as the
  * platform's API and CLI read it (conf/deploy/README.md, "The files"): a field the model does not have, a value of
  * another type or an enum value the API does not know fails the build (the models do not say which members are
- * required: {@link DeployDefinitionsTest} checks what each definition must hold). The AWS definitions
- * go into the AWS SDK for Java v2's request models through their own field metadata ({@link SdkField}: each member's
- * name and type), the Databricks job into the Databricks SDK for Java's {@code CreateJob}, and a schedule's target
- * input into the request of the API the schedule calls.
+ * required: {@link DeployDefinitionsTest} checks what each definition must hold). The AWS definitions go into the AWS
+ * SDK for Java v2's request models through their own field metadata ({@link SdkField}: each member's name and type),
+ * the Databricks job into the Databricks SDK for Java's {@code CreateJob}, and a schedule's target input into the
+ * request of the API the schedule calls.
  *
  * <p>Two kinds of file have no model here, and say so in {@link #NO_MODEL_HERE}: the EMR Serverless job runs (the SDK's
  * {@code emrserverless} module is not served by the registry this builds from) and the IAM policies (nor is

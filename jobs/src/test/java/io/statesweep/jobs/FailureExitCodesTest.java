@@ -21,8 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The command line's one table of failures ({@link StatesweepCli#FAILURES}): each type of failure ends a command with
  * its exit code, its line and the {@code stopped=} reason of its summary line (conf/deploy/README.md, "Failures page
- * someone" and
- * "The summary line"); anything else is a bug, exit 1 with its stack trace, never bad settings. No Spark.
+ * someone" and "The summary line"); anything else is a bug, exit 1 with its stack trace, never bad settings. No Spark.
  */
 class FailureExitCodesTest {
   private static final String DENIED = "Cannot take the run lock: Cannot write s3://b/cogram.statesweep/lock:"

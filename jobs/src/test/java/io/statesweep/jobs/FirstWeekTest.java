@@ -26,10 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The first week of a deployment, from the command line (conf/deploy/README.md, "Deploy: the checklist and the kit"):
- * the scheduled execute deletes only
- * an approved plan ({@code execute --latest-approved}), an approval binds to the digest the reviewer saw, a run is
- * bounded to whole records ({@code --max-deletes}) and the next one goes on, lost files fail a run that asks for it
- * ({@code --fail-on}), a plan can be scoped, and a first plan leaves every table the review reads.
+ * the scheduled execute deletes only an approved plan ({@code execute --latest-approved}), an approval binds to the
+ * digest the reviewer saw, a run is bounded to whole records ({@code --max-deletes}) and the next one goes on, lost
+ * files fail a run that asks for it ({@code --fail-on}), a plan can be scoped, and a first plan leaves every table the
+ * review reads.
  */
 @ExtendWith(S3ServerExtension.class)
 class FirstWeekTest {

@@ -34,9 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pipeline/README.md, "Keys in printed lines", a key is data, printed escaped: keys that hold a line feed followed by a
- * summary line or an
- * alert phrase, among normal records, through {@code plan}, {@code approve} (an approver's name and a run id that
- * hold the same) and {@code execute --run-id} on the command line. What a user sees on stdout and stderr
+ * summary line or an alert phrase, among normal records, through {@code plan}, {@code approve} (an approver's name and
+ * a run id that hold the same) and {@code execute --run-id} on the command line. What a user sees on stdout and stderr
  * has exactly one {@code summary:} line per run and no line that starts with a forged phrase; each hostile key is
  * visible, escaped; the tables hold the raw keys; and the bucket loses exactly the planned keys.
  *

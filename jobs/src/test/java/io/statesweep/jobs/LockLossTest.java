@@ -52,13 +52,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Another run takes the lock over in the middle of an execute (pipeline/README.md, "One run at a time"): the execute
- * sends no DeleteObjects request after it learns it lost the lock, beyond one in flight per running task,
- * and ends failed (exit 1, {@code complete=false}) with its summary and a line saying why; every key it
- * deleted before is in its rows of executions and counted in its summary. Every request goes through a
- * proxy that sees when each arrives, and holds the execute's DeleteObjects requests, from the first on, until
- * the run learned of the loss and its delete job ended (cancelled): what the tasks send after that is what the
- * run lets through once it cancelled them, whether the machine is fast or busy, and however late the cancellation
- * reaches the tasks after the loss.
+ * sends no DeleteObjects request after it learns it lost the lock, beyond one in flight per running task, and ends
+ * failed (exit 1, {@code complete=false}) with its summary and a line saying why; every key it deleted before is in its
+ * rows of executions and counted in its summary. Every request goes through a proxy that sees when each arrives, and
+ * holds the execute's DeleteObjects requests, from the first on, until the run learned of the loss and its delete job
+ * ended (cancelled): what the tasks send after that is what the run lets through once it cancelled them, whether the
+ * machine is fast or busy, and however late the cancellation reaches the tasks after the loss.
  *
  * <p>The lock is lost twice ({@code --lock-ttl 12s}, every request through the fault proxy): once another run replaces
  * the lock object, once another run takes it when it expired while this run's renewals failed. At most one

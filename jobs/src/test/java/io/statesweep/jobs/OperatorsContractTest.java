@@ -34,8 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The operators' contract (pipeline/README.md, "The summary line" and "Failures page someone"): every run ends with its
- * summary line whatever
- * stops it; alert lines are never capped; the exporter's guide's IAM policy (no s3:PutObject) is
+ * summary line whatever stops it; alert lines are never capped; the exporter's guide's IAM policy (no s3:PutObject) is
  * enough for a dry run, and a run that deletes refuses without the run lock, naming the permission.
  *
  * <p>Through the fault proxy: answering AccessDenied to every PUT, it runs plan, execute and {@code run --execute};

@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code statesweep restore} from the command line (pipeline/README.md, "Undoing a run"): after a {@code run --execute}
- * on a
- * versioned bucket, the dry run (the default) prints a {@code would restore} line per key and changes nothing, and
+ * on a versioned bucket, the dry run (the default) prints a {@code would restore} line per key and changes nothing, and
  * {@code --dry-run false} brings back every key the run deleted with the bytes it had (exit 0, its summary line). A run
  * id without executions, and a bucket without versioning, are refused: exit 2, {@code stopped=restore_refused}.
  */

@@ -6,8 +6,7 @@ import java.util.Map;
 /**
  * An action's settings and its one {@link #execute()}. What was set on the action wins over the environment variable,
  * which wins over the config file, which wins over the default (jobs/README.md, "Settings"); a setting the action does
- * not use
- * is refused.
+ * not use is refused.
  *
  * @param <A> the action itself, for the fluent setters
  * @param <R> what it returns

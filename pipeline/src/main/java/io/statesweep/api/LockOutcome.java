@@ -8,9 +8,9 @@ import io.statesweep.plan.RunSummary;
 import io.statesweep.store.ConditionProbe;
 
 /**
- * What became of the export's run lock during an action (pipeline/README.md, "One run at a time"): held from its
- * start to its end, never taken (a dry run whose store denies the lock's permissions, or cannot hold a lock,
- * goes on without it), held on a store that cannot keep another run out (accepted with
+ * What became of the export's run lock during an action (pipeline/README.md, "One run at a time"): held from its start
+ * to its end, never taken (a dry run whose store denies the lock's permissions, or cannot hold a lock, goes on without
+ * it), held on a store that cannot keep another run out (accepted with
  * {@code --unsafe-lock-without-conditional-writes}), or lost on the way (another run took it over, or it
  * expired while its renewals failed).
  *

@@ -7,13 +7,11 @@ import io.statesweep.plan.MissingVersion;
 
 /**
  * One per-key line (pipeline/README.md, "What a run does"), as a value: what kind of line it is, the key it is about,
- * and its exact
- * text (what the command line prints, and what users' log metric filters count).
+ * and its exact text (what the command line prints, and what users' log metric filters count).
  *
  * <p>The key is data: the text holds it, and every other outside text (a reason that names keys), escaped with
  * {@link LineText#escape}, so a line is always one line and no key can start another (pipeline/README.md, "Keys in
- * printed
- * lines"); {@link #key()} is the key as it is.
+ * printed lines"); {@link #key()} is the key as it is.
  *
  * @param key the key the line is about, as it is: the key that would be deleted, the state file of a kept record
  *     or of a record that came back during its deletion, the missing file, the skipped key
@@ -88,8 +86,7 @@ public record LogLine(Kind kind, String key, String text) {
   /**
    * {@code missing <key>: listed by live record <state file>: <what its versions say>} on a versioned bucket
    * (pipeline/README.md, "The summary line"): whether statesweep's own delete marker hides the key and which {@code
-   * restore}
-   * brings it back; {@code versions} null gives the line of an unversioned bucket.
+   * restore} brings it back; {@code versions} null gives the line of an unversioned bucket.
    */
   public static LogLine missing(String key, String stateFileKey, MissingVersion versions) {
     LogLine line = missing(key, stateFileKey);

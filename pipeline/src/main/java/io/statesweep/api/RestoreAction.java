@@ -3,8 +3,7 @@ package io.statesweep.api;
 /**
  * The undo of a run ({@link Actions#restore}): removes the delete markers that run wrote, for the keys whose latest
  * version is still that marker, each record's files first and its state file last (pipeline/README.md, "Undoing a
- * run"). A dry
- * run by default: it says what it would restore and changes nothing; {@code dryRun(false)} restores.
+ * run"). A dry run by default: it says what it would restore and changes nothing; {@code dryRun(false)} restores.
  */
 public interface RestoreAction extends ExportAction<RestoreAction, RestoreResult> {
   /** The run whose deletes are undone: its rows of {@code executions}, every attempt. */

@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * What a restore did ({@link RestoreAction}; pipeline/README.md, "Undoing a run"): its counts, its summary line, the
- * first of its
- * per-key lines, its metrics and what became of the run lock. Immutable; keys left alone are counts, not failures.
+ * first of its per-key lines, its metrics and what became of the run lock. Immutable; keys left alone are counts, not
+ * failures.
  *
  * @param restoreId the restore's own id (a run id: {@code yyyyMMddTHHmmssZ-<6 hex>}), the {@code restore_id} of its
  *     rows of {@code restorations}
@@ -68,9 +68,8 @@ public record RestoreResult(String restoreId, String runId, String record, boole
 
   /**
    * The summary line (pipeline/README.md, "Undoing a run"): {@code summary: dry_run=... complete=... restored=N
-   * written_since=N
-   * already_restored=N not_restored=N keys=N errors=N run_id=R restore_id=X}, then {@code record=K} for one record and
-   * the run lock's pairs ({@link LockOutcome#appliedTo}).
+   * written_since=N already_restored=N not_restored=N keys=N errors=N run_id=R restore_id=X}, then {@code record=K} for
+   * one record and the run lock's pairs ({@link LockOutcome#appliedTo}).
    */
   public String summaryLine() {
     Map<String, String> extra = new LinkedHashMap<>();

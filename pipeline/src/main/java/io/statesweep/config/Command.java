@@ -21,9 +21,8 @@ public enum Command {
   APPROVE("approve"),
   /**
    * Undoes a run on a versioned bucket: removes the delete markers it wrote (pipeline/README.md, "Undoing a run"). It
-   * reads the
-   * run's rows of executions and the keys' versions; it takes the export's bucket and prefix (for the run lock) and
-   * the dry run (on by default).
+   * reads the run's rows of executions and the keys' versions; it takes the export's bucket and prefix (for the run
+   * lock) and the dry run (on by default).
    */
   RESTORE("restore");
 

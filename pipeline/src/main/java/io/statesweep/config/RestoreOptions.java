@@ -7,9 +7,8 @@ import java.io.Serializable;
 
 /**
  * The options of a restore (pipeline/README.md, "Undoing a run"): the export's (its bucket and prefix, where the run
- * lock is; the
- * warehouse whose {@code executions} name the run's delete markers), the lock's (a store that ignores conditional
- * writes is refused unless {@code --unsafe-lock-without-conditional-writes}), and whether it is a dry run.
+ * lock is; the warehouse whose {@code executions} name the run's delete markers), the lock's (a store that ignores
+ * conditional writes is refused unless {@code --unsafe-lock-without-conditional-writes}), and whether it is a dry run.
  */
 public record RestoreOptions(ExportOptions export, DeleteOptions deletes, boolean dryRun) implements Serializable {
   public RestoreOptions {

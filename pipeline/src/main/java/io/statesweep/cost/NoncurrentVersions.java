@@ -4,9 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The noncurrent versions already under the export's prefix, as the plan's listing saw them (pipeline/README.md, "The
- * cost of a
- * run"): counted, with their bytes, when the listing sees them cheaply (an S3 Inventory report of all versions), or
- * not counted and why (ListObjectsV2 and a report of current versions see only the current ones).
+ * cost of a run"): counted, with their bytes, when the listing sees them cheaply (an S3 Inventory report of all
+ * versions), or not counted and why (ListObjectsV2 and a report of current versions see only the current ones).
  *
  * @param versions how many noncurrent versions (delete markers not counted); null when not counted
  * @param bytes their bytes; null when not counted

@@ -14,9 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds out once per attempt what the store does with the conditions execute sends (pipeline/README.md, "Deleting"):
- * it writes a probe object under statesweep's own key beside the export prefix (never inside it, never in
- * the exporter's folder), asks for it with GET and a wrong If-Match (conditional reads), with
+ * Finds out once per attempt what the store does with the conditions execute sends (pipeline/README.md, "Deleting"): it
+ * writes a probe object under statesweep's own key beside the export prefix (never inside it, never in the exporter's
+ * folder), asks for it with GET and a wrong If-Match (conditional reads), with
  * {@code --conditional-deletes auto} asks to delete it with a wrong ETag (conditional deletes), and deletes it.
  */
 public final class ConditionalDeleteProbe {

@@ -20,17 +20,15 @@ public interface DeleteJournal {
   /**
    * Called right before the first delete of each group of a window's records whose deletes start together (a
    * window has one, or several when some records are verified long before others: pipeline/README.md "Deleting"); a
-   * later
-   * call of the same window adds its records to the earlier ones.
+   * later call of the same window adds its records to the earlier ones.
    */
   void intend(List<IntendedRecord> records);
 
   /**
    * Adds keys of the current group's records that it did not name yet, before they are sent: a group names its keys
    * a few requests ahead of them, so that a record of any size starts its deletes at once (pipeline/README.md
-   * "Deleting"). Durable
-   * when it returns; when it throws, none of them is sent. By default, {@link #intend}: for a journal that keeps no
-   * groups apart.
+   * "Deleting"). Durable when it returns; when it throws, none of them is sent. By default, {@link #intend}: for a
+   * journal that keeps no groups apart.
    */
   default void intendMore(List<IntendedRecord> records) {
     intend(records);

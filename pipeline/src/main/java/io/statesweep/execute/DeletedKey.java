@@ -11,7 +11,7 @@ import java.util.List;
  *
  * @param etag the ETag it was verified with (and sent with, where deletes are conditional); null when unknown
  * @param deletedAt when the store's answer said it was deleted; null when the attempt that deleted it stopped
- *     before it recorded the answer, and the key was found gone afterwards (pipeline/README.md, "Every delete on the
+ * before it recorded the answer, and the key was found gone afterwards (pipeline/README.md, "Every delete on the
  * record")
  * @param deleteMarker on a versioned bucket, the version id of the delete marker the delete wrote (the deleted version
  *     stays behind it, and removing the marker makes it current again); null without versioning, or when unknown

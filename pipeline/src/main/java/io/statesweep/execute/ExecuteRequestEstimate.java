@@ -23,11 +23,10 @@ import java.util.TreeMap;
  *       throttle's batch; where deletes are paced, a window of records of several lanes is one window per lane),
  *       the files of its records in DeleteObjects requests of up to {@code batch-size} keys, then their state
  *       files in requests of their own;
- *   <li>per window, its ledger (pipeline/README.md, "Every delete on the record"): a PutObject of its intent (a window
- * with
- *       something to delete) and one of its outcomes; once the attempt ends, its ledger read back (a ListObjectsV2
- *       per 1,000 objects of the task's folder, a GetObject per window's outcomes) and removed (a ListObjectsV2 and
- *       a DeleteObjects per 1,000 objects).
+ * <li>per window, its ledger (pipeline/README.md, "Every delete on the record"): a PutObject of its intent (a window
+ * with something to delete) and one of its outcomes; once the attempt ends, its ledger read back (a ListObjectsV2 per
+ * 1,000 objects of the task's folder, a GetObject per window's outcomes) and removed (a ListObjectsV2 and a
+ * DeleteObjects per 1,000 objects).
  * </ul>
  *
  * Not counted: a key XML cannot carry goes alone in a DeleteObject (free on S3, like every delete); the

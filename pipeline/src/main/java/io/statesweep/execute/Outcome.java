@@ -31,8 +31,7 @@ public enum Outcome {
    * The record came back during its deletion on a versioned bucket, and every file deleted is current again:
    * statesweep removed the delete markers it had just written (each only while it was still the key's latest
    * version), or the file was written again since (pipeline/README.md, "Versioned buckets"). Nothing is lost; the state
-   * file
-   * stays.
+   * file stays.
    */
   RESTORED_AFTER_COMING_BACK,
   /** A request failed; the state file stays and the next run retries. */

@@ -9,14 +9,12 @@ import java.util.Map;
 
 /**
  * The deletes of one lane of the key space, a folder (pipeline/README.md, "Deleting at the bucket's speed"), paced by
- * what the
- * store answers. Each lane has a {@link DeleteThrottle} of its own under the run's. Lanes side by side in key order
- * are taken to share an S3 partition until the store shows otherwise (S3 partitions are key ranges, and an archive
- * written at the exporter's pace has few): they form a <b>group</b>, whose rate is paced as a whole (additive
- * increase while the store accepts, multiplicative decrease when it answers SlowDown) under one throttle that its
- * lanes share, as the tasks of a JVM share the run's. All lanes start in one group; a lane seen later joins its
- * neighbour's, unless that group learnt its partition's rate: then it starts a group beside it, as the other half
- * of a split.
+ * what the store answers. Each lane has a {@link DeleteThrottle} of its own under the run's. Lanes side by side in key
+ * order are taken to share an S3 partition until the store shows otherwise (S3 partitions are key ranges, and an
+ * archive written at the exporter's pace has few): they form a <b>group</b>, whose rate is paced as a whole (additive
+ * increase while the store accepts, multiplicative decrease when it answers SlowDown) under one throttle that its lanes
+ * share, as the tasks of a JVM share the run's. All lanes start in one group; a lane seen later joins its neighbour's,
+ * unless that group learnt its partition's rate: then it starts a group beside it, as the other half of a split.
  * <ul>
  *   <li>A group starts at {@link Pacing#startKeysPerSecond()} and doubles its rate each second in which its lanes
  *       used at least half of it, up to its limit, until its first SlowDown (a slow start, as TCP's: that SlowDown

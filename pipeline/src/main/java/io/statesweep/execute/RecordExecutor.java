@@ -84,9 +84,8 @@ import java.util.function.LongSupplier;
 public final class RecordExecutor implements AutoCloseable {
   /**
    * The most time from the end of a record's verification to the start of its deletes (pipeline/README.md "Deleting").
-   * A
-   * constant, not a setting: it is what keeps a file uploaded again in that time (the same ETag) from being lost,
-   * and no store or workload is safer with a longer one; a slow store costs verifications, not safety.
+   * A constant, not a setting: it is what keeps a file uploaded again in that time (the same ETag) from being lost, and
+   * no store or workload is safer with a longer one; a slow store costs verifications, not safety.
    */
   static final Duration FRESH_FOR = Duration.ofSeconds(1);
   /**
@@ -153,8 +152,7 @@ public final class RecordExecutor implements AutoCloseable {
   /**
    * As above, writing the intent of each group of records whose deletes start together to {@code journal} before
    * their first delete: a group whose intent cannot be written deletes nothing (pipeline/README.md, "Every delete on
-   * the
-   * record").
+   * the record").
    */
   public RecordExecutor(RecordStore store, Planner planner, StateParser parser, int batchSize,
       ConditionalDeletes conditional, DeleteThrottle throttle, ExecutionHook hook, Clock clock, int verifyThreads,
@@ -442,11 +440,9 @@ public final class RecordExecutor implements AutoCloseable {
 
     /**
      * The one point where verified records start their deletes (pipeline/README.md "Deleting"): what they are about to
-     * delete
-     * is made durable first (the intent; if it cannot be written, none of them deletes anything), the hook hears
-     * the files about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified
-     * again instead (its intent stays: the ledger finds its keys in place). Returns the records whose deletes start
-     * now.
+     * delete is made durable first (the intent; if it cannot be written, none of them deletes anything), the hook hears
+     * the files about to go, and a record that the time spent here made older than {@link #FRESH_FOR} is verified again
+     * instead (its intent stays: the ledger finds its keys in place). Returns the records whose deletes start now.
      */
     private List<Integer> startDeletes(List<Integer> group) {
       String notIntended = intend(group);
@@ -599,10 +595,9 @@ public final class RecordExecutor implements AutoCloseable {
 
     /**
      * The files of each record that came back while they went (pipeline/README.md, "Versioned buckets"): on a versioned
-     * bucket,
-     * the version the exporter uploaded again sits behind the delete marker this execute just wrote. Each such marker
-     * goes at once, only while it is still the key's latest version, and the file is current again; one with anything
-     * written above it stays. Without versioning no delete wrote a marker, and nothing is asked.
+     * bucket, the version the exporter uploaded again sits behind the delete marker this execute just wrote. Each such
+     * marker goes at once, only while it is still the key's latest version, and the file is current again; one with
+     * anything written above it stays. Without versioning no delete wrote a marker, and nothing is asked.
      */
     private void takeBack(List<Integer> begun) {
       List<String> keys = new ArrayList<>();

@@ -22,8 +22,7 @@ public final class SharedDeleteThrottle {
   private final PacedLane.Pacing pacing;
   /**
    * The lanes of the attempt's deletes in this JVM (pipeline/README.md, "Deleting at the bucket's speed"): paced, or,
-   * where
-   * deletes are not, only counting their SlowDowns.
+   * where deletes are not, only counting their SlowDowns.
    */
   private final PacedLane.Pacer pacer;
   private int running;

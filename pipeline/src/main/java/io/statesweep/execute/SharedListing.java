@@ -16,11 +16,10 @@ import java.util.function.LongSupplier;
 
 /**
  * One listing that verifies several records of a window at once (pipeline/README.md "Deleting"): records whose listings
- * (their folders, or {@code <id>.} of single-file records) sit side by side in one parent folder are listed
- * by one ListObjectsV2 walk of that folder, from just before the first record's keys to past the last one's,
- * instead of one listing each. A record is served from it only when the walk went past every key its own
- * listing would have shown (keys in UTF-8 order, as S3 lists them); the others list on their own, as
- * without it.
+ * (their folders, or {@code <id>.} of single-file records) sit side by side in one parent folder are listed by one
+ * ListObjectsV2 walk of that folder, from just before the first record's keys to past the last one's, instead of one
+ * listing each. A record is served from it only when the walk went past every key its own listing would have shown
+ * (keys in UTF-8 order, as S3 lists them); the others list on their own, as without it.
  *
  * <p>The walk is made once, by the first of its records to ask, and each record is served from it once:
  * a record verified again lists on its own, so no listing is used twice. Its records' keys count as seen

@@ -17,12 +17,11 @@ import java.util.Set;
 
 /**
  * Removes the ledger objects of an attempt once {@code executions} holds their rows (pipeline/README.md, "Every delete
- * on the
- * record"). The rows are safe by then, so the removal is housekeeping and never fails the attempt: its deletes go
- * under a ceiling (the ledger's folder is a partition of the bucket like any other, and the exporter writes beside
- * it), a request the store refuses (a SlowDown past the SDK's retries, a network failure) is tried again after a
- * wait that doubles, and after {@value #MAX_REFUSALS} refusals in a row the rest stays where it is: the next execute
- * reads it, finds its rows recorded, and removes it.
+ * on the record"). The rows are safe by then, so the removal is housekeeping and never fails the attempt: its deletes
+ * go under a ceiling (the ledger's folder is a partition of the bucket like any other, and the exporter writes beside
+ * it), a request the store refuses (a SlowDown past the SDK's retries, a network failure) is tried again after a wait
+ * that doubles, and after {@value #MAX_REFUSALS} refusals in a row the rest stays where it is: the next execute reads
+ * it, finds its rows recorded, and removes it.
  */
 public final class LedgerCleanup {
   /** Refusals in a row after which the removal stops and leaves the rest. */

@@ -56,10 +56,10 @@ public final class RecordHistory {
   /**
    * Adds to the deleted keys a record's row holds ({@code recorded}) what a later reading of the attempt's ledger
    * says ({@code read}; pipeline/README.md, "Every delete on the record"): the keys the row lacks (a window whose
-   * objects could not
-   * be read at the first recording, a task attempt whose outcomes came after it), and for a key the row has without a
-   * delete marker (found gone by looking at an intent) the marker an outcome now gives it. Nothing the row holds is
-   * taken away or replaced: recording the same objects twice adds nothing, and in either order the row ends the same.
+   * objects could not be read at the first recording, a task attempt whose outcomes came after it), and for a key the
+   * row has without a delete marker (found gone by looking at an intent) the marker an outcome now gives it. Nothing
+   * the row holds is taken away or replaced: recording the same objects twice adds nothing, and in either order the row
+   * ends the same.
    */
   public static Added addTo(List<DeletedKey> recorded, List<DeletedKey> read) {
     Map<String, DeletedKey> byKey = new LinkedHashMap<>();

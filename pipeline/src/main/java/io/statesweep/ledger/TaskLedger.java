@@ -13,11 +13,9 @@ import java.util.concurrent.Future;
 
 /**
  * One task attempt's part of an execute's ledger (pipeline/README.md, "Every delete on the record"): per window, the
- * intent
- * before its first delete ({@link #intend}; durable when it returns) and the outcomes after
- * ({@link #recordOutcomes}; durable once {@link #flush} or {@link #close} returns), each in objects of its own in
- * the partition's folder, as many as its size needs ({@link LedgerCodec#write}). Not thread-safe: one per task
- * attempt.
+ * intent before its first delete ({@link #intend}; durable when it returns) and the outcomes after ({@link
+ * #recordOutcomes}; durable once {@link #flush} or {@link #close} returns), each in objects of its own in the
+ * partition's folder, as many as its size needs ({@link LedgerCodec#write}). Not thread-safe: one per task attempt.
  */
 public final class TaskLedger implements DeleteJournal, AutoCloseable {
   private final LedgerStore store;
@@ -49,9 +47,8 @@ public final class TaskLedger implements DeleteJournal, AutoCloseable {
 
   /**
    * A window starts its deletes in one group of records or several (pipeline/README.md "Deleting"): each call begins a
-   * group
-   * and writes the intent of its records in objects of their own; a record's intent in a later group holds in place of
-   * an earlier one (it was verified again when its start came too late). Returns once every object is written:
+   * group and writes the intent of its records in objects of their own; a record's intent in a later group holds in
+   * place of an earlier one (it was verified again when its start came too late). Returns once every object is written:
    * until then, none of the keys it names is sent.
    */
   @Override

@@ -11,10 +11,9 @@ import java.util.Set;
 
 /**
  * Which lost files fail a run that otherwise succeeded ({@code --fail-on}; conf/deploy/README.md, "Failures page
- * someone"):
- * a run that saw one exits with {@link RunSummary#LOST_FILES} and its summary ends with {@code failed_on=<what>},
- * so that the scheduler shows the step as failed and its notification goes out. Lost files are no errors of
- * the run (it did what the state files say), so without this setting such a run exits 0, as the exporter's
+ * someone"): a run that saw one exits with {@link RunSummary#LOST_FILES} and its summary ends with {@code
+ * failed_on=<what>}, so that the scheduler shows the step as failed and its notification goes out. Lost files are no
+ * errors of the run (it did what the state files say), so without this setting such a run exits 0, as the exporter's
  * reference cleanup does.
  *
  * @param losses the kinds of loss that fail the run; empty for none

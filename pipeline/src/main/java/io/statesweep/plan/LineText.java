@@ -2,10 +2,9 @@ package io.statesweep.plan;
 
 /**
  * How a key, or any text that may hold one, stands in a printed line (pipeline/README.md, "Keys in printed lines"): a
- * key is
- * data, so it can neither end the line it is printed in nor start another one, whatever it holds. Every printed
- * line of statesweep passes its keys, messages and other outside text through {@link #escape}; the tables keep
- * them as they are.
+ * key is data, so it can neither end the line it is printed in nor start another one, whatever it holds. Every printed
+ * line of statesweep passes its keys, messages and other outside text through {@link #escape}; the tables keep them as
+ * they are.
  *
  * <p>{@link #escape} writes a backslash as {@code \\}, a line feed, carriage return and tab as {@code \n},
  * {@code \r} and {@code \t}, and as {@code \}{@code uXXXX} (four upper-case hex digits of a UTF-16 unit) every

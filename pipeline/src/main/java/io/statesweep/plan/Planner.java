@@ -68,11 +68,9 @@ public final class Planner implements Serializable {
    *
    * <p>A live record's files that the listing lacks are {@link RecordPlan#missingFiles() named} (a
    * loss: {@code missing <key>}, pipeline/README.md, "What a run does") only when its state file was last modified
-   * before the
-   * listing began. The exporter uploads a record's files before it writes the state file that lists
-   * them, so those files were there to be listed; a state file written since (an inventory report is a
-   * day old, a LIST takes hours) may list files the listing could not see yet, and they are checked by
-   * the next plan instead.
+   * before the listing began. The exporter uploads a record's files before it writes the state file that lists them, so
+   * those files were there to be listed; a state file written since (an inventory report is a day old, a LIST takes
+   * hours) may list files the listing could not see yet, and they are checked by the next plan instead.
    */
   public RecordPlan plan(RecordInput record, Instant now, Instant listedAt) {
     requireNonNull(record, "record is null");

@@ -16,10 +16,8 @@ import java.util.List;
  * @param deletes the keys to delete, each with the version seen
  * @param missingKeys listed keys that do not exist (noted, never sent for deletion)
  * @param missingFiles the keys of a live record's {@code files} that do not exist, in document order:
- *     files the record still has that are lost (pipeline/README.md, "What a run does": {@code missing <key>: listed by
- * live
- *     record <state file>}); empty for every other record, and for a live record whose state file is
- *     newer than the listing
+ * files the record still has that are lost (pipeline/README.md, "What a run does": {@code missing <key>: listed by live
+ * record <state file>}); empty for every other record, and for a live record whose state file is newer than the listing
  * @param keptKeys listed keys that exist and are kept (a live record's files, refused or newer keys)
  */
 public record RecordPlan(

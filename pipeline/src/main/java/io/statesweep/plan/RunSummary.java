@@ -7,8 +7,7 @@ import java.util.Map;
 
 /**
  * The counts of a run, and the one summary line that every run ends with (pipeline/README.md, "The summary line").
- * Users
- * build log metric filters on the line: its first ten pairs never change shape; extra pairs follow.
+ * Users build log metric filters on the line: its first ten pairs never change shape; extra pairs follow.
  *
  * @param stateFilesScanned state files found at the layout's places
  * @param recordsDeleted records whose files and state file go (in a dry run: would go)

@@ -10,11 +10,10 @@ import java.util.TreeSet;
 
 /**
  * Which records a plan covers ({@code --scope-prefix}, {@code --projects}, {@code --kinds}; pipeline/README.md,
- * "Bounded
- * runs"): a record is in scope when its state file is under one of the prefixes, its project is one of the
- * projects, and its kind one of the kinds, each only when given. A plan reads and plans only the state files in
- * scope; every other record is left as it is, and counted nowhere. Which record owns which key is still decided
- * from the whole listing, so a scope never lets a record in it claim a file of a record outside it.
+ * "Bounded runs"): a record is in scope when its state file is under one of the prefixes, its project is one of the
+ * projects, and its kind one of the kinds, each only when given. A plan reads and plans only the state files in scope;
+ * every other record is left as it is, and counted nowhere. Which record owns which key is still decided from the whole
+ * listing, so a scope never lets a record in it claim a file of a record outside it.
  *
  * @param prefixes full key prefixes (the export prefix included); empty for any
  * @param projects project ids (the layout's {@code {project}}); empty for any

@@ -19,10 +19,9 @@ import java.util.Map;
 
 /**
  * The restore of one record of a run (pipeline/README.md, "Undoing a run"): each key it deleted, once, its files first
- * and its
- * state file last, so that a restore that stops in between leaves files without a state file (which no run deletes),
- * never a state file without its files: a record one of whose files is not restored (a removal that failed, no
- * recorded marker, deleted again since) keeps its state file deleted, and says why and what to run.
+ * and its state file last, so that a restore that stops in between leaves files without a state file (which no run
+ * deletes), never a state file without its files: a record one of whose files is not restored (a removal that failed,
+ * no recorded marker, deleted again since) keeps its state file deleted, and says why and what to run.
  *
  * <p>A key whose recorded delete marker is still its latest version gets that marker removed
  * ({@link ObjectStore#removeMarkerIfLatest}: the version it hid is current again); a dry run only reads the key's
@@ -128,8 +127,8 @@ public final class RecordRestore {
 
   /**
    * The state file of a record one of whose files is not there: left deleted (pipeline/README.md, "Undoing a run":
-   * never a state
-   * file without its files), so that no plan sees the record with a file missing, with why and what to do.
+   * never a state file without its files), so that no plan sees the record with a file missing, with why and what to
+   * do.
    */
   private KeyRestoration keptDeleted(Deletion stateFile, KeyRestoration missingFile, List<KeyRestoration> files) {
     long missing = files.stream().filter(file -> file.status() == RestoreStatus.NOT_RESTORED).count();

@@ -146,9 +146,8 @@ public final class RunLock implements AutoCloseable {
 
   /**
    * Takes the lock on a store that ignores {@code If-None-Match: *} (the risk accepted: pipeline/README.md, "One run at
-   * a
-   * time"): reads it first, and throws {@link RunLockException.Held} while another run's unexpired lock is there, then
-   * takes it as {@link #acquire} does (one GetObject more). This keeps out a run that started before; two runs
+   * a time"): reads it first, and throws {@link RunLockException.Held} while another run's unexpired lock is there,
+   * then takes it as {@link #acquire} does (one GetObject more). This keeps out a run that started before; two runs
    * that start at the same moment can both hold it.
    */
   public static RunLock acquireWithoutConditionalWrites(ObjectStore store, String key, String owner, String host,

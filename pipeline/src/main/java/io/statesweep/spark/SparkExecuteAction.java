@@ -54,13 +54,13 @@ import org.slf4j.LoggerFactory;
  * {@code runs}. Running it again after a crash finishes the rest and deletes nothing twice.
  *
  * <p>It holds the export's run lock while it runs (pipeline/README.md, "One run at a time"): {@link #execute()} throws
- * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it,
- * {@link io.statesweep.api.failures.RunLockException.Denied} when the store denies the lock's permissions (an action that
+ * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it, {@link
+ * io.statesweep.api.failures.RunLockException.Denied} when the store denies the lock's permissions (an action that
  * deletes never goes on without the lock), {@link io.statesweep.api.failures.RunLockException.Untrusted} when the store
- * ignores the lock's {@code If-None-Match: *} (unless {@code --unsafe-lock-without-conditional-writes}) and
- * {@link io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason; in each
- * case nothing is read or deleted. The moment the lock is lost its
- * deletes are {@linkplain #cancel cancelled}, and the result says so ({@link ExecuteResult#runLock()}).
+ * ignores the lock's {@code If-None-Match: *} (unless {@code --unsafe-lock-without-conditional-writes}) and {@link
+ * io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason; in each case
+ * nothing is read or deleted. The moment the lock is lost its deletes are {@linkplain #cancel cancelled}, and the
+ * result says so ({@link ExecuteResult#runLock()}).
  *
  * <p>A plan made by another job must be approved first ({@link SparkApproveAction}; see {@link #execute()}).
  */

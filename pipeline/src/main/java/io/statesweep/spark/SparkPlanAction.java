@@ -65,10 +65,10 @@ import org.slf4j.LoggerFactory;
  * and the per-key lines are read from the same rows, so the summary is exactly what analysts see.
  *
  * <p>It holds the export's run lock while it runs (pipeline/README.md, "One run at a time"): {@link #execute()} throws
- * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it, and
- * {@link io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason. When the
- * store denies the lock's permissions, the plan (which deletes nothing) warns and goes on without it; a lock
- * lost during the plan is reported in its result ({@link PlanResult#runLock()}, exit code 1).
+ * {@link io.statesweep.api.failures.RunLockException.Held} while another run holds it, and {@link
+ * io.statesweep.api.failures.RunLockException.Unavailable} when it cannot be taken for another reason. When the store
+ * denies the lock's permissions, the plan (which deletes nothing) warns and goes on without it; a lock lost during the
+ * plan is reported in its result ({@link PlanResult#runLock()}, exit code 1).
  */
 final class SparkPlanAction {
   private static final Logger LOG = LoggerFactory.getLogger(SparkPlanAction.class);

@@ -45,10 +45,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Undoes a run on a versioned bucket (pipeline/README.md, "Undoing a run"): removes the delete markers that run wrote,
- * for the
- * keys whose latest version is still that marker, each record's files first and its state file last
- * ({@link io.statesweep.restore.RecordRestore}); a dry run reads each key's latest version and says what it would do.
- * A real restore records every key it looked at in table {@code restorations}.
+ * for the keys whose latest version is still that marker, each record's files first and its state file last ({@link
+ * io.statesweep.restore.RecordRestore}); a dry run reads each key's latest version and says what it would do. A real
+ * restore records every key it looked at in table {@code restorations}.
  *
  * <p>Before anything it refuses ({@link RestoreRefusedException}) a bucket whose versioning is {@code Off} (the
  * deletes removed the objects for good) or cannot be read; {@code Suspended} goes on (a marker written then has the id
@@ -127,9 +126,8 @@ final class SparkRestoreAction {
 
   /**
    * The run's ledgers that no execute recorded (its driver stopped first; pipeline/README.md, "Every delete on the
-   * record"),
-   * recorded into {@code executions} before anything reads it, as the run's next execute would record them: their
-   * deletes, delete markers included, are then the restore's to take back, and a run whose driver died before it
+   * record"), recorded into {@code executions} before anything reads it, as the run's next execute would record them:
+   * their deletes, delete markers included, are then the restore's to take back, and a run whose driver died before it
    * recorded anything is no longer "never executed". A dry run that could not take the run lock records none (an
    * execute of the run may still be writing them) and says so.
    */

@@ -31,10 +31,9 @@ import java.util.List;
  *
  * <p>Every used value is validated here, once, before it can reach a row, a table or a request, and
  * never repaired (pipeline/README.md, "Hostile input"): a timestamp outside {@link #EARLIEST} .. {@link #LATEST} (what
- * every
- * table can hold: Spark's timestamps overflow past year 294247, Parquet refuses dates before 1900 by
- * default) and a string that is not valid Unicode (a lone UTF-16 surrogate, which any encoder would
- * turn into {@code ?} or U+FFFD: another key) make the document bad, naming the field.
+ * every table can hold: Spark's timestamps overflow past year 294247, Parquet refuses dates before 1900 by default) and
+ * a string that is not valid Unicode (a lone UTF-16 surrogate, which any encoder would turn into {@code ?} or U+FFFD:
+ * another key) make the document bad, naming the field.
  */
 public final class StateParser implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -154,8 +153,8 @@ public final class StateParser implements Serializable {
   /**
    * The document that fields already taken apart say (a {@code state_files} row of an earlier plan, reused
    * for an unchanged ETag: pipeline/README.md "What a run does"), checked by the rules of {@link #parse}: timestamps in
-   * range, strings valid Unicode, and nothing null that a parse never leaves null ({@code delete}, the lists,
-   * their keys). Never throws on bad values: the error names the field, as a parse's does.
+   * range, strings valid Unicode, and nothing null that a parse never leaves null ({@code delete}, the lists, their
+   * keys). Never throws on bad values: the error names the field, as a parse's does.
    */
   public static ParsedState fromFields(String key, Boolean delete, Instant expiresAt, Instant markedAt,
       List<String> files, List<String> deleteFiles) {

@@ -102,11 +102,10 @@ public record MarkerRemoval(Status status, String currentVersion, String detail)
   /**
    * Whether the latest version of a key whose delete was sent but whose answer was never recorded (its task stopped
    * between the two) is provably the delete marker that delete wrote (pipeline/README.md, "Undoing a run"): a delete
-   * marker (of an
-   * id, not {@code null}), written between {@code sentAfter} (its record's verification) and {@code sentBefore} (the
-   * end of its attempt), give or take {@link #CLOCKS}, directly above a version with the ETag it was verified and
-   * deleted with ({@code deletedEtag}), as {@link #decide} requires of a recorded marker. What this cannot rule out:
-   * another client's delete of the same version within the same window, which wrote the same kind of marker.
+   * marker (of an id, not {@code null}), written between {@code sentAfter} (its record's verification) and {@code
+   * sentBefore} (the end of its attempt), give or take {@link #CLOCKS}, directly above a version with the ETag it was
+   * verified and deleted with ({@code deletedEtag}), as {@link #decide} requires of a recorded marker. What this cannot
+   * rule out: another client's delete of the same version within the same window, which wrote the same kind of marker.
    *
    * @return null when the latest version is that marker (removing it, {@link #decide}, makes the version deleted
    *     current again); otherwise why it cannot be proven, a written-since or a not-restored removal

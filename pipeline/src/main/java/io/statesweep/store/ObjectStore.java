@@ -11,8 +11,7 @@ import java.util.function.Consumer;
  * is {@code io.statesweep.s3.S3ObjectStore}; the stages take the narrow views they need of it (the execute's
  * {@code RecordStore}, the ledger's {@code LedgerStore}, the listing's {@code PageSource}). What every
  * implementation must answer is pinned by the contract tests ({@code ObjectStoreContract}); pipeline/README.md,
- * "Deleting"
- * says why each answer matters.
+ * "Deleting" says why each answer matters.
  */
 public interface ObjectStore {
   /** The error code of a key that a DeleteObjects answer does not mention. */
@@ -174,11 +173,10 @@ public interface ObjectStore {
   /**
    * Removes statesweep's own delete marker {@code markerVersionId} of {@code key} only while it is the key's latest
    * version and the version behind it is the one deleted ({@code deletedEtag}; pipeline/README.md, "Versioned
-   * buckets"), so that
-   * this version is current again: {@link MarkerRemoval#decide} says what is left alone and why. The look and the
-   * removal are two requests: a version written between them leaves the marker noncurrent when it goes, which changes
-   * nothing of the key's current version. Failures are answers ({@link MarkerRemoval.Status#NOT_RESTORED}), never
-   * thrown.
+   * buckets"), so that this version is current again: {@link MarkerRemoval#decide} says what is left alone and why. The
+   * look and the removal are two requests: a version written between them leaves the marker noncurrent when it goes,
+   * which changes nothing of the key's current version. Failures are answers ({@link
+   * MarkerRemoval.Status#NOT_RESTORED}), never thrown.
    *
    * @param deletedEtag the ETag of the version the delete removed, as verified; null or empty when unknown
    */

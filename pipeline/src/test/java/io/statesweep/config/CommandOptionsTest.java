@@ -13,8 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each command has its own options, and they read the settings the command takes (jobs/README.md, "Settings"): a value
- * its
- * command never uses cannot stop it, however wrong that value is.
+ * its command never uses cannot stop it, however wrong that value is.
  */
 class CommandOptionsTest {
   private static final Map<String, String> EXPORT = Map.of("--bucket", "b", "--prefix", "cogram/");

@@ -31,12 +31,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A record's deletes start within {@link RecordExecutor#FRESH_FOR} of its last verification (pipeline/README.md
- * "Deleting"):
- * a record verified longer ago is verified again, the start of the deletes (where the durable intent is
- * written) counts in that time, and a window with slow records still shares its requests. Time is a fake
- * clock that the store moves on (a folder's listing takes the time a test gives it, a DeleteObjects 20 ms),
- * but for two tests of verifying threads on the system's clock: the window waits for their answers in real
- * time. One of them waits for a condition instead of a time; the other one is about times.
+ * "Deleting"): a record verified longer ago is verified again, the start of the deletes (where the durable intent is
+ * written) counts in that time, and a window with slow records still shares its requests. Time is a fake clock that the
+ * store moves on (a folder's listing takes the time a test gives it, a DeleteObjects 20 ms), but for two tests of
+ * verifying threads on the system's clock: the window waits for their answers in real time. One of them waits for a
+ * condition instead of a time; the other one is about times.
  *
  * <p>The cases: a record verified longer ago than a second is verified again (and measured from then); the start of its
  * deletes (a 100 ms intent write) counts in that second; a record that cannot start in time is kept after three

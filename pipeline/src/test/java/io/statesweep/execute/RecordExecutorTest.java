@@ -574,8 +574,7 @@ class RecordExecutorTest {
 
   /**
    * On a versioned bucket a record that came back while its files went loses none of them (pipeline/README.md,
-   * "Versioned
-   * buckets"): the delete markers this execute just wrote go, and the versions they hid are current again.
+   * "Versioned buckets"): the delete markers this execute just wrote go, and the versions they hid are current again.
    */
   @Test
   void onAVersionedBucketTheFilesOfARecordThatCameBackDuringItsDeletionAreRestored() {

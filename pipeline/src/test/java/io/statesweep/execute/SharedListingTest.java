@@ -24,9 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Records of a window side by side in one parent folder are verified by one listing of it (pipeline/README.md
- * "Deleting"):
- * the same decisions as with a listing each, fewer ListObjectsV2, never more than one request beyond a listing
- * each, and their keys count as seen when that listing began.
+ * "Deleting"): the same decisions as with a listing each, fewer ListObjectsV2, never more than one request beyond a
+ * listing each, and their keys count as seen when that listing began.
  *
  * <p>The cases, with single-file and folder records: records side by side in one folder are verified by one listing; one
  * that comes back in it is kept while the others go; a walk over other records' keys stops one page past a listing

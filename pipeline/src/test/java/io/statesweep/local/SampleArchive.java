@@ -41,14 +41,13 @@ import java.util.concurrent.Future;
  * tests, and returns a {@link Manifest} of what a correct cleanup must decide for it.
  *
  * <p>The archive has records at <b>every</b> state-file place of the layout (pipeline/README.md, "The layout"): the
- * organisation, agents, prompts, organisation knowledge entries, projects, project records of every
- * kind of the built-in layout, chat messages, records and chat messages of {@code unassigned_project},
- * workflows and workflow runs. Around them it writes keys that are not records: the exporter's own
- * files under {@code _cogram/} (never read, never deleted), attachments named like state files
- * ({@code .../attachments/state.json}, a file of their record), and a folder of a kind the layout does
- * not know ({@code projects/<p>/punch_lists/<id>/state.json}). Every {@link SampleCase} appears at least
- * once (a fixed catalogue of {@link #minimumRecordCount()} records comes first); the rest of the
- * records are a seeded random mix, weighted towards live records as in a real export.
+ * organisation, agents, prompts, organisation knowledge entries, projects, project records of every kind of the
+ * built-in layout, chat messages, records and chat messages of {@code unassigned_project}, workflows and workflow runs.
+ * Around them it writes keys that are not records: the exporter's own files under {@code _cogram/} (never read, never
+ * deleted), attachments named like state files ({@code .../attachments/state.json}, a file of their record), and a
+ * folder of a kind the layout does not know ({@code projects/<p>/punch_lists/<id>/state.json}). Every {@link
+ * SampleCase} appears at least once (a fixed catalogue of {@link #minimumRecordCount()} records comes first); the rest
+ * of the records are a seeded random mix, weighted towards live records as in a real export.
  *
  * <p>The manifest is an <b>independent oracle</b>: each record's expectation follows from how this
  * class built it and the rules of README, "Actions (one per record)" (see {@link SampleRecord#expectedAction}),

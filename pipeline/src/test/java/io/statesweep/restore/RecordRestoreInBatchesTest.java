@@ -20,13 +20,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A record's files restored in batches (pipeline/README.md, "Undoing a run"), on a versioned bucket of the S3Proxy the
- * tests
- * share, with batches, pages and walks made small so that a few keys cross all their edges: every file gets the
+ * tests share, with batches, pages and walks made small so that a few keys cross all their edges: every file gets the
  * answer it gets restored alone (written since, deleted again, other bytes behind the marker, no recorded marker,
  * several versions, a name that cannot travel in XML, another record's files between them), with a fraction of the
  * requests; a walk that meets more of other records' keys than its budget leaves the keys it did not reach to be
- * restored one at a time. Never a state file without its files: a record one of whose files is not restored keeps
- * its state file deleted, until a restore brings the file back.
+ * restored one at a time. Never a state file without its files: a record one of whose files is not restored keeps its
+ * state file deleted, until a restore brings the file back.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -228,10 +227,9 @@ class RecordRestoreInBatchesTest {
   /**
    * Deletes sent and never answered on the record (their task stopped between the two: no marker recorded), the
    * window they were sent in known (pipeline/README.md, "Undoing a run"): a key whose latest version is a delete marker
-   * written in
-   * that window, directly above the version with the ETag deleted, is restored by removing it, and the restore names
-   * that marker; a marker written outside the window, one above other bytes, and a key written since are left, each
-   * saying why, and the state file of their record stays deleted; without a window nothing is guessed.
+   * written in that window, directly above the version with the ETag deleted, is restored by removing it, and the
+   * restore names that marker; a marker written outside the window, one above other bytes, and a key written since are
+   * left, each saying why, and the state file of their record stays deleted; without a window nothing is guessed.
    */
   @Test
   void aDeleteNeverAnsweredOnTheRecordIsRestoredWhereItsMarkerIsProvenAndLeftWhereNot() {

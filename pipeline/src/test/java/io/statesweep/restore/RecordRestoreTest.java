@@ -10,10 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which deletes a restore takes back, in which order (pipeline/README.md, "Undoing a run"), without a store: each key
- * once, by its
- * newest delete; a record's files in key order, its state file last; a key deleted without a recorded marker is named
- * and left alone, and so is every key on a store that keeps no versions. The restores themselves run against a
- * versioned S3Proxy bucket: {@code spark/RestoreTest}.
+ * once, by its newest delete; a record's files in key order, its state file last; a key deleted without a recorded
+ * marker is named and left alone, and so is every key on a store that keeps no versions. The restores themselves run
+ * against a versioned S3Proxy bucket: {@code spark/RestoreTest}.
  */
 class RecordRestoreTest {
   private static final String STATE = "cogram/projects/p1/documents/d1/state.json";

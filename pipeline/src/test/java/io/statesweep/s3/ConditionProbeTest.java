@@ -16,8 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The probes of the conditions statesweep trusts (pipeline/README.md, "Deleting" and "One run at a time"), on S3Proxy,
- * which honours them, and on S3Proxy behind a proxy that strips them, as a store that ignores them would:
- * PutObject If-None-Match: * (the run lock) and GET If-Match (execute's reads of state files).
+ * which honours them, and on S3Proxy behind a proxy that strips them, as a store that ignores them would: PutObject
+ * If-None-Match: * (the run lock) and GET If-Match (execute's reads of state files).
  *
  * <p>The ignoring store is S3Proxy behind the fault proxy, which strips the conditions from the request and signs it
  * again. The lock's probe (two PutObject, one DeleteObjects, nothing left behind) finds {@code If-None-Match: *}

@@ -55,9 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * lies between a window's verification and its deletes.
  *
  * <p>On a versioned bucket (pipeline/README.md, "Versioned buckets") the same race loses nothing. A record that came
- * back during
- * its deletion: the execute removes the delete markers it just wrote over the files uploaded again, and each file is
- * current again, named by a {@code <state file> came back during its deletion: <key> was restored} line and by its
+ * back during its deletion: the execute removes the delete markers it just wrote over the files uploaded again, and
+ * each file is current again, named by a {@code <state file> came back during its deletion: <key> was restored} line
+ * and by its
  * {@code executions.deleted.restored_version}. A record whose state file was rewritten once the execute deleted it:
  * the next plan's {@code missing} line names the run's marker that hides each file and the restore that brings it
  * back ({@code statesweep restore --run-id R --record <state file>}); run, each of its files is a {@code restored}

@@ -158,10 +158,9 @@ class InventoryPlanTest {
 
   /**
    * pipeline/README.md, "The cost of a run": on a versioned bucket the plan's versioning line counts the noncurrent
-   * versions already
-   * under the prefix when its listing sees them (a report of all versions), into runs' noncurrent_versions and
-   * noncurrent_bytes, and says that ListObjectsV2 or a report of current versions does not. A runs table from before
-   * those columns takes the rows.
+   * versions already under the prefix when its listing sees them (a report of all versions), into runs'
+   * noncurrent_versions and noncurrent_bytes, and says that ListObjectsV2 or a report of current versions does not. A
+   * runs table from before those columns takes the rows.
    */
   @Test
   void aReportOfAllVersionsCountsTheNoncurrentVersionsUnderThePrefixAndAListingSaysItCannot() {

@@ -29,11 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A record of any size is on the record (pipeline/README.md, "Every delete on the record"): a due record whose state
- * file lists
- * 80,000 keys of 947 bytes (S3 takes 1,024), 76 MB of names, more than any one ledger object may hold, among small
- * due and live records. {@code run --execute} deletes every due key and records each in {@code executions}, the live
- * records stay, and the next {@code run --execute} goes on as usual; a leftover ledger object that cannot be read is
- * named and stays, and stops nothing.
+ * file lists 80,000 keys of 947 bytes (S3 takes 1,024), 76 MB of names, more than any one ledger object may hold, among
+ * small due and live records. {@code run --execute} deletes every due key and records each in {@code executions}, the
+ * live records stay, and the next {@code run --execute} goes on as usual; a leftover ledger object that cannot be read
+ * is named and stays, and stops nothing.
  */
 @Tag("slow")
 class LargeRecordTest {

@@ -31,10 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ledger's recording (pipeline/README.md, "Every delete on the record"): an object of it that cannot be read stays
- * in the bucket, named by
- * its key, whatever the export prefix holds (a prefix with ": " in it, which a reason's text also holds), read on the
- * driver or in Spark tasks; a recording adds to a record's row what an earlier one lacked, and the same objects
- * recorded twice add nothing.
+ * in the bucket, named by its key, whatever the export prefix holds (a prefix with ": " in it, which a reason's text
+ * also holds), read on the driver or in Spark tasks; a recording adds to a record's row what an earlier one lacked, and
+ * the same objects recorded twice add nothing.
  */
 @ExtendWith(S3ServerExtension.class)
 class LedgerRecorderTest {

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pipeline/README.md, "What a run does": every plan names each file that a live record lists and the bucket lacks
- * ({@code missing <key>: listed by live record <state file>}, summary pair {@code missing_files=}),
- * and only those: not a due record's, not a key that only {@code delete_files} names, not a record
- * kept whole. The execute of {@code run --execute} repeats its plan's count.
+ * ({@code missing <key>: listed by live record <state file>}, summary pair {@code missing_files=}), and only those: not
+ * a due record's, not a key that only {@code delete_files} names, not a record kept whole. The execute of {@code run
+ * --execute} repeats its plan's count.
  */
 @ExtendWith(S3ServerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -21,11 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pipeline/README.md, "What a run does": on a versioned bucket each {@code missing <key>} line says what hides its key.
- * A meeting
- * that {@code run --execute} deleted is written again by the exporter as live without its files: its lines name the
- * run whose delete markers hide them and the {@code restore} that brings them back. Beside it a live email lists a
- * file someone else deleted (a delete marker statesweep did not write) and one never written. The plan looks up only
- * its bound of keys and says so of the others, and a plan whose ListObjectVersions is denied completes, each line
+ * A meeting that {@code run --execute} deleted is written again by the exporter as live without its files: its lines
+ * name the run whose delete markers hide them and the {@code restore} that brings them back. Beside it a live email
+ * lists a file someone else deleted (a delete marker statesweep did not write) and one never written. The plan looks up
+ * only its bound of keys and says so of the others, and a plan whose ListObjectVersions is denied completes, each line
  * saying why it does not know.
  */
 @ExtendWith(S3ServerExtension.class)

@@ -42,9 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pipeline/README.md, "Undoing a run": restore reads every ledger of the run. A run whose driver stopped after its
- * deletes and
- * before it recorded them leaves its ledger in the bucket and no row in {@code executions}; restore records that
- * ledger first, as the next execute would, and takes every delete back, delete markers included: the export's
+ * deletes and before it recorded them leaves its ledger in the bucket and no row in {@code executions}; restore records
+ * that ledger first, as the next execute would, and takes every delete back, delete markers included: the export's
  * listing after it is the listing before the run. So too when its tasks stopped before the store's answers were
  * recorded: the markers nobody recorded are proven by their time and the version below them.
  */

@@ -39,9 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pipeline/README.md, "Undoing a run", on a versioned bucket of the S3Proxy the tests share: the sample archive is
- * executed
- * ({@code run --execute}), then restored, step by step on the same bucket (one archive for the class): a dry run
- * changes nothing and names every key; one record restored alone; a key written again after the run is
+ * executed ({@code run --execute}), then restored, step by step on the same bucket (one archive for the class): a dry
+ * run changes nothing and names every key; one record restored alone; a key written again after the run is
  * {@code written_since} and keeps its new bytes; a key deleted again by someone else is {@code not_restored} and stays
  * deleted, and so does its record's state file (never a state file without its files); every other key comes back
  * with the bytes it had before the run (its ETag), and {@code restorations} has

@@ -277,10 +277,9 @@ class RunLockInActionsTest {
 
   /**
    * A store that ignores PutObject If-None-Match: * cannot hold the lock (pipeline/README.md, "One run at a time"): a
-   * plan
-   * goes on without it, writing nothing over another run's lock; an execute is refused before it reads
-   * anything; with --unsafe-lock-without-conditional-writes it runs, still kept out by a lock in place, and says
-   * so. The same store ignores GET If-Match: a state file rewritten since the plan is still seen as changed.
+   * plan goes on without it, writing nothing over another run's lock; an execute is refused before it reads anything;
+   * with --unsafe-lock-without-conditional-writes it runs, still kept out by a lock in place, and says so. The same
+   * store ignores GET If-Match: a state file rewritten since the plan is still seen as changed.
    */
   @Test
   void onAStoreThatIgnoresConditionalWritesAPlanGoesOnWithoutTheLockAndAnExecuteIsRefusedUnlessAccepted()

@@ -14,9 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The state-file parser's rules (pipeline/README.md, "What a run does" and "Hostile input"), case by case, and a
- * property over
- * 5,000 random documents: a valid parse holds only keys that survive UTF-8 unchanged and timestamps within the
- * tables' range.
+ * property over 5,000 random documents: a valid parse holds only keys that survive UTF-8 unchanged and timestamps
+ * within the tables' range.
  */
 class StateParserTest {
 

@@ -20,8 +20,7 @@ import org.junit.jupiter.api.Test;
  * start-after and continuation token; a listed object's LastModified as the listing has it; reads on condition
  * (If-Match) that tell a changed or gone object; per-key results of a delete, an ETag that no longer holds among
  * them; conditional creates and replaces; missing keys and missing buckets. pipeline/README.md, "Deleting" says why
- * each
- * answer matters.
+ * each answer matters.
  *
  * <p>Each implementation runs it against one bucket that all its tests share, each test under a folder of its
  * own. Where a store does not do what S3 does, its subclass says so ({@link #unlikeS3}) and the tests that need it

@@ -12,11 +12,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * statesweep's delete markers on a bucket whose versioning is suspended, as S3 documents it (pipeline/README.md,
- * "Versioned
- * buckets"): a delete writes a marker with the version id {@code null} and removes the {@code null} version for good;
- * a write since gives its version the id {@code null} too, and so does another delete's marker. So a {@code null}
- * marker is never removed: it cannot be proven statesweep's, and a removal after a look could destroy a write made
- * between the two. A write since is the file there again; the line says how to bring back a version behind the
+ * "Versioned buckets"): a delete writes a marker with the version id {@code null} and removes the {@code null} version
+ * for good; a write since gives its version the id {@code null} too, and so does another delete's marker. So a {@code
+ * null} marker is never removed: it cannot be proven statesweep's, and a removal after a look could destroy a write
+ * made between the two. A write since is the file there again; the line says how to bring back a version behind the
  * marker. On the versioned S3Proxy, which passes the versioning scenario ({@code local/VersioningScenario}).
  */
 @ExtendWith(S3ServerExtension.class)

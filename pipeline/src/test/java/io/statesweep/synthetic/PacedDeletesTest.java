@@ -22,9 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pipeline/README.md, "Deleting at the bucket's speed": against a store whose partitions take fewer writes than S3
- * documents,
- * the execute's lanes back off on SlowDown and every due record still goes; every SlowDown the store answered, those
- * the SDK retried included, is counted in its lane, in the metrics and in the summary.
+ * documents, the execute's lanes back off on SlowDown and every due record still goes; every SlowDown the store
+ * answered, those the SDK retried included, is counted in its lane, in the metrics and in the summary.
  *
  * <p>The local S3 server's extension sets the credentials the SDK finds (the synthetic endpoint takes any).
  */

@@ -15,8 +15,7 @@ import java.util.function.LongSupplier;
  * partition sheds load, and the exporter's uploads meet SlowDown with the cleanup's. A partition whose writes asked
  * (taken or refused) stayed at or above {@code splitLoad} of its capacity for {@code splitAfterSeconds} splits at the
  * middle of the keys written to it meanwhile: both halves take the whole capacity. The pipeline/README.md's "Deleting
- * at the
- * bucket's speed" states these parameters beside the AWS guidance they model.
+ * at the bucket's speed" states these parameters beside the AWS guidance they model.
  */
 public final class PartitionModel {
   private static final long SECOND = 1_000_000_000L;

@@ -40,11 +40,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A record's deletes start within a second of its own verification, also in a window beside a project record
  * whose verification pages through a large folder on a slow store (pipeline/README.md "Deleting"): a due project record
- * above the keys of many nested records, its listing answered late every page, and small due records in the
- * same window. A file of a small record uploaded again byte for byte (the same ETag: no conditional delete
- * can see it) while the project lists is never deleted unseen. {@link RecordExecutor} is driven directly,
- * against this endpoint, through the real {@link S3ObjectStore}. (The S3Proxy extension only sets the SDK's
- * credentials, as for the other tests on this endpoint.)
+ * above the keys of many nested records, its listing answered late every page, and small due records in the same
+ * window. A file of a small record uploaded again byte for byte (the same ETag: no conditional delete can see it) while
+ * the project lists is never deleted unseen. {@link RecordExecutor} is driven directly, against this endpoint, through
+ * the real {@link S3ObjectStore}. (The S3Proxy extension only sets the SDK's credentials, as for the other tests on
+ * this endpoint.)
  *
  * <p>The case: a due project above 200,010 nested keys, listed 20 ms late a page, beside 31 small due records of its
  * window. The small records go while the project lists, and a small record's file uploaded again byte for byte at

@@ -10,8 +10,7 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * A test's reader of a warehouse's Delta tables (pipeline/README.md, "Tables"), by path, as a review reads them: each
- * table
- * whole, or its rows of one run ({@code run_id}). The one place tests load a table; they never build its path.
+ * table whole, or its rows of one run ({@code run_id}). The one place tests load a table; they never build its path.
  */
 public final class TableReader {
   private final SparkSession spark;

@@ -24,16 +24,14 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Deletes paced per lane against a model of S3's partitions (pipeline/README.md, "Deleting at the bucket's speed"),
- * side by side
- * in one run: what this machine serves with neither partitions nor a ceiling (the bound of every other case here), today's
- * fixed ceiling (one partition's rate for the whole job, {@code --pacing off --max-deletes-per-second K}) and adaptive
- * pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition
- * that splits under load. The model is S3 scaled down to what this machine serves: each partition takes {@code K}
- * writes a second (S3 documents 3,500), and statesweep is told so ({@code --partition-deletes-per-second K}); its
- * requests are scaled as well ({@code --batch-size}: what a group at 3,150 keys/s sends, 197 keys, times K / 3,500;
- * 14 keys at K = 250), or a request would be a fifth of a partition's second. An
- * exporter writes into every partition meanwhile, {@code exporter%} of its capacity in one-key PUTs the SDK does not
- * retry, and counts its own SlowDowns.
+ * side by side in one run: what this machine serves with neither partitions nor a ceiling (the bound of every other
+ * case here), today's fixed ceiling (one partition's rate for the whole job, {@code --pacing off
+ * --max-deletes-per-second K}) and adaptive pacing, on buckets of 1, 4 and 16 partitions and on one of 1 partition that
+ * splits under load. The model is S3 scaled down to what this machine serves: each partition takes {@code K} writes a
+ * second (S3 documents 3,500), and statesweep is told so ({@code --partition-deletes-per-second K}); its requests are
+ * scaled as well ({@code --batch-size}: what a group at 3,150 keys/s sends, 197 keys, times K / 3,500; 14 keys at K =
+ * 250), or a request would be a fifth of a partition's second. An exporter writes into every partition meanwhile,
+ * {@code exporter%} of its capacity in one-key PUTs the SDK does not retry, and counts its own SlowDowns.
  *
  * <p>For each case: keys/s at steady state (the middle half of the deleting: after the groups learnt, before the
  * partitions whose work ran out first left the others alone) against the model's capacity then (a partition that a

@@ -4,8 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The run lock of the export could not be taken (pipeline/README.md, "One run at a time"), for one of four reasons,
- * each its own
- * type: {@link Held}, {@link Denied}, {@link Untrusted}, {@link Unavailable}. The message names the lock
+ * each its own type: {@link Held}, {@link Denied}, {@link Untrusted}, {@link Unavailable}. The message names the lock
  * ({@code s3://<bucket>/<prefix>.statesweep/lock}) and says why. Each is thrown before the run reads or deletes
  * anything.
  */

@@ -28,8 +28,7 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * What an execute attempt reports once its ledger is recorded (pipeline/README.md, "The summary line"): its summary
- * from its
- * counts and its plan's, its kept, came-back and bound lines, and its row of {@code runs}.
+ * from its counts and its plan's, its kept, came-back and bound lines, and its row of {@code runs}.
  */
 public final class AttemptReport {
   /** The key of an attempt's row of runs. */
@@ -109,8 +108,7 @@ public final class AttemptReport {
     LineStream.inOrder(keptDS, counts.keptLines(), col("state_file_key"))
         .forEachRemaining(row -> lines.accept(LogLine.kept(row.getString(0), row.getString(1))));
     // A file lost to a record that came back while it went is never silent: one line per key (pipeline/README.md,
-    // "Deleting"),
-    // and so is one current again (pipeline/README.md, "Versioned buckets").
+    // "Deleting"), and so is one current again (pipeline/README.md, "Versioned buckets").
     Dataset<Row> cameBackDS = attemptDS
         .filter(col("outcome").isin(Outcome.CAME_BACK_DURING_DELETE.label(),
             Outcome.RESTORED_AFTER_COMING_BACK.label()))

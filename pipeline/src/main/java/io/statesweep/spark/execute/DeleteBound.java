@@ -14,12 +14,11 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The bound of one run's deletes ({@code --max-deletes}, {@code --max-bytes}; pipeline/README.md, "Bounded runs"):
- * whole
- * records, in the order of their state files' keys, as long as their keys and bytes fit; the rest is left for the
- * next run. A record is never cut: one that does not fit stops the bound, so what a bounded run deletes is every
- * record up to a key, and the next run (or {@code execute --run-id} again) goes on from there. A record that alone
- * exceeds the bound is left out and named ({@link Selection#oversized}), and the bound goes on past it: one large
- * project never stalls a backfill.
+ * whole records, in the order of their state files' keys, as long as their keys and bytes fit; the rest is left for the
+ * next run. A record is never cut: one that does not fit stops the bound, so what a bounded run deletes is every record
+ * up to a key, and the next run (or {@code execute --run-id} again) goes on from there. A record that alone exceeds the
+ * bound is left out and named ({@link Selection#oversized}), and the bound goes on past it: one large project never
+ * stalls a backfill.
  *
  * <p>What a record costs is what its row would delete (its {@code deletes}, state file included), read from the
  * row itself, never from the plan's own counts. Records that an earlier attempt of the same run already deleted

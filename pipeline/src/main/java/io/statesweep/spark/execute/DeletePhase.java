@@ -22,11 +22,10 @@ import org.slf4j.Logger;
 
 /**
  * An execute attempt's delete phase (pipeline/README.md, "Deleting"): the probes of the conditions it sends, the plan's
- * rows within
- * the run's bound ({@link DeleteBound}), and the Spark job whose tasks verify each record and delete its keys, writing
- * the attempt's ledger before and after each window ({@link ExecuteFunctions}). Its jobs carry the attempt's tag while
- * they may run, so that a {@link Cancellation} stops them. What stops the phase (a failure, a cancellation) is its
- * result, never thrown: the attempt's ledger is recorded whatever became of the tasks.
+ * rows within the run's bound ({@link DeleteBound}), and the Spark job whose tasks verify each record and delete its
+ * keys, writing the attempt's ledger before and after each window ({@link ExecuteFunctions}). Its jobs carry the
+ * attempt's tag while they may run, so that a {@link Cancellation} stops them. What stops the phase (a failure, a
+ * cancellation) is its result, never thrown: the attempt's ledger is recorded whatever became of the tasks.
  */
 public final class DeletePhase {
   /**

@@ -45,8 +45,7 @@ public final class ExecuteFunctions {
   /**
    * Executes a partition's plan rows a window at a time, each window's intent and outcomes written to the
    * attempt's ledger (pipeline/README.md, "Every delete on the record"): {@code executions} is built from the ledger,
-   * never from
-   * this task's output, so whatever becomes of the task its deletes are on the record.
+   * never from this task's output, so whatever becomes of the task its deletes are on the record.
    */
   public static final class ExecuteRecords implements ForeachPartitionFunction<PlanRow> {
     private static final long serialVersionUID = 1L;
@@ -121,8 +120,8 @@ public final class ExecuteFunctions {
           pacing);
       // A window: records verified in parallel, whose deletes start within a second of each one's own
       // verification (RecordExecutor; pipeline/README.md "Deleting"): at most two records per verifying thread, a batch
-      // of keys, and no more keys than one request under the throttle may carry; the records of one lane,
-      // whose throttle that is (pipeline/README.md, "Deleting at the bucket's speed").
+      // of keys, and no more keys than one request under the throttle may carry; the records of one lane, whose
+      // throttle that is (pipeline/README.md, "Deleting at the bucket's speed").
       int windowRecords = Math.max(1, 2 * workers);
       StateParser parser = new StateParser(planner.classifier().layout().markedAtFields());
       java.util.function.Function<String, PacedLane> lanes =

@@ -52,12 +52,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds an execute attempt's rows of {@code executions} from its ledger (pipeline/README.md, "Every delete on the
- * record"), at
- * the end of the attempt whatever stopped it, and for an attempt whose driver died, at the start of the next
- * execute: each partition's folder is read in a task (a window at a time), what every task attempt did with a record
- * is merged into its one row ({@link RecordHistory}), the rows are inserted unless {@code executions} holds them
- * already (so recording twice, or after a crash between the insert and the cleanup, adds nothing), and then the
- * ledger objects that were read are removed.
+ * record"), at the end of the attempt whatever stopped it, and for an attempt whose driver died, at the start of the
+ * next execute: each partition's folder is read in a task (a window at a time), what every task attempt did with a
+ * record is merged into its one row ({@link RecordHistory}), the rows are inserted unless {@code executions} holds them
+ * already (so recording twice, or after a crash between the insert and the cleanup, adds nothing), and then the ledger
+ * objects that were read are removed.
  */
 public final class LedgerRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerRecorder.class);
@@ -276,11 +275,10 @@ public final class LedgerRecorder {
 
   /**
    * Records rows of an attempt that {@code executions} may hold rows of already (pipeline/README.md, "Every delete on
-   * the
-   * record"): a record without a row gets the one read; a record with one gets what it lacks
-   * ({@link RecordHistory#addTo}: keys, delete markers), its counts and outcome following, and a row that gains
-   * nothing is not written. So recording the same objects twice adds nothing, and objects an earlier recording
-   * lacked (a window it could not read, outcomes a task still running wrote after it) add exactly theirs.
+   * the record"): a record without a row gets the one read; a record with one gets what it lacks ({@link
+   * RecordHistory#addTo}: keys, delete markers), its counts and outcome following, and a row that gains nothing is not
+   * written. So recording the same objects twice adds nothing, and objects an earlier recording lacked (a window it
+   * could not read, outcomes a task still running wrote after it) add exactly theirs.
    */
   private void addToRecorded(Dataset<Row> rows, Tables tables, String runDate, String attemptId) {
     TableDocs.createIfMissing(rows, tables, Tables.EXECUTIONS);

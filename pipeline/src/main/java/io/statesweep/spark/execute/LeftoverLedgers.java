@@ -19,9 +19,8 @@ import org.slf4j.Logger;
 
 /**
  * The ledgers of attempts whose driver stopped before recording them (pipeline/README.md, "Every delete on the
- * record"),
- * recorded by the next execute before it deletes anything: each one's rows of executions under its own run and
- * attempt, and its row of runs ({@code complete=false}, with what it really deleted).
+ * record"), recorded by the next execute before it deletes anything: each one's rows of executions under its own run
+ * and attempt, and its row of runs ({@code complete=false}, with what it really deleted).
  */
 public final class LeftoverLedgers {
   private final SparkSession spark;

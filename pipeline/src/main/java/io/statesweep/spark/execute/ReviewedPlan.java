@@ -28,10 +28,10 @@ import org.apache.spark.sql.functions;
 
 /**
  * The plan an execute attempt executes, read and checked before anything is deleted (notebooks/README.md, "Review and
- * approve"):
- * its own row of {@code runs} (complete, of this bucket, prefix and layout), its age, and, for a plan made by another
- * job, its newest approval and the digest of its rows. Each refusal is a {@link PlanRefusedException} that says what
- * to do. {@link #rows()} are then the rows to execute, from the table version whose digest matched the approval.
+ * approve"): its own row of {@code runs} (complete, of this bucket, prefix and layout), its age, and, for a plan made
+ * by another job, its newest approval and the digest of its rows. Each refusal is a {@link PlanRefusedException} that
+ * says what to do. {@link #rows()} are then the rows to execute, from the table version whose digest matched the
+ * approval.
  */
 public final class ReviewedPlan {
   /** Where the plan was made, as far as the approval check goes. */

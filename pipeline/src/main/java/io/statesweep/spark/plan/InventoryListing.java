@@ -39,8 +39,7 @@ public final class InventoryListing {
   /**
    * The report's lines under {@code prefix}: one row per live key (the object a listing would show), and per
    * partition one row without a key that counts its noncurrent versions and their bytes (pipeline/README.md, "The cost
-   * of a
-   * run"), so that one reading of the report gives both ({@link #objects}, {@link #noncurrentVersions}).
+   * of a run"), so that one reading of the report gives both ({@link #objects}, {@link #noncurrentVersions}).
    */
   public static Dataset<InventoryObjectRow> read(SparkSession spark, InventoryManifest manifest, String scheme,
       ExportPrefix prefix) {

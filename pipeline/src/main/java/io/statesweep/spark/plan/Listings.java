@@ -37,8 +37,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A plan's first stage (pipeline/README.md, "What a run does"): the objects under the export prefix as a Dataset,
- * listed with
- * ListObjectsV2 in parallel tasks of bounded pages, or read from an S3 Inventory report.
+ * listed with ListObjectsV2 in parallel tasks of bounded pages, or read from an S3 Inventory report.
  */
 public final class Listings {
   private static final Logger LOG = LoggerFactory.getLogger(Listings.class);

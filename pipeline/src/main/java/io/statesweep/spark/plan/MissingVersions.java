@@ -28,8 +28,7 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The {@code missing <key>} lines on a versioned bucket (pipeline/README.md, "The summary line"): the latest version of
- * each
- * missing file, looked up with ListObjectVersions in tasks (the first {@link #MAX_LOOKUPS} by state file and
+ * each missing file, looked up with ListObjectVersions in tasks (the first {@link #MAX_LOOKUPS} by state file and
  * position), and, when it is a delete marker, the execute that wrote it, from {@code executions.deleted.delete_marker}.
  * A failed lookup (ListObjectVersions denied: {@code s3:ListBucketVersions}) is an answer of its line, never a failure
  * of the plan.

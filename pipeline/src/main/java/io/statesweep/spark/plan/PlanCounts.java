@@ -7,8 +7,7 @@ import org.apache.spark.sql.Row;
 
 /**
  * The counts of one plan (pipeline/README.md, "The summary line"), from the rows its {@code state_files} and {@code
- * deletion_plan}
- * tables were written from, never from a second planning or a reading of the tables back.
+ * deletion_plan} tables were written from, never from a second planning or a reading of the tables back.
  */
 public record PlanCounts(long stateFiles, long skipped, long readErrors, long gone, long planned, long recordsDeleted,
     long childKeys, long bytes, long keptNewer, long keptRefused, long badState, long notYetDue,

@@ -27,8 +27,7 @@ import org.apache.spark.sql.Dataset;
 
 /**
  * A plan's third stage (pipeline/README.md, "What a run does"): each record read by the state-reading stage joined with
- * the
- * listing ({@link RecordJoin}) and given one action by the {@link Planner}, in executors.
+ * the listing ({@link RecordJoin}) and given one action by the {@link Planner}, in executors.
  */
 public final class Planning {
   private Planning() {}

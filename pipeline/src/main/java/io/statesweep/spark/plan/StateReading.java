@@ -30,8 +30,7 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * A plan's second stage (pipeline/README.md, "What a run does"): the listing's state-named keys classified, those out
- * of the run's
- * scope left out, each state file's parsed row taken from the previous plan where its ETag is unchanged
+ * of the run's scope left out, each state file's parsed row taken from the previous plan where its ETag is unchanged
  * ({@link StateReuse}), and the others read with GET and parsed in executors. Each state file is read once: the
  * {@code state_files} table and the planning stage take the same rows.
  */

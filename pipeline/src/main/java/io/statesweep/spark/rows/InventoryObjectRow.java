@@ -7,8 +7,7 @@ import org.apache.spark.sql.Encoders;
 /**
  * A row read from an S3 Inventory report: an object as a listing would show it, or, with no key, how many noncurrent
  * versions one data-file partition held under the prefix and their bytes (pipeline/README.md, "The cost of a run"). A
- * Spark bean
- * row ({@link #ENCODER}).
+ * Spark bean row ({@link #ENCODER}).
  */
 public final class InventoryObjectRow extends ListedObjectFields {
   private static final long serialVersionUID = 1L;

@@ -13,8 +13,7 @@ import java.util.List;
 /**
  * A {@code deletion_plan} row as execution takes it: the record it plans, or why it cannot be executed, naming
  * the field (pipeline/README.md "Deleting"). The table is data that anyone who can write it could change; a row it
- * cannot
- * execute costs only the record it names, so this never throws.
+ * cannot execute costs only the record it names, so this never throws.
  *
  * <p>Execution uses the row's {@code state_file_key}, {@code action}, {@code state_etag},
  * {@code state_last_modified} and {@code deletes} (each delete's key, etag, last_modified, size and role):

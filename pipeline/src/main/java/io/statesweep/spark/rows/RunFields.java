@@ -4,8 +4,7 @@ import java.io.Serializable;
 
 /**
  * The fields every row of a run's tables starts with: the run's id and its date, the partition (pipeline/README.md,
- * "Tables").
- * Spark's bean encoder reads inherited properties as a row's own; the order of a table's columns is its
+ * "Tables"). Spark's bean encoder reads inherited properties as a row's own; the order of a table's columns is its
  * declaration's, not the bean's.
  */
 public abstract class RunFields implements Serializable {

@@ -9,8 +9,7 @@ import java.time.Instant;
 /**
  * What a {@code state_files} row says of its document. A plan takes a row of an earlier plan instead of a GET
  * when the state file's ETag is unchanged (pipeline/README.md "What a run does"); that table is data anyone who can
- * write
- * it could change, so such a row is taken only when it is what a parse writes, checked by the parser's rules.
+ * write it could change, so such a row is taken only when it is what a parse writes, checked by the parser's rules.
  */
 public final class StateFileRows {
   /** The status of a row whose document was read and is valid. */

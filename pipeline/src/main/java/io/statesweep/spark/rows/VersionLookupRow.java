@@ -7,9 +7,8 @@ import org.apache.spark.sql.Encoders;
 
 /**
  * A missing file's latest version, as a plan looked it up on a versioned bucket (pipeline/README.md, "The summary
- * line"): its
- * version id and whether it is a delete marker, both null when the key has no version, or why the lookup failed. A
- * Spark bean row ({@link #ENCODER}).
+ * line"): its version id and whether it is a delete marker, both null when the key has no version, or why the lookup
+ * failed. A Spark bean row ({@link #ENCODER}).
  */
 public final class VersionLookupRow implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -16,8 +16,7 @@ import org.apache.spark.sql.Row;
 
 /**
  * An action's per-key lines on their way out (pipeline/README.md, "The action API"): each goes to the action's sink as
- * it is
- * produced, and the result keeps only the first {@link LogLine#RESULT_SAMPLE} of them and how many of each kind
+ * it is produced, and the result keeps only the first {@link LogLine#RESULT_SAMPLE} of them and how many of each kind
  * there were, so the driver's memory does not grow with the lines.
  */
 public final class LineStream implements Consumer<LogLine> {

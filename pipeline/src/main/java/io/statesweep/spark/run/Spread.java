@@ -33,8 +33,8 @@ public final class Spread {
    * Spreads rows over exactly {@code partitions} tasks in ranges of {@code key} (Spark samples the rows for the
    * ranges, a job of its own), each task's rows in key order: records side by side in the bucket are side by
    * side in a task's windows, where those in one parent folder share its listing (pipeline/README.md "Deleting"). Spark
-   * compares strings by their UTF-8 bytes, as S3 orders keys. Adaptive execution never coalesces a repartition
-   * to a given number, and no earlier shuffle (a hash partitioning) can stand for a range partitioning.
+   * compares strings by their UTF-8 bytes, as S3 orders keys. Adaptive execution never coalesces a repartition to a
+   * given number, and no earlier shuffle (a hash partitioning) can stand for a range partitioning.
    */
   public static <T> Dataset<T> byKeyRange(Dataset<T> rows, int partitions, String key) {
     return rows.repartitionByRange(partitions, col(key)).sortWithinPartitions(col(key));

@@ -7,8 +7,7 @@ import org.apache.spark.sql.types.DataType;
 
 /**
  * One column of a statesweep table (pipeline/README.md, "Tables"): its snake_case name, its comment (what {@code
- * DESCRIBE} and
- * catalog browsers show), and its Spark type where no row bean or query gives the table its types.
+ * DESCRIBE} and catalog browsers show), and its Spark type where no row bean or query gives the table its types.
  *
  * @param type null where the table's row bean ({@link TableSchema#rowClass()}) or the query that writes it gives the
  *     type

@@ -13,10 +13,9 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The declaration of one statesweep table (pipeline/README.md, "Tables"): its name, its comment, its columns in order,
- * each with
- * its comment, and the row bean its rows are made of, where it has one. The column order of the writes, the bean's
- * encoder, the {@code StructType} of a table written from {@link Row}s, and the comments a new table is created with
- * all come from it. {@link TableSchemas} declares the six.
+ * each with its comment, and the row bean its rows are made of, where it has one. The column order of the writes, the
+ * bean's encoder, the {@code StructType} of a table written from {@link Row}s, and the comments a new table is created
+ * with all come from it. {@link TableSchemas} declares the six.
  *
  * @param <T> the row bean, or {@link Row} for a table written from rows
  */

@@ -13,9 +13,8 @@ import org.apache.spark.sql.types.DataTypes;
 
 /**
  * The seven tables statesweep writes (pipeline/README.md, "Tables"), each declared once ({@link TableSchema}): its
- * comment, its
- * columns in order with their comments, and its row bean or its columns' types. A column that several tables have
- * is declared once, with one comment, at the top.
+ * comment, its columns in order with their comments, and its row bean or its columns' types. A column that several
+ * tables have is declared once, with one comment, at the top.
  */
 public final class TableSchemas {
   private static final DataType STRING = DataTypes.StringType;
@@ -278,8 +277,7 @@ public final class TableSchemas {
 
   /**
    * Table {@code restorations}: one row per key a restore looked at (pipeline/README.md, "Undoing a run"); its rows are
-   * Rows of
-   * its structType, made in the restore's tasks.
+   * Rows of its structType, made in the restore's tasks.
    */
   public static final TableSchema<Row> RESTORATIONS = TableSchema.ofRows(Tables.RESTORATIONS,
       "statesweep: every key a restore looked at, one row each: the run and attempt that deleted it, its delete marker,"

@@ -18,8 +18,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How rows reach statesweep's Delta tables (pipeline/README.md, "Tables"): appended by partition, inserted only where
- * new, and
- * selected from their beans under the tables' column names and order.
+ * new, and selected from their beans under the tables' column names and order.
  */
 public final class TableWrites {
   private static final Logger LOG = LoggerFactory.getLogger(TableWrites.class);

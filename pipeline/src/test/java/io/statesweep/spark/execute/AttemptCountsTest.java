@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An attempt's counts (pipeline/README.md "The summary line"), from the rows execute appended to {@code executions} on
- * the
- * driver, are what the table's own rows of the attempt count: one row of every outcome, and more of some.
+ * the driver, are what the table's own rows of the attempt count: one row of every outcome, and more of some.
  */
 class AttemptCountsTest {
   private static final String RUN_DATE = "2026-12-04";
