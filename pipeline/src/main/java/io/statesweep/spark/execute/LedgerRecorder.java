@@ -256,7 +256,9 @@ public final class LedgerRecorder {
         keep.addAll(unreadable.value());
       }
       if (removeObjects) {
-        remove(runId, attemptId, partitions, keep);
+        // An attempt that records its own ledger under its lock has seen its tasks end; a ledger recorded by another
+        // run, or after its lock was lost, may belong to tasks that still send (the holder whose lock was taken over).
+        remove(runId, attemptId, partitions, keep, write == Write.INSERT_NEW);
       }
       if (!keep.isEmpty()) {
         LOG.error("Run {} attempt {}: {} objects of its ledger under s3://{}/{} cannot be read and stay there (each is"
@@ -338,14 +340,16 @@ public final class LedgerRecorder {
 
   /**
    * Removes the ledger objects of the partitions' folders but {@code keep}, on the driver ({@link LedgerCleanup}):
-   * a store that keeps refusing leaves the rest to the next execute, which finds their rows recorded. The intents of
-   * a window whose outcomes never came stay while a delete its task sent may still be answered ({@link #unansweredFor}
+   * a store that keeps refusing leaves the rest to the next execute, which finds their rows recorded. With
+   * {@code holdUnanswered} (a ledger another run records, or one recorded after its lock was lost), the intents of a
+   * window whose outcomes never came stay while a delete its task sent may still be answered ({@link #unansweredFor}
    * after them): the next recording adds what went meanwhile.
    */
-  private void remove(String runId, String attemptId, List<String> partitions, java.util.Set<String> keep) {
+  private void remove(String runId, String attemptId, List<String> partitions, java.util.Set<String> keep,
+      boolean holdUnanswered) {
     S3ObjectStore store = store();
     try {
-      java.time.Instant heldSince = java.time.Instant.now().minus(unansweredFor);
+      java.time.Instant heldSince = holdUnanswered ? java.time.Instant.now().minus(unansweredFor) : null;
       LedgerCleanup.Removal removal = new LedgerCleanup(new ObjectStoreLedger(store),
           new DeleteThrottle(removalKeysPerSecond), LedgerCleanup.SLEEP).remove(partitions, keep, heldSince);
       if (removal.held() > 0) {
