@@ -191,8 +191,10 @@ class LockLossTest {
           + " after the loss%n", takeover, gone.size(), recorded.size(), after, deletes.size());
       assertThat(pair(execute.lastLine(), "records_deleted") + pair(execute.lastLine(), "child_keys_deleted"))
           .isEqualTo(gone.size());
+      // A run that lost its lock holds the intents of its windows whose answers never came (a delete it sent may
+      // still be answered): the next recording adds what went, and removes them once they are old.
       assertThat(TestArchive.keys(store, "cogram.statesweep/journal/")).as("the ledger, once executions holds it")
-          .isEmpty();
+          .allSatisfy(key -> assertThat(key).contains("/" + attemptId + "/").contains("-intent"));
     }
   }
 
