@@ -160,23 +160,18 @@ public final class RecordRestore {
    * it); otherwise left, with why.
    */
   private KeyRestoration restoreUnanswered(Deletion deletion) {
-    List<ObjectVersion> newest;
-    try {
-      newest = store.newestVersions(deletion.key(), 2);
-    } catch (UnsupportedOperationException e) {
-      return left(deletion, "the store keeps no versions");
-    } catch (StoreException e) {
-      return new KeyRestoration(deletion, RestoreStatus.NOT_RESTORED, null, "cannot read its versions: "
-          + e.getMessage(), true);
-    }
-    MarkerRemoval unproven = MarkerRemoval.unproven(newest, deletion.etag(), deletion.sentAfter(),
-        deletion.sentBefore());
-    if (unproven != null) {
-      return unproven.status() == MarkerRemoval.Status.WRITTEN_SINCE
-          ? writtenSince(deletion, unproven.currentVersion()) : left(deletion, unproven.detail());
-    }
-    return restoreKey(deletion.withMarker(newest.get(0).versionId()));
+    return withNewest(deletion, newest -> {
+      MarkerRemoval unproven = MarkerRemoval.unproven(newest, deletion.etag(), deletion.sentAfter(),
+          deletion.sentBefore());
+      if (unproven != null) {
+        return leftAs(deletion, unproven);
+      }
+      // Proven, the marker is the latest version above the version deleted: what a dry run's look would decide.
+      Deletion proven = deletion.withMarker(newest.get(0).versionId());
+      return dryRun ? new KeyRestoration(proven, RestoreStatus.RESTORED, null, null, false) : restoreKey(proven);
+    });
   }
+
 
   /** The files of a batch are at most this many: one DeleteObjects. */
   static final int BATCH = 1000;
@@ -352,6 +347,19 @@ public final class RecordRestore {
 
   /** A dry run's look at the key's newest versions: what {@link ObjectStore#removeMarkerIfLatest} would decide. */
   private KeyRestoration looked(Deletion deletion) {
+    return withNewest(deletion, newest -> {
+      MarkerRemoval.Decision decision = MarkerRemoval.decide(newest, deletion.deleteMarker(), deletion.etag());
+      return decision.leftAlone() == null ? new KeyRestoration(deletion, RestoreStatus.RESTORED, null, null, false)
+          : leftAs(deletion, decision.leftAlone());
+    });
+  }
+
+  /**
+   * What {@code then} makes of the key's two newest versions; a store without versions, or a read that fails, leaves
+   * the key as it is and says so.
+   */
+  private KeyRestoration withNewest(Deletion deletion,
+      java.util.function.Function<List<ObjectVersion>, KeyRestoration> then) {
     List<ObjectVersion> newest;
     try {
       newest = store.newestVersions(deletion.key(), 2);
@@ -361,14 +369,15 @@ public final class RecordRestore {
       return new KeyRestoration(deletion, RestoreStatus.NOT_RESTORED, null, "cannot read its versions: "
           + e.getMessage(), true);
     }
-    MarkerRemoval.Decision decision = MarkerRemoval.decide(newest, deletion.deleteMarker(), deletion.etag());
-    if (decision.leftAlone() == null) {
-      return new KeyRestoration(deletion, RestoreStatus.RESTORED, null, null, false);
-    }
-    MarkerRemoval left = decision.leftAlone();
-    return left.status() == MarkerRemoval.Status.WRITTEN_SINCE ? writtenSince(deletion, left.currentVersion())
-        : left(deletion, left.detail());
+    return then.apply(newest);
   }
+
+  /** A key whose marker is left alone for {@code removal}'s reason: written since, or left with why. */
+  private static KeyRestoration leftAs(Deletion deletion, MarkerRemoval removal) {
+    return removal.status() == MarkerRemoval.Status.WRITTEN_SINCE ? writtenSince(deletion, removal.currentVersion())
+        : left(deletion, removal.detail());
+  }
+
 
   /** A key whose current version is {@code current}: restored already by this run's restore, or written since. */
   private static KeyRestoration writtenSince(Deletion deletion, String current) {
